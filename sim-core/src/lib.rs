@@ -1,0 +1,25 @@
+//! # sim-core: the model of the LLM Serving Lab
+//!
+//! A deterministic discrete-event simulation of one LLM serving replica: requests arrive
+//! ([`workload`]), wait in queues, are scheduled into iterations of prefill chunks and decode
+//! tokens ([`sim`]), each iteration takes the time the virtual GPU needs ([`perf`]), KV cache is
+//! allocated from the memory left after weights and activations ([`memory`]), and every request
+//! is measured with vLLM's benchmark definitions ([`metrics`]).
+//!
+//! No wall clock, no I/O, no UI: the browser app and the CLI drive it and serialise at the edge.
+//! The same scenario and seed give the same numbers natively and in wasm.
+
+pub mod catalog;
+pub mod memory;
+pub mod metrics;
+pub mod perf;
+pub mod presets;
+pub mod scenario;
+pub mod sim;
+pub mod workload;
+
+pub use catalog::{Dtype, GpuSpec, ModelSpec};
+pub use memory::HbmPlan;
+pub use metrics::{ClassSummary, Dist, RequestRecord, Sample, Summary};
+pub use scenario::{Scenario, ScenarioError};
+pub use sim::{LiveRequest, Phase, SimOptions, Simulation, Snapshot, TraceLoader};

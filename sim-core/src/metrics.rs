@@ -1,0 +1,420 @@
+//! Metrics with vLLM's benchmark definitions.
+//!
+//! * TTFT: arrival → first output token (queueing + prefill).
+//! * TPOT: (E2E − TTFT) / (output tokens − 1), per request with more than one output token.
+//! * ITL: every gap between two consecutive output tokens of a request.
+//! * E2E: arrival → last token. Queue time: arrival → first scheduled.
+//! * Goodput: requests that met every SLO of their class, per second, and their output tokens.
+//!
+//! Percentiles come from HDR histograms (3 significant digits, microsecond resolution); means
+//! are exact sums.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Longest latency tracked exactly: 100 simulated days, in µs.
+const MAX_TRACKED_US: u64 = 100 * 24 * 3600 * 1_000_000;
+
+#[derive(Clone, Debug)]
+pub(crate) struct LatencyHist {
+    hist: Histogram<u64>,
+    sum_us: f64,
+    max_us: u64,
+}
+
+impl LatencyHist {
+    fn new() -> Self {
+        LatencyHist {
+            hist: Histogram::new_with_bounds(1, MAX_TRACKED_US, 3).expect("static bounds"),
+            sum_us: 0.0,
+            max_us: 0,
+        }
+    }
+    pub(crate) fn record_n(&mut self, us: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.hist.saturating_record_n(us.max(1), n);
+        self.sum_us += us as f64 * n as f64;
+        self.max_us = self.max_us.max(us);
+    }
+    pub(crate) fn record(&mut self, us: u64) {
+        self.record_n(us, 1)
+    }
+    pub(crate) fn count(&self) -> u64 {
+        self.hist.len()
+    }
+    fn dist(&self) -> Dist {
+        let n = self.hist.len();
+        if n == 0 {
+            return Dist::default();
+        }
+        let q = |p: f64| self.hist.value_at_quantile(p).min(self.max_us) as f64 / 1000.0;
+        Dist {
+            count: n,
+            mean: self.sum_us / n as f64 / 1000.0,
+            p50: q(0.50),
+            p90: q(0.90),
+            p95: q(0.95),
+            p99: q(0.99),
+            max: self.max_us as f64 / 1000.0,
+        }
+    }
+    /// Points of the empirical CDF in ms (at most `n` points), for charts.
+    fn cdf(&self, n: usize) -> Vec<(f64, f64)> {
+        let total = self.hist.len();
+        if total == 0 {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(n + 1);
+        for i in 1..=n {
+            let p = i as f64 / n as f64;
+            let v = self.hist.value_at_quantile(p).min(self.max_us) as f64 / 1000.0;
+            out.push((v, p));
+        }
+        out
+    }
+}
+
+/// A latency distribution in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Dist {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub arrived: u64,
+    pub completed: u64,
+    /// Refused at arrival: queue full, server restarting, or longer than max_model_len.
+    pub rejected: u64,
+    /// Dropped after waiting queue_timeout_ms without a first token.
+    pub timed_out: u64,
+    /// Lost in an OOM restart.
+    pub failed: u64,
+    /// Preemptions (a request preempted twice counts twice).
+    pub preempted: u64,
+    pub oom_restarts: u64,
+    /// Arrived and not yet ended.
+    pub in_flight: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Throughput {
+    pub output_tokens_per_s: f64,
+    pub total_tokens_per_s: f64,
+    pub requests_per_s: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Goodput {
+    pub requests_per_s: f64,
+    pub output_tokens_per_s: f64,
+    /// Good requests ÷ requests that ended (completed, rejected, timed out or failed).
+    pub slo_attainment: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Memory {
+    pub hbm_bytes: f64,
+    pub weights_bytes: f64,
+    pub activation_bytes: f64,
+    pub kv_capacity_bytes: f64,
+    pub kv_peak_bytes: f64,
+    pub kv_bytes_per_token: f64,
+    pub kv_capacity_tokens: u64,
+    /// Most sequences holding KV at once.
+    pub peak_running: u64,
+    /// Share of allocated KV holding no token, averaged over iterations (fragmentation and
+    /// over-reservation).
+    pub kv_waste_mean: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Cost {
+    pub usd_per_hour: f64,
+    pub usd_per_million_output_tokens: f64,
+    pub usd_per_million_good_tokens: f64,
+}
+
+/// Everything measured for one class, or for all classes together.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ClassSummary {
+    pub requests: Counts,
+    pub ttft_ms: Dist,
+    pub tpot_ms: Dist,
+    pub itl_ms: Dist,
+    pub e2e_ms: Dist,
+    pub queue_ms: Dist,
+    pub throughput: Throughput,
+    pub goodput: Goodput,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    pub duration_s: f64,
+    pub requests: Counts,
+    pub ttft_ms: Dist,
+    pub tpot_ms: Dist,
+    pub itl_ms: Dist,
+    pub e2e_ms: Dist,
+    pub queue_ms: Dist,
+    pub throughput: Throughput,
+    pub goodput: Goodput,
+    pub memory: Memory,
+    pub cost: Cost,
+    pub classes: BTreeMap<String, ClassSummary>,
+}
+
+/// Outcome of one request, as written by `llmsim run --requests`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Completed,
+    Rejected,
+    TimedOut,
+    Failed,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RequestRecord {
+    pub id: u64,
+    pub class: String,
+    pub arrival_s: f64,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    pub outcome: Outcome,
+    pub queue_ms: Option<f64>,
+    pub ttft_ms: Option<f64>,
+    pub tpot_ms: Option<f64>,
+    pub e2e_ms: Option<f64>,
+    pub preemptions: u32,
+    pub met_slo: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ClassMetrics {
+    pub counts: Counts,
+    pub ttft: LatencyHist,
+    pub tpot: LatencyHist,
+    pub itl: LatencyHist,
+    pub e2e: LatencyHist,
+    pub queue: LatencyHist,
+    pub input_tokens_done: u64,
+    pub output_tokens_done: u64,
+    pub good_requests: u64,
+    pub good_output_tokens: u64,
+}
+
+impl ClassMetrics {
+    pub(crate) fn new() -> Self {
+        ClassMetrics {
+            counts: Counts::default(),
+            ttft: LatencyHist::new(),
+            tpot: LatencyHist::new(),
+            itl: LatencyHist::new(),
+            e2e: LatencyHist::new(),
+            queue: LatencyHist::new(),
+            input_tokens_done: 0,
+            output_tokens_done: 0,
+            good_requests: 0,
+            good_output_tokens: 0,
+        }
+    }
+
+    pub(crate) fn ended(&self) -> u64 {
+        let c = &self.counts;
+        c.completed + c.rejected + c.timed_out + c.failed
+    }
+
+    pub(crate) fn summary(&self, duration_s: f64) -> ClassSummary {
+        let d = if duration_s > 0.0 { duration_s } else { f64::INFINITY };
+        let ended = self.ended();
+        ClassSummary {
+            requests: self.counts,
+            ttft_ms: self.ttft.dist(),
+            tpot_ms: self.tpot.dist(),
+            itl_ms: self.itl.dist(),
+            e2e_ms: self.e2e.dist(),
+            queue_ms: self.queue.dist(),
+            throughput: Throughput {
+                output_tokens_per_s: self.output_tokens_done as f64 / d,
+                total_tokens_per_s: (self.output_tokens_done + self.input_tokens_done) as f64 / d,
+                requests_per_s: self.counts.completed as f64 / d,
+            },
+            goodput: Goodput {
+                requests_per_s: self.good_requests as f64 / d,
+                output_tokens_per_s: self.good_output_tokens as f64 / d,
+                slo_attainment: if ended > 0 { self.good_requests as f64 / ended as f64 } else { 0.0 },
+            },
+        }
+    }
+
+    pub(crate) fn ttft_cdf(&self, n: usize) -> Vec<(f64, f64)> {
+        self.ttft.cdf(n)
+    }
+    pub(crate) fn tpot_cdf(&self, n: usize) -> Vec<(f64, f64)> {
+        self.tpot.cdf(n)
+    }
+}
+
+/// One point of the time series, averaged over its interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Sample {
+    /// End of the interval, seconds.
+    pub t_s: f64,
+    pub queue_len: f64,
+    pub running: f64,
+    /// KV allocated ÷ KV pool.
+    pub kv_fill: f64,
+    /// Output tokens of requests completed in the interval, per second.
+    pub throughput_tok_s: f64,
+    /// The same, counting only requests that met their SLOs.
+    pub goodput_tok_s: f64,
+}
+
+/// Fixed-interval time series that stays bounded: when full, neighbouring samples merge and
+/// the interval doubles, so a long run keeps its whole history at coarser resolution.
+#[derive(Clone, Debug)]
+pub(crate) struct Series {
+    pub interval_us: u64,
+    pub samples: Vec<Sample>,
+    max: usize,
+    // accumulators for the open interval: time-weighted integrals and token counts
+    start_us: u64,
+    last_us: u64,
+    acc_queue: f64,
+    acc_running: f64,
+    acc_kv: f64,
+    tokens: u64,
+    good_tokens: u64,
+}
+
+impl Series {
+    pub(crate) fn new(interval_us: u64, max: usize) -> Self {
+        Series {
+            interval_us: interval_us.max(1),
+            samples: Vec::new(),
+            // even, so that compaction always merges whole pairs
+            max: (max.max(4) + 1) & !1,
+            start_us: 0,
+            last_us: 0,
+            acc_queue: 0.0,
+            acc_running: 0.0,
+            acc_kv: 0.0,
+            tokens: 0,
+            good_tokens: 0,
+        }
+    }
+
+    /// Accounts the state (constant since the last call) up to `now`, closing intervals.
+    pub(crate) fn advance(&mut self, now: u64, queue: f64, running: f64, kv: f64) {
+        while now >= self.start_us + self.interval_us {
+            let end = self.start_us + self.interval_us;
+            self.integrate(end, queue, running, kv);
+            let span = self.interval_us as f64;
+            let secs = span / 1e6;
+            self.samples.push(Sample {
+                t_s: end as f64 / 1e6,
+                queue_len: self.acc_queue / span,
+                running: self.acc_running / span,
+                kv_fill: self.acc_kv / span,
+                throughput_tok_s: self.tokens as f64 / secs,
+                goodput_tok_s: self.good_tokens as f64 / secs,
+            });
+            self.acc_queue = 0.0;
+            self.acc_running = 0.0;
+            self.acc_kv = 0.0;
+            self.tokens = 0;
+            self.good_tokens = 0;
+            self.start_us = end;
+            if self.samples.len() >= self.max {
+                self.compact();
+            }
+        }
+        self.integrate(now, queue, running, kv);
+    }
+
+    fn integrate(&mut self, to: u64, queue: f64, running: f64, kv: f64) {
+        if to > self.last_us {
+            let dt = (to - self.last_us) as f64;
+            self.acc_queue += queue * dt;
+            self.acc_running += running * dt;
+            self.acc_kv += kv * dt;
+            self.last_us = to;
+        }
+    }
+
+    pub(crate) fn completed(&mut self, tokens: u64, good: bool) {
+        self.tokens += tokens;
+        if good {
+            self.good_tokens += tokens;
+        }
+    }
+
+    fn compact(&mut self) {
+        // The open interval keeps the old length; only closed samples merge, and the next
+        // boundary moves to the new grid.
+        let merged: Vec<Sample> = self
+            .samples
+            .chunks(2)
+            .map(|c| {
+                if c.len() == 1 {
+                    return c[0];
+                }
+                let (a, b) = (c[0], c[1]);
+                Sample {
+                    t_s: b.t_s,
+                    queue_len: (a.queue_len + b.queue_len) / 2.0,
+                    running: (a.running + b.running) / 2.0,
+                    kv_fill: (a.kv_fill + b.kv_fill) / 2.0,
+                    throughput_tok_s: (a.throughput_tok_s + b.throughput_tok_s) / 2.0,
+                    goodput_tok_s: (a.goodput_tok_s + b.goodput_tok_s) / 2.0,
+                }
+            })
+            .collect();
+        self.samples = merged;
+        self.interval_us *= 2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dist_percentiles_are_ordered_and_close() {
+        let mut h = LatencyHist::new();
+        for v in 1..=10_000u64 {
+            h.record(v * 100);
+        }
+        let d = h.dist();
+        assert!(d.p50 <= d.p90 && d.p90 <= d.p95 && d.p95 <= d.p99 && d.p99 <= d.max);
+        assert!((d.p50 - 500.0).abs() / 500.0 < 0.002, "{}", d.p50);
+        assert!((d.p99 - 990.0).abs() / 990.0 < 0.002, "{}", d.p99);
+        assert!((d.mean - 500.05).abs() < 1e-9);
+        assert_eq!(d.max, 1000.0);
+    }
+
+    #[test]
+    fn series_stays_bounded_and_covers_the_run() {
+        let mut s = Series::new(1000, 64);
+        for t in (0..1_000_000u64).step_by(333) {
+            s.advance(t, 1.0, 2.0, 0.5);
+        }
+        assert!(s.samples.len() < 64);
+        let last = s.samples.last().unwrap();
+        assert!(last.t_s > 0.9, "{}", last.t_s);
+        for w in s.samples.windows(2) {
+            assert!(w[0].t_s < w[1].t_s);
+        }
+        assert!(s.samples.iter().all(|x| (x.queue_len - 1.0).abs() < 1e-9 && (x.running - 2.0).abs() < 1e-9));
+    }
+}

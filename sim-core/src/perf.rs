@@ -1,0 +1,238 @@
+//! The virtual GPU: how long one scheduler iteration takes.
+//!
+//! One iteration runs a batch of prefill chunks and decode tokens through the model. Its time is a
+//! roofline per kind of work, each part bounded by compute or by memory traffic:
+//!
+//! * linear layers: `2 · N · T` FLOPs for `T` tokens against reading the weights once;
+//! * attention: `4 · layers · heads · head_dim` FLOPs per (token, attended position) pair against
+//!   reading the KV cache of every sequence's context;
+//!
+//! plus a fixed per-iteration overhead and, with tensor parallelism, two all-reduces per layer.
+//! The compute and memory times of one part are combined with a smoothed maximum
+//! `(c^k + m^k)^(1/k)`: kernels near the ridge point reach neither roof. `docs/model.md` gives
+//! every constant, its source and the calibration error.
+
+use crate::catalog::{Dtype, GpuSpec, ModelSpec};
+use crate::scenario::EngineConfig;
+
+/// Achievable share of peak tensor FLOP/s (calibrated; see docs/model.md).
+pub const DEFAULT_MFU: f64 = 0.68;
+/// Achievable share of peak memory bandwidth (calibrated).
+pub const DEFAULT_MBU: f64 = 0.80;
+/// Fixed cost of one iteration: scheduling, kernel launches, sampling (calibrated).
+pub const DEFAULT_OVERHEAD_MS: f64 = 0.6;
+/// Latency of one all-reduce besides its transfer (calibrated).
+pub const DEFAULT_ALLREDUCE_US: f64 = 25.0;
+/// Exponent of the smoothed roofline max (1 = sum of the two times, ∞ = the plain max).
+pub const ROOFLINE_SHARPNESS: f64 = 1.6;
+
+/// What one iteration computes, summed over its sequences.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BatchWork {
+    /// Prompt tokens computed this iteration (all chunks).
+    pub prefill_tokens: u64,
+    /// Σ over prefill tokens of the positions each attends to (causal).
+    pub prefill_attn_pairs: f64,
+    /// KV tokens already in cache that the prefill chunks read (earlier chunks of their prompts).
+    pub prefill_kv_read_tokens: u64,
+    /// Sequences producing one token each.
+    pub decode_seqs: u64,
+    /// Σ over decoding sequences of their context length (tokens attended and KV read).
+    pub decode_ctx_tokens: u64,
+    /// Tokens that need logits (every decode, the last token of each finished prompt).
+    pub logit_tokens: u64,
+}
+
+impl BatchWork {
+    /// Adds a prefill chunk of `n` tokens starting after `done` tokens already in cache.
+    pub fn add_prefill_chunk(&mut self, done: u64, n: u64, completes_prompt: bool) {
+        self.prefill_tokens += n;
+        // positions done+1 ..= done+n each attend to themselves and everything before
+        self.prefill_attn_pairs += n as f64 * done as f64 + (n as f64) * (n as f64 + 1.0) / 2.0;
+        self.prefill_kv_read_tokens += done;
+        if completes_prompt {
+            self.logit_tokens += 1;
+        }
+    }
+    pub fn tokens(&self) -> u64 {
+        self.prefill_tokens + self.decode_seqs
+    }
+    pub fn is_empty(&self) -> bool {
+        self.tokens() == 0
+    }
+}
+
+/// Break-down of one iteration's time, in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepTime {
+    pub linear_compute: f64,
+    pub linear_memory: f64,
+    pub attn_compute: f64,
+    pub attn_memory: f64,
+    pub comm: f64,
+    pub overhead: f64,
+    pub total: f64,
+}
+
+impl StepTime {
+    /// Whole microseconds, at least 1 (simulated time is integer).
+    pub fn micros(&self) -> u64 {
+        ((self.total * 1e6).round() as u64).max(1)
+    }
+}
+
+/// Step-time model for one model on `tp` GPUs; constants are per GPU (shards divided out).
+#[derive(Clone, Debug)]
+pub struct StepModel {
+    flops: f64,
+    bw: f64,
+    tp: f64,
+    shared_linear_params: f64,
+    expert_params: f64,
+    lm_head_params: f64,
+    num_experts: f64,
+    experts_per_token: f64,
+    attn_width_layers: f64,
+    w_bytes: f64,
+    kv_bytes_per_token: f64,
+    hidden: f64,
+    layers: f64,
+    link_bw: f64,
+    overhead: f64,
+    allreduce_latency: f64,
+}
+
+impl StepModel {
+    pub fn new(model: &ModelSpec, gpu: &GpuSpec, tp: u32, dtype: Dtype, kv_bytes_per_token: f64, engine: &EngineConfig) -> Self {
+        let peak = match dtype {
+            Dtype::Fp8 => gpu.fp8_flops.unwrap_or(gpu.bf16_flops),
+            _ => gpu.bf16_flops,
+        };
+        StepModel {
+            flops: peak * engine.mfu,
+            bw: gpu.mem_bandwidth * engine.mbu,
+            tp: tp as f64,
+            shared_linear_params: model.shared_linear_params(),
+            expert_params: model.expert_params(),
+            lm_head_params: model.vocab_size as f64 * model.hidden_size as f64,
+            num_experts: model.num_experts as f64,
+            experts_per_token: model.experts_per_token as f64,
+            attn_width_layers: model.attn_width() * model.num_layers as f64,
+            w_bytes: dtype.bytes(),
+            kv_bytes_per_token,
+            hidden: model.hidden_size as f64,
+            layers: model.num_layers as f64,
+            link_bw: gpu.interconnect_bw,
+            overhead: engine.iteration_overhead_ms * 1e-3,
+            allreduce_latency: engine.allreduce_latency_us * 1e-6,
+        }
+    }
+
+    /// Expected share of a MoE layer's experts that at least one of `tokens` tokens is routed to.
+    fn expert_fraction_touched(&self, tokens: f64) -> f64 {
+        if self.expert_params == 0.0 {
+            return 0.0;
+        }
+        1.0 - (1.0 - self.experts_per_token / self.num_experts).powf(tokens)
+    }
+
+    pub fn step_time(&self, w: &BatchWork) -> StepTime {
+        if w.is_empty() {
+            return StepTime::default();
+        }
+        let t = w.tokens() as f64;
+        let tp = self.tp;
+        // Linear layers: every token through the shared weights and its k experts; LM head only
+        // for tokens that need logits.
+        let active_expert_per_token = self.expert_params * self.experts_per_token / self.num_experts.max(1.0);
+        let linear_flops = 2.0 * (self.shared_linear_params + active_expert_per_token) * t
+            + 2.0 * self.lm_head_params * w.logit_tokens as f64;
+        let weights_read = (self.shared_linear_params
+            + self.expert_params * self.expert_fraction_touched(t)
+            + self.lm_head_params)
+            * self.w_bytes;
+        let linear_compute = linear_flops / tp / self.flops;
+        let linear_memory = weights_read / tp / self.bw;
+        // Attention: QK^T and AV, 2 FLOPs per multiply-add each.
+        let attn_pairs = w.prefill_attn_pairs + w.decode_ctx_tokens as f64;
+        let attn_flops = 4.0 * self.attn_width_layers * attn_pairs;
+        let kv_read = (w.prefill_kv_read_tokens + w.decode_ctx_tokens) as f64 * self.kv_bytes_per_token;
+        let kv_write = t * self.kv_bytes_per_token;
+        let attn_compute = attn_flops / tp / self.flops;
+        let attn_memory = (kv_read + kv_write) / tp / self.bw;
+        // Tensor parallel: two ring all-reduces of the activations per layer.
+        let comm = if self.tp > 1.0 {
+            let bytes = t * self.hidden * 2.0;
+            let per = 2.0 * (tp - 1.0) / tp * bytes / self.link_bw + self.allreduce_latency;
+            2.0 * self.layers * per
+        } else {
+            0.0
+        };
+        let total = smooth_max(linear_compute, linear_memory) + smooth_max(attn_compute, attn_memory) + comm + self.overhead;
+        StepTime { linear_compute, linear_memory, attn_compute, attn_memory, comm, overhead: self.overhead, total }
+    }
+}
+
+fn smooth_max(a: f64, b: f64) -> f64 {
+    let k = ROOFLINE_SHARPNESS;
+    let m = a.max(b);
+    if m <= 0.0 {
+        return 0.0;
+    }
+    m * ((a / m).powf(k) + (b / m).powf(k)).powf(1.0 / k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{find_gpu, find_model};
+
+    fn llama8b_h100() -> StepModel {
+        let m = find_model("llama-3-8b").unwrap();
+        StepModel::new(&m, &find_gpu("h100-sxm").unwrap(), 1, Dtype::Bf16, 131072.0, &EngineConfig::default())
+    }
+
+    #[test]
+    fn decode_is_memory_bound_and_prefill_compute_bound() {
+        let s = llama8b_h100();
+        let mut d = BatchWork { decode_seqs: 1, decode_ctx_tokens: 1000, logit_tokens: 1, ..Default::default() };
+        let t = s.step_time(&d);
+        assert!(t.linear_memory > 10.0 * t.linear_compute);
+        d = BatchWork::default();
+        d.add_prefill_chunk(0, 4096, true);
+        let t = s.step_time(&d);
+        assert!(t.linear_compute > 3.0 * t.linear_memory);
+    }
+
+    #[test]
+    fn step_time_grows_with_work() {
+        let s = llama8b_h100();
+        let mut prev = 0.0;
+        for n in [1u64, 8, 64, 256, 1024] {
+            let w = BatchWork { decode_seqs: n, decode_ctx_tokens: n * 1000, logit_tokens: n, ..Default::default() };
+            let t = s.step_time(&w).total;
+            assert!(t > prev, "batch {n}: {t} <= {prev}");
+            prev = t;
+        }
+    }
+
+    #[test]
+    fn smooth_max_lies_between_max_and_sum() {
+        for (a, b) in [(1.0, 1.0), (1.0, 3.0), (0.0, 2.0), (5.0, 0.1)] {
+            let s = smooth_max(a, b);
+            assert!(s >= f64::max(a, b) - 1e-12 && s <= a + b + 1e-12);
+        }
+    }
+
+    #[test]
+    fn prefill_attention_pairs_are_causal_triangle() {
+        let mut w = BatchWork::default();
+        w.add_prefill_chunk(0, 4, true);
+        assert_eq!(w.prefill_attn_pairs, 10.0);
+        // two chunks cover the same pairs as one
+        let mut w2 = BatchWork::default();
+        w2.add_prefill_chunk(0, 2, false);
+        w2.add_prefill_chunk(2, 2, true);
+        assert_eq!(w2.prefill_attn_pairs, 10.0);
+    }
+}

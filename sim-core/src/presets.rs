@@ -1,0 +1,1 @@
+pub fn all() -> Vec<(&'static str, &'static str, crate::Scenario)> { vec![] }

@@ -1,0 +1,549 @@
+//! The scenario: everything a run depends on, as a versioned JSON document.
+//!
+//! Field names are a contract (scripts and shared links depend on them): fields may be added,
+//! never renamed. `docs/scenario.md` documents every field. Parsing rejects unknown fields and
+//! names the field of any invalid value together with its allowed range.
+
+use crate::catalog::{self, Dtype, GpuSpec, ModelSpec};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The scenario format version this build reads and writes.
+pub const SCENARIO_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub version: u32,
+    /// Optional title shown by the lab and the CLI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub seed: u64,
+    /// A catalogue id (`llama-3-8b`) or an inline model specification.
+    pub model: ModelRef,
+    /// A catalogue id (`h100-sxm`) or an inline GPU specification.
+    pub gpu: GpuRef,
+    /// GPUs serving one model replica with tensor parallelism: 1, 2, 4 or 8.
+    #[serde(default = "default_num_gpus")]
+    pub num_gpus: u32,
+    /// Precision of weights and compute.
+    pub dtype: Dtype,
+    /// Precision of the KV cache; defaults to `dtype`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_dtype: Option<Dtype>,
+    /// Share of each GPU's memory the server may use (the rest is headroom), like vLLM's flag.
+    pub gpu_memory_utilization: f64,
+    /// Price of one GPU-hour in USD; defaults to the catalogue price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_usd_per_hour: Option<f64>,
+    pub scheduler: SchedulerConfig,
+    /// Efficiency constants of the serving engine (see docs/model.md); defaults are calibrated.
+    #[serde(default, skip_serializing_if = "EngineConfig::is_default")]
+    pub engine: EngineConfig,
+    pub classes: Vec<ClassConfig>,
+}
+
+fn default_num_gpus() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ModelRef {
+    Id(String),
+    Custom(Box<ModelSpec>),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum GpuRef {
+    Id(String),
+    Custom(Box<GpuSpec>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Batching {
+    /// Collect a batch, run it to completion, free it at once.
+    Static,
+    /// Iteration-level scheduling: sequences join and leave the batch every step (vLLM, Orca).
+    Continuous,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KvLayout {
+    /// Fixed-size blocks allocated as a sequence grows (PagedAttention).
+    Paged,
+    /// Each admitted sequence reserves `max_model_len` tokens up front.
+    Contiguous,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerConfig {
+    pub batching: Batching,
+    /// Most sequences in one batch (static: the batch size B).
+    pub max_num_seqs: u32,
+    /// Most tokens (prefill + decode) one iteration may process.
+    pub max_num_batched_tokens: u32,
+    /// Split long prompts into chunks and mix them with decodes (Sarathi-Serve, vLLM).
+    pub chunked_prefill: bool,
+    pub kv_layout: KvLayout,
+    /// Tokens per KV block (paged layout).
+    #[serde(default = "default_block_size")]
+    pub block_size: u32,
+    /// Longest sequence (prompt + output) the server accepts.
+    pub max_model_len: u32,
+    /// A request still waiting for its first token this long after arrival is dropped.
+    #[serde(default)]
+    pub queue_timeout_ms: Option<f64>,
+    /// Arrivals beyond this many waiting requests are rejected.
+    #[serde(default)]
+    pub max_queue_len: Option<u32>,
+    /// One queue per class with reserved batch slots and KV, instead of one shared FCFS queue.
+    #[serde(default)]
+    pub isolation: bool,
+    /// Static batching: longest wait for a batch to fill before it starts anyway.
+    #[serde(default = "default_batch_timeout_ms")]
+    pub batch_timeout_ms: f64,
+    /// Admit on the KV in use now rather than on guaranteed space; running out of memory is then
+    /// an OOM restart instead of a preemption.
+    #[serde(default)]
+    pub overcommit: bool,
+    /// Time the server is down after an OOM.
+    #[serde(default = "default_restart_s")]
+    pub restart_s: f64,
+    /// After an OOM, requeue the in-flight requests instead of failing them.
+    #[serde(default)]
+    pub retry_on_oom: bool,
+}
+
+fn default_block_size() -> u32 {
+    16
+}
+fn default_batch_timeout_ms() -> f64 {
+    50.0
+}
+fn default_restart_s() -> f64 {
+    30.0
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineConfig {
+    /// Achievable share of peak FLOP/s in large matrix products.
+    #[serde(default = "default_mfu")]
+    pub mfu: f64,
+    /// Achievable share of peak memory bandwidth when streaming weights and KV.
+    #[serde(default = "default_mbu")]
+    pub mbu: f64,
+    /// Fixed CPU and launch cost of every iteration.
+    #[serde(default = "default_overhead_ms")]
+    pub iteration_overhead_ms: f64,
+    /// Latency of one tensor-parallel all-reduce, besides its transfer time.
+    #[serde(default = "default_allreduce_us")]
+    pub allreduce_latency_us: f64,
+}
+
+pub(crate) fn default_mfu() -> f64 {
+    crate::perf::DEFAULT_MFU
+}
+pub(crate) fn default_mbu() -> f64 {
+    crate::perf::DEFAULT_MBU
+}
+pub(crate) fn default_overhead_ms() -> f64 {
+    crate::perf::DEFAULT_OVERHEAD_MS
+}
+pub(crate) fn default_allreduce_us() -> f64 {
+    crate::perf::DEFAULT_ALLREDUCE_US
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            mfu: default_mfu(),
+            mbu: default_mbu(),
+            iteration_overhead_ms: default_overhead_ms(),
+            allreduce_latency_us: default_allreduce_us(),
+        }
+    }
+}
+
+impl EngineConfig {
+    fn is_default(&self) -> bool {
+        *self == EngineConfig::default()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassConfig {
+    pub name: String,
+    pub arrival: Arrival,
+    /// Requests this class sends (from the trace when omitted for a trace class).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_requests: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<LengthDist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<LengthDist>,
+    #[serde(default)]
+    pub slo: Slo,
+    /// Lower is served first when classes compete (0 = highest).
+    #[serde(default)]
+    pub priority: u32,
+    /// With isolation: share of batch slots and KV reserved for this class (0..1); classes
+    /// without one split what is left equally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_share: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Arrival {
+    /// Exponential inter-arrival times.
+    Poisson { rate_per_s: f64 },
+    /// Gamma inter-arrival times with the given coefficient of variation (cv = 1 is Poisson).
+    Bursty { rate_per_s: f64, cv: f64 },
+    /// `users` clients, each sending its next request after the previous one ends and an
+    /// exponentially distributed think time.
+    ClosedLoop { users: u32, think_time_ms: f64 },
+    /// Replay of a CSV trace `arrival_s,input_len,output_len`.
+    Trace {
+        path: String,
+        /// Divide trace arrival times by this (2.0 replays twice as fast).
+        #[serde(default = "one_f64")]
+        speedup: f64,
+    },
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LengthDist {
+    Fixed { value: u32 },
+    Uniform { min: u32, max: u32 },
+    /// Log-normal with the given arithmetic mean and log-space sigma, rounded, at least 1.
+    Lognormal { mean: f64, sigma: f64 },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Slo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpot_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub e2e_ms: Option<f64>,
+}
+
+/// One invalid value: the field's path and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{} {}", self.field, self.message)
+        }
+    }
+}
+
+/// Why a scenario cannot run: every invalid field, or a configuration that does not fit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScenarioError {
+    pub errors: Vec<FieldError>,
+}
+
+impl ScenarioError {
+    pub fn one(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { errors: vec![FieldError { field: field.into(), message: message.into() }] }
+    }
+    /// The message for one field, if that field is invalid.
+    pub fn for_field(&self, field: &str) -> Option<&FieldError> {
+        self.errors.iter().find(|e| e.field == field)
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Parses and validates a scenario; errors name the field (`scheduler.max_num_seqs`).
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            let inner = e.into_inner();
+            let msg = inner.to_string();
+            // serde_json appends " at line L column C"; keep it, it helps with files.
+            ScenarioError::one(path, msg)
+        })?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a scenario always serialises")
+    }
+
+    pub fn model_spec(&self) -> Result<ModelSpec, ScenarioError> {
+        match &self.model {
+            ModelRef::Id(id) => catalog::find_model(id).ok_or_else(|| {
+                let ids: Vec<String> = catalog::models().into_iter().map(|m| m.id).collect();
+                ScenarioError::one("model", format!("must be one of {}, got \"{id}\"", ids.join(", ")))
+            }),
+            ModelRef::Custom(m) => Ok((**m).clone()),
+        }
+    }
+
+    pub fn gpu_spec(&self) -> Result<GpuSpec, ScenarioError> {
+        match &self.gpu {
+            GpuRef::Id(id) => catalog::find_gpu(id).ok_or_else(|| {
+                let ids: Vec<String> = catalog::gpus().into_iter().map(|g| g.id).collect();
+                ScenarioError::one("gpu", format!("must be one of {}, got \"{id}\"", ids.join(", ")))
+            }),
+            GpuRef::Custom(g) => Ok((**g).clone()),
+        }
+    }
+
+    pub fn kv_dtype(&self) -> Dtype {
+        self.kv_dtype.unwrap_or(self.dtype)
+    }
+
+    pub fn usd_per_hour_per_gpu(&self) -> f64 {
+        self.gpu_usd_per_hour.unwrap_or_else(|| self.gpu_spec().map(|g| g.usd_per_hour).unwrap_or(0.0))
+    }
+
+    /// Checks every field against its allowed range; collects all problems.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let mut v = Validator::default();
+        if self.version != SCENARIO_VERSION {
+            v.err("version", format!("must be {SCENARIO_VERSION}, got {}", self.version));
+        }
+        let model = match self.model_spec() {
+            Ok(m) => {
+                validate_model(&mut v, &m);
+                Some(m)
+            }
+            Err(e) => {
+                v.errors.extend(e.errors);
+                None
+            }
+        };
+        match self.gpu_spec() {
+            Ok(g) => {
+                validate_gpu(&mut v, &g);
+                if self.dtype == Dtype::Fp8 && g.fp8_flops.is_none() {
+                    v.err("dtype", format!("fp8 is not supported on {} (no fp8 tensor cores); use bf16 or fp16", g.id));
+                }
+            }
+            Err(e) => v.errors.extend(e.errors),
+        }
+        if ![1, 2, 4, 8].contains(&self.num_gpus) {
+            v.err("num_gpus", format!("must be 1, 2, 4 or 8, got {}", self.num_gpus));
+        }
+        v.range_f("gpu_memory_utilization", self.gpu_memory_utilization, 0.05, 1.0);
+        if let Some(p) = self.gpu_usd_per_hour {
+            v.range_f("gpu_usd_per_hour", p, 0.0, 1000.0);
+        }
+        let s = &self.scheduler;
+        v.range_u("scheduler.max_num_seqs", s.max_num_seqs as u64, 1, 4096);
+        v.range_u("scheduler.max_num_batched_tokens", s.max_num_batched_tokens as u64, 1, 1_048_576);
+        v.range_u("scheduler.block_size", s.block_size as u64, 1, 1024);
+        let max_ctx = model.as_ref().map(|m| m.max_context).unwrap_or(u32::MAX);
+        v.range_u("scheduler.max_model_len", s.max_model_len as u64, 2, max_ctx as u64);
+        if !s.chunked_prefill && s.batching == Batching::Continuous && s.max_num_batched_tokens < s.max_model_len {
+            v.err(
+                "scheduler.max_num_batched_tokens",
+                format!(
+                    "must be at least scheduler.max_model_len ({}) when chunked_prefill is off (a whole prompt must fit in one iteration), got {}",
+                    s.max_model_len, s.max_num_batched_tokens
+                ),
+            );
+        }
+        if let Some(t) = s.queue_timeout_ms {
+            v.range_f("scheduler.queue_timeout_ms", t, 1.0, 3.6e6);
+        }
+        if let Some(q) = s.max_queue_len {
+            v.range_u("scheduler.max_queue_len", q as u64, 0, 10_000_000);
+        }
+        v.range_f("scheduler.batch_timeout_ms", s.batch_timeout_ms, 0.0, 3.6e6);
+        v.range_f("scheduler.restart_s", s.restart_s, 0.0, 3600.0);
+        let e = &self.engine;
+        v.range_f("engine.mfu", e.mfu, 0.01, 1.0);
+        v.range_f("engine.mbu", e.mbu, 0.01, 1.0);
+        v.range_f("engine.iteration_overhead_ms", e.iteration_overhead_ms, 0.0, 1000.0);
+        v.range_f("engine.allreduce_latency_us", e.allreduce_latency_us, 0.0, 10_000.0);
+
+        if self.classes.is_empty() || self.classes.len() > 8 {
+            v.err("classes", format!("must hold 1..=8 traffic classes, got {}", self.classes.len()));
+        }
+        let mut share_sum = 0.0;
+        for (i, c) in self.classes.iter().enumerate() {
+            let p = format!("classes[{i}]");
+            if c.name.trim().is_empty() || c.name.len() > 40 {
+                v.err(&format!("{p}.name"), "must be 1..=40 characters".to_string());
+            }
+            if self.classes[..i].iter().any(|o| o.name == c.name) {
+                v.err(&format!("{p}.name"), format!("must be unique, \"{}\" appears twice", c.name));
+            }
+            let is_trace = matches!(c.arrival, Arrival::Trace { .. });
+            match &c.arrival {
+                Arrival::Poisson { rate_per_s } => v.range_f(&format!("{p}.arrival.rate_per_s"), *rate_per_s, 1e-6, 1e6),
+                Arrival::Bursty { rate_per_s, cv } => {
+                    v.range_f(&format!("{p}.arrival.rate_per_s"), *rate_per_s, 1e-6, 1e6);
+                    v.range_f(&format!("{p}.arrival.cv"), *cv, 0.05, 20.0);
+                }
+                Arrival::ClosedLoop { users, think_time_ms } => {
+                    v.range_u(&format!("{p}.arrival.users"), *users as u64, 1, 100_000);
+                    v.range_f(&format!("{p}.arrival.think_time_ms"), *think_time_ms, 0.0, 3.6e6);
+                }
+                Arrival::Trace { path, speedup } => {
+                    if path.trim().is_empty() {
+                        v.err(&format!("{p}.arrival.path"), "must name a CSV file".to_string());
+                    }
+                    v.range_f(&format!("{p}.arrival.speedup"), *speedup, 0.001, 1000.0);
+                }
+            }
+            if is_trace {
+                for (field, present) in [
+                    ("num_requests", c.num_requests.is_some()),
+                    ("input_tokens", c.input_tokens.is_some()),
+                    ("output_tokens", c.output_tokens.is_some()),
+                ] {
+                    if present {
+                        v.err(&format!("{p}.{field}"), "must be omitted for a trace class (the trace gives it)".to_string());
+                    }
+                }
+            } else {
+                match c.num_requests {
+                    None => v.err(&format!("{p}.num_requests"), "is required (1..=10000000)".to_string()),
+                    Some(n) => v.range_u(&format!("{p}.num_requests"), n, 1, 10_000_000),
+                }
+                for (field, d) in [("input_tokens", &c.input_tokens), ("output_tokens", &c.output_tokens)] {
+                    match d {
+                        None => v.err(&format!("{p}.{field}"), "is required".to_string()),
+                        Some(d) => validate_length(&mut v, &format!("{p}.{field}"), d),
+                    }
+                }
+            }
+            if let Some(t) = c.slo.ttft_ms {
+                v.range_f(&format!("{p}.slo.ttft_ms"), t, 0.001, 3.6e6);
+            }
+            if let Some(t) = c.slo.tpot_ms {
+                v.range_f(&format!("{p}.slo.tpot_ms"), t, 0.001, 3.6e6);
+            }
+            if let Some(t) = c.slo.e2e_ms {
+                v.range_f(&format!("{p}.slo.e2e_ms"), t, 0.001, 3.6e6);
+            }
+            v.range_u(&format!("{p}.priority"), c.priority as u64, 0, 100);
+            if let Some(s) = c.reserved_share {
+                v.range_f(&format!("{p}.reserved_share"), s, 0.0, 1.0);
+                share_sum += s;
+            }
+        }
+        if share_sum > 1.0 + 1e-9 {
+            v.err("classes", format!("reserved_share values must add up to at most 1, got {share_sum:.3}"));
+        }
+        if v.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ScenarioError { errors: v.errors })
+        }
+    }
+}
+
+fn validate_length(v: &mut Validator, p: &str, d: &LengthDist) {
+    match d {
+        LengthDist::Fixed { value } => v.range_u(&format!("{p}.value"), *value as u64, 1, 1_048_576),
+        LengthDist::Uniform { min, max } => {
+            v.range_u(&format!("{p}.min"), *min as u64, 1, 1_048_576);
+            v.range_u(&format!("{p}.max"), *max as u64, (*min).max(1) as u64, 1_048_576);
+        }
+        LengthDist::Lognormal { mean, sigma } => {
+            v.range_f(&format!("{p}.mean"), *mean, 1.0, 1_048_576.0);
+            v.range_f(&format!("{p}.sigma"), *sigma, 0.0, 3.0);
+        }
+    }
+}
+
+fn validate_model(v: &mut Validator, m: &ModelSpec) {
+    v.range_f("model.params_total", m.params_total, 1e6, 1e13);
+    v.range_f("model.params_active", m.params_active, 1e6, m.params_total.max(1e6));
+    v.range_u("model.num_layers", m.num_layers as u64, 1, 1000);
+    v.range_u("model.hidden_size", m.hidden_size as u64, 1, 1 << 20);
+    v.range_u("model.num_attention_heads", m.num_attention_heads as u64, 1, 1024);
+    v.range_u("model.num_kv_heads", m.num_kv_heads as u64, 1, m.num_attention_heads.max(1) as u64);
+    v.range_u("model.head_dim", m.head_dim as u64, 1, 4096);
+    v.range_u("model.intermediate_size", m.intermediate_size as u64, 1, 1 << 22);
+    v.range_u("model.vocab_size", m.vocab_size as u64, 1, 1 << 22);
+    v.range_u("model.max_context", m.max_context as u64, 2, 10_000_000);
+    v.range_u("model.num_experts", m.num_experts as u64, 1, 1024);
+    v.range_u("model.experts_per_token", m.experts_per_token as u64, 1, m.num_experts.max(1) as u64);
+    if m.shared_linear_params() <= 0.0 {
+        v.err("model.params_total", "is too small for its layer shapes (non-embedding parameters would be negative)".to_string());
+    }
+}
+
+fn validate_gpu(v: &mut Validator, g: &GpuSpec) {
+    v.range_f("gpu.hbm_bytes", g.hbm_bytes, 1e8, 1e13);
+    v.range_f("gpu.mem_bandwidth", g.mem_bandwidth, 1e9, 1e14);
+    v.range_f("gpu.bf16_flops", g.bf16_flops, 1e11, 1e17);
+    if let Some(f) = g.fp8_flops {
+        v.range_f("gpu.fp8_flops", f, 1e11, 1e17);
+    }
+    v.range_f("gpu.interconnect_bw", g.interconnect_bw, 1e8, 1e13);
+    v.range_f("gpu.usd_per_hour", g.usd_per_hour, 0.0, 1000.0);
+}
+
+#[derive(Default)]
+struct Validator {
+    errors: Vec<FieldError>,
+}
+
+impl Validator {
+    fn err(&mut self, field: &str, message: String) {
+        self.errors.push(FieldError { field: field.to_string(), message });
+    }
+    fn range_u(&mut self, field: &str, x: u64, lo: u64, hi: u64) {
+        if x < lo || x > hi {
+            self.err(field, format!("must be {lo}..={hi}, got {x}"));
+        }
+    }
+    fn range_f(&mut self, field: &str, x: f64, lo: f64, hi: f64) {
+        if !x.is_finite() || x < lo || x > hi {
+            self.err(field, format!("must be {}..={}, got {}", fmt_num(lo), fmt_num(hi), fmt_num(x)));
+        }
+    }
+}
+
+fn fmt_num(x: f64) -> String {
+    if x.is_finite() && x == x.trunc() && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}

@@ -1,0 +1,293 @@
+//! Traffic: when requests arrive and how long their prompts and outputs are.
+//!
+//! Each class draws from its own random stream (seeded from the scenario seed and the class
+//! index), so adding a class or changing one class's rate leaves the others' requests unchanged,
+//! and two configurations compared side by side see the same arrivals.
+
+use crate::scenario::{Arrival, ClassConfig, LengthDist, ScenarioError};
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Exp, Gamma, LogNormal};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// One row of a request trace.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRow {
+    pub arrival_us: u64,
+    pub input: u32,
+    pub output: u32,
+}
+
+/// A parsed trace: rows sorted by arrival time, the first at 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    pub rows: Vec<TraceRow>,
+}
+
+impl Trace {
+    /// Parses CSV with the header `arrival_s,input_len,output_len`.
+    pub fn parse(text: &str, field: &str) -> Result<Trace, ScenarioError> {
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+        let header = lines.next().map(|(_, l)| l.trim().to_string()).unwrap_or_default();
+        let cols: Vec<&str> = header.split(',').map(|c| c.trim()).collect();
+        let idx = |name: &str| cols.iter().position(|c| *c == name);
+        let (Some(ia), Some(ii), Some(io)) = (idx("arrival_s"), idx("input_len"), idx("output_len")) else {
+            return Err(ScenarioError::one(field, format!("must be a CSV with columns arrival_s,input_len,output_len; header was \"{header}\"")));
+        };
+        let mut rows = Vec::new();
+        for (n, line) in lines {
+            let cells: Vec<&str> = line.split(',').map(|c| c.trim()).collect();
+            let bad = |what: &str| ScenarioError::one(field, format!("line {}: {what}", n + 1));
+            let get = |i: usize| cells.get(i).copied().ok_or_else(|| bad("has too few columns"));
+            let a: f64 = get(ia)?.parse().map_err(|_| bad("arrival_s is not a number"))?;
+            let i: u32 = get(ii)?.parse().map_err(|_| bad("input_len must be an integer 1..=1048576"))?;
+            let o: u32 = get(io)?.parse().map_err(|_| bad("output_len must be an integer 1..=1048576"))?;
+            if !a.is_finite() || a < 0.0 {
+                return Err(bad("arrival_s must be ≥ 0"));
+            }
+            if i == 0 || o == 0 || i > 1 << 20 || o > 1 << 20 {
+                return Err(bad("input_len and output_len must be 1..=1048576"));
+            }
+            rows.push(TraceRow { arrival_us: (a * 1e6).round() as u64, input: i, output: o });
+        }
+        if rows.is_empty() {
+            return Err(ScenarioError::one(field, "has no requests"));
+        }
+        rows.sort_by_key(|r| r.arrival_us);
+        let t0 = rows[0].arrival_us;
+        for r in &mut rows {
+            r.arrival_us -= t0;
+        }
+        Ok(Trace { rows })
+    }
+}
+
+/// Traces shipped with the lab, usable by name in `arrival.path`.
+pub const BUILTIN_TRACES: &[(&str, &str)] = &[
+    ("sharegpt300_llama3.csv", include_str!("../traces/sharegpt300_llama3.csv")),
+    ("sharegpt300_qwen3.csv", include_str!("../traces/sharegpt300_qwen3.csv")),
+];
+
+pub fn builtin_trace(path: &str) -> Option<&'static str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    BUILTIN_TRACES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+pub(crate) type ClassRng = Xoshiro256PlusPlus;
+
+pub(crate) fn class_rng(seed: u64, class: usize, stream: u64) -> ClassRng {
+    // SplitMix-style mixing so nearby seeds give unrelated streams.
+    let mut z = seed ^ (class as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    Xoshiro256PlusPlus::seed_from_u64(z ^ (z >> 31))
+}
+
+pub(crate) enum LenSampler {
+    Fixed(u32),
+    Uniform(u32, u32),
+    LogNormal(LogNormal<f64>),
+}
+
+impl LenSampler {
+    pub(crate) fn new(d: &LengthDist) -> LenSampler {
+        match *d {
+            LengthDist::Fixed { value } => LenSampler::Fixed(value),
+            LengthDist::Uniform { min, max } => LenSampler::Uniform(min, max.max(min)),
+            LengthDist::Lognormal { mean, sigma } => {
+                // arithmetic mean m = exp(mu + sigma²/2)
+                let mu = mean.ln() - sigma * sigma / 2.0;
+                LenSampler::LogNormal(LogNormal::new(mu, sigma).expect("validated sigma"))
+            }
+        }
+    }
+    pub(crate) fn sample(&self, rng: &mut ClassRng) -> u32 {
+        match self {
+            LenSampler::Fixed(v) => *v,
+            LenSampler::Uniform(a, b) => rng.random_range(*a..=*b),
+            LenSampler::LogNormal(d) => (d.sample(rng).round().clamp(1.0, (1u32 << 20) as f64)) as u32,
+        }
+    }
+}
+
+pub(crate) enum Gap {
+    Exp(Exp<f64>),
+    Gamma(Gamma<f64>),
+}
+
+impl Gap {
+    fn sample_s(&self, rng: &mut ClassRng) -> f64 {
+        match self {
+            Gap::Exp(d) => d.sample(rng),
+            Gap::Gamma(d) => d.sample(rng),
+        }
+    }
+}
+
+/// Generates one class's requests lazily, in arrival order.
+pub(crate) struct ClassSource {
+    pub kind: SourceKind,
+    /// Requests not yet generated.
+    pub remaining: u64,
+    pub total: u64,
+    rng_arrival: ClassRng,
+    rng_len: ClassRng,
+    input: Option<LenSampler>,
+    output: Option<LenSampler>,
+}
+
+pub(crate) enum SourceKind {
+    Open { gap: Gap, next_us: u64 },
+    Closed { users: u32, think: Option<Exp<f64>> },
+    Trace { trace: Trace, next: usize, speedup: f64 },
+}
+
+impl ClassSource {
+    pub(crate) fn new(seed: u64, index: usize, c: &ClassConfig, trace: Option<Trace>) -> ClassSource {
+        let mut rng_arrival = class_rng(seed, index, 1);
+        let rng_len = class_rng(seed, index, 2);
+        let input = c.input_tokens.as_ref().map(LenSampler::new);
+        let output = c.output_tokens.as_ref().map(LenSampler::new);
+        let (kind, total) = match (&c.arrival, trace) {
+            (Arrival::Trace { speedup, .. }, Some(trace)) => {
+                let n = trace.rows.len() as u64;
+                (SourceKind::Trace { trace, next: 0, speedup: *speedup }, n)
+            }
+            (Arrival::Poisson { rate_per_s }, _) => {
+                let gap = Gap::Exp(Exp::new(*rate_per_s).expect("validated rate"));
+                let first = gap.sample_s(&mut rng_arrival);
+                (SourceKind::Open { gap, next_us: secs_to_us(first) }, c.num_requests.unwrap_or(0))
+            }
+            (Arrival::Bursty { rate_per_s, cv }, _) => {
+                // Gamma with shape k = 1/cv², mean 1/rate  =>  scale = cv² / rate
+                let shape = 1.0 / (cv * cv);
+                let gap = Gap::Gamma(Gamma::new(shape, 1.0 / (rate_per_s * shape)).expect("validated"));
+                let first = gap.sample_s(&mut rng_arrival);
+                (SourceKind::Open { gap, next_us: secs_to_us(first) }, c.num_requests.unwrap_or(0))
+            }
+            (Arrival::ClosedLoop { users, think_time_ms }, _) => {
+                let think = if *think_time_ms > 0.0 { Some(Exp::new(1000.0 / think_time_ms).expect("validated")) } else { None };
+                (SourceKind::Closed { users: *users, think }, c.num_requests.unwrap_or(0))
+            }
+            (Arrival::Trace { .. }, None) => unreachable!("trace classes are built with their trace"),
+        };
+        ClassSource { kind, remaining: total, total, rng_arrival, rng_len, input, output }
+    }
+
+    /// Time of the first arrival of an open-loop or trace class; closed-loop users start at 0.
+    pub(crate) fn first_arrivals(&self) -> Vec<u64> {
+        match &self.kind {
+            SourceKind::Open { next_us, .. } => {
+                if self.remaining > 0 {
+                    vec![*next_us]
+                } else {
+                    vec![]
+                }
+            }
+            SourceKind::Trace { trace, .. } => vec![trace.rows[0].arrival_us],
+            SourceKind::Closed { users, .. } => {
+                let n = (*users as u64).min(self.remaining);
+                (0..n).map(|_| 0).collect()
+            }
+        }
+    }
+
+    /// Draws the lengths of the request arriving now, and for open/trace classes the time of the
+    /// following arrival. Returns `(input, output, next_arrival)`.
+    pub(crate) fn take(&mut self, now: u64) -> (u32, u32, Option<u64>) {
+        debug_assert!(self.remaining > 0);
+        self.remaining -= 1;
+        match &mut self.kind {
+            SourceKind::Trace { trace, next, speedup } => {
+                let r = trace.rows[*next];
+                *next += 1;
+                let nxt = trace.rows.get(*next).map(|r| (r.arrival_us as f64 / *speedup).round() as u64);
+                (r.input, r.output, nxt)
+            }
+            SourceKind::Open { gap, next_us } => {
+                let i = self.input.as_ref().map(|s| s.sample(&mut self.rng_len)).unwrap_or(1);
+                let o = self.output.as_ref().map(|s| s.sample(&mut self.rng_len)).unwrap_or(1);
+                let next = if self.remaining > 0 {
+                    *next_us = now + secs_to_us(gap.sample_s(&mut self.rng_arrival));
+                    Some(*next_us)
+                } else {
+                    None
+                };
+                (i, o, next)
+            }
+            SourceKind::Closed { .. } => {
+                let i = self.input.as_ref().map(|s| s.sample(&mut self.rng_len)).unwrap_or(1);
+                let o = self.output.as_ref().map(|s| s.sample(&mut self.rng_len)).unwrap_or(1);
+                (i, o, None)
+            }
+        }
+    }
+
+    /// Closed loop: when a user whose request ended at `now` sends the next one.
+    pub(crate) fn next_user_arrival(&mut self, now: u64) -> Option<u64> {
+        match &self.kind {
+            SourceKind::Closed { think, .. } if self.remaining > 0 => {
+                let t = think.as_ref().map(|d| d.sample(&mut self.rng_arrival)).unwrap_or(0.0);
+                Some(now + secs_to_us(t))
+            }
+            _ => None,
+        }
+    }
+}
+
+pub(crate) fn secs_to_us(s: f64) -> u64 {
+    (s * 1e6).round().max(0.0) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_parses_shipped_files() {
+        for (name, text) in BUILTIN_TRACES {
+            let t = Trace::parse(text, "x").unwrap();
+            assert_eq!(t.rows.len(), 300, "{name}");
+            assert_eq!(t.rows[0].arrival_us, 0);
+            assert!(t.rows.windows(2).all(|w| w[0].arrival_us <= w[1].arrival_us));
+        }
+    }
+
+    #[test]
+    fn trace_errors_name_the_line() {
+        let e = Trace::parse("arrival_s,input_len,output_len\n0,10,10\n0.5,abc,3\n", "classes[0].arrival.path").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("classes[0].arrival.path") && msg.contains("line 3"), "{msg}");
+        assert!(Trace::parse("a,b\n1,2\n", "p").is_err());
+        assert!(Trace::parse("arrival_s,input_len,output_len\n", "p").is_err());
+    }
+
+    #[test]
+    fn lognormal_has_requested_mean() {
+        let s = LenSampler::new(&LengthDist::Lognormal { mean: 1000.0, sigma: 0.7 });
+        let mut rng = class_rng(1, 0, 2);
+        let n = 200_000;
+        let sum: f64 = (0..n).map(|_| s.sample(&mut rng) as f64).sum();
+        let mean = sum / n as f64;
+        assert!((mean - 1000.0).abs() < 10.0, "{mean}");
+    }
+
+    #[test]
+    fn bursty_gaps_have_requested_rate_and_cv() {
+        let c: ClassConfig = serde_json::from_str(
+            r#"{"name":"x","arrival":{"kind":"bursty","rate_per_s":4.0,"cv":3.0},"num_requests":200001,
+                "input_tokens":{"kind":"fixed","value":1},"output_tokens":{"kind":"fixed","value":1}}"#,
+        )
+        .unwrap();
+        let mut src = ClassSource::new(9, 0, &c, None);
+        let mut t = src.first_arrivals()[0];
+        let mut gaps = Vec::new();
+        while let (_, _, Some(n)) = src.take(t) {
+            gaps.push((n - t) as f64 / 1e6);
+            t = n;
+        }
+        let m = gaps.iter().sum::<f64>() / gaps.len() as f64;
+        let var = gaps.iter().map(|g| (g - m) * (g - m)).sum::<f64>() / gaps.len() as f64;
+        assert!((m - 0.25).abs() < 0.01, "mean gap {m}");
+        assert!((var.sqrt() / m - 3.0).abs() < 0.15, "cv {}", var.sqrt() / m);
+    }
+}
