@@ -144,6 +144,13 @@ pub struct EngineConfig {
     /// Latency of one tensor-parallel all-reduce, besides its transfer time.
     #[serde(default = "default_allreduce_us")]
     pub allreduce_latency_us: f64,
+    /// Share of the fp8 peak reached, relative to `mfu` (fp8 kernels sit further from the roof).
+    #[serde(default = "default_fp8_eff")]
+    pub fp8_efficiency: f64,
+    /// Exponent k of the smoothed roofline (c^k + m^k)^(1/k): 1 adds compute and memory time,
+    /// large k takes their maximum.
+    #[serde(default = "default_sharpness")]
+    pub roofline_sharpness: f64,
 }
 
 pub(crate) fn default_mfu() -> f64 {
@@ -158,6 +165,12 @@ pub(crate) fn default_overhead_ms() -> f64 {
 pub(crate) fn default_allreduce_us() -> f64 {
     crate::perf::DEFAULT_ALLREDUCE_US
 }
+pub(crate) fn default_fp8_eff() -> f64 {
+    crate::perf::DEFAULT_FP8_EFFICIENCY
+}
+pub(crate) fn default_sharpness() -> f64 {
+    crate::perf::DEFAULT_SHARPNESS
+}
 
 impl Default for EngineConfig {
     fn default() -> Self {
@@ -166,6 +179,8 @@ impl Default for EngineConfig {
             mbu: default_mbu(),
             iteration_overhead_ms: default_overhead_ms(),
             allreduce_latency_us: default_allreduce_us(),
+            fp8_efficiency: default_fp8_eff(),
+            roofline_sharpness: default_sharpness(),
         }
     }
 }
@@ -397,6 +412,8 @@ impl Scenario {
         v.range_f("engine.mbu", e.mbu, 0.01, 1.0);
         v.range_f("engine.iteration_overhead_ms", e.iteration_overhead_ms, 0.0, 1000.0);
         v.range_f("engine.allreduce_latency_us", e.allreduce_latency_us, 0.0, 10_000.0);
+        v.range_f("engine.fp8_efficiency", e.fp8_efficiency, 0.1, 1.0);
+        v.range_f("engine.roofline_sharpness", e.roofline_sharpness, 1.0, 64.0);
 
         if self.classes.is_empty() || self.classes.len() > 8 {
             v.err("classes", format!("must hold 1..=8 traffic classes, got {}", self.classes.len()));

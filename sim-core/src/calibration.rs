@@ -1,0 +1,157 @@
+//! Published measurements the step-time model is calibrated on, and its predictions for them.
+//!
+//! Rows come from `data/calibration_measurements.csv` (TensorRT-LLM performance tables and
+//! blogs, a vLLM blog post). Each row is replayed through [`StepModel`] the way the benchmark
+//! ran it: a batch-1 first-token latency is one prefill iteration; a static-batch offline
+//! throughput is one prefill of the whole batch followed by `output − 1` decode iterations.
+
+use crate::catalog::{find_gpu, find_model, Dtype, ModelSpec};
+use crate::memory::kv_bytes_per_token;
+use crate::perf::{BatchWork, StepModel};
+use crate::scenario::EngineConfig;
+
+pub const DATA: &str = include_str!("../data/calibration_measurements.csv");
+
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub gpu: String,
+    pub model: String,
+    pub precision: String,
+    pub framework: String,
+    pub tp: u32,
+    pub batch: u32,
+    pub input: u32,
+    pub output: u32,
+    pub metric: String,
+    pub value: f64,
+    pub unit: String,
+}
+
+/// GPT-J-6B, used by two TensorRT-LLM blog rows; not in the lab's catalogue.
+fn gpt_j_6b() -> ModelSpec {
+    ModelSpec {
+        id: "gpt-j-6b".into(),
+        name: "GPT-J-6B".into(),
+        params_total: 6.05e9,
+        params_active: 6.05e9,
+        num_layers: 28,
+        hidden_size: 4096,
+        num_attention_heads: 16,
+        num_kv_heads: 16,
+        head_dim: 256,
+        intermediate_size: 16384,
+        vocab_size: 50400,
+        max_context: 2048,
+        num_experts: 1,
+        experts_per_token: 1,
+    }
+}
+
+fn split_csv(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for ch in line.chars() {
+        match ch {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+pub fn rows() -> Vec<Row> {
+    let mut out = Vec::new();
+    for line in DATA.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let c = split_csv(line);
+        let batch = c[6].trim_start_matches("bs=").split_whitespace().next().and_then(|b| b.parse().ok()).unwrap_or(1);
+        out.push(Row {
+            gpu: c[1].trim_end_matches('?').to_string(),
+            model: c[2].clone(),
+            precision: c[3].split_whitespace().next().unwrap_or("").to_string(),
+            framework: c[4].clone(),
+            tp: c[5].parse().unwrap_or(1),
+            batch,
+            input: c[7].parse().unwrap_or(0),
+            output: c[8].parse().unwrap_or(0),
+            metric: c[9].clone(),
+            value: c[10].parse().unwrap_or(f64::NAN),
+            unit: c[11].clone(),
+        });
+    }
+    out
+}
+
+fn gpu_id(name: &str) -> &'static str {
+    match name {
+        "A100-80GB-SXM4" => "a100-80gb",
+        "H100-SXM5-80GB" => "h100-sxm",
+        "H200-SXM-141GB" => "h200",
+        "L40S" => "l40s",
+        _ => "",
+    }
+}
+
+fn model_for(name: &str) -> Option<ModelSpec> {
+    match name {
+        "Llama-2-7B" => find_model("llama-2-7b"),
+        "Llama-2-70B" => find_model("llama-2-70b"),
+        "Mistral-7B" => find_model("mistral-7b"),
+        "Mixtral-8x7B" => find_model("mixtral-8x7b"),
+        "Llama-3-8B" => find_model("llama-3-8b"),
+        "GPT-J-6B" => Some(gpt_j_6b()),
+        _ => None,
+    }
+}
+
+/// The model's prediction for a row, in the row's unit; `None` for rows it cannot replay.
+pub fn predict(row: &Row, engine: &EngineConfig) -> Option<f64> {
+    let gpu = find_gpu(gpu_id(&row.gpu))?;
+    let model = model_for(&row.model)?;
+    let dtype = if row.precision.eq_ignore_ascii_case("fp8") { Dtype::Fp8 } else { Dtype::Fp16 };
+    let kv = kv_bytes_per_token(&model, dtype.bytes());
+    let sm = StepModel::new(&model, &gpu, row.tp, dtype, kv, engine);
+    let prefill = |batch: u64, len: u64| {
+        let mut w = BatchWork::default();
+        for _ in 0..batch {
+            w.add_prefill_chunk(0, len, true);
+        }
+        sm.step_time(&w).total
+    };
+    let decode = |batch: u64, ctx: u64| {
+        let w = BatchWork { decode_seqs: batch, decode_ctx_tokens: batch * ctx, logit_tokens: batch, ..Default::default() };
+        sm.step_time(&w).total
+    };
+    let b = row.batch as u64;
+    match row.metric.as_str() {
+        "TTFT" => Some(prefill(1, row.input as u64) * 1000.0),
+        "output_throughput_per_GPU" | "output_throughput" => {
+            let (i, o) = (row.input as u64, row.output as u64);
+            let mut t = prefill(b, i);
+            for j in 1..o {
+                t += decode(b, i + j);
+            }
+            let per_gpu = if row.metric == "output_throughput_per_GPU" { row.tp as f64 } else { 1.0 };
+            Some((b * o) as f64 / t / per_gpu)
+        }
+        // batch-1 generation with a 128-token prompt: tokens/s of one sequence
+        "decode_throughput" => Some(1.0 / decode(1, row.input as u64 + 64)),
+        // vLLM under light load: a handful of sequences with ~1k tokens of context
+        "inter-token latency" => Some(decode(4, 1000) * 1000.0),
+        _ => None,
+    }
+}
+
+/// Relative error (prediction / measurement − 1) for every row the model replays.
+pub fn errors(engine: &EngineConfig) -> Vec<(Row, f64, f64)> {
+    rows()
+        .into_iter()
+        .filter_map(|r| {
+            let p = predict(&r, engine)?;
+            let e = p / r.value - 1.0;
+            Some((r, p, e))
+        })
+        .collect()
+}
