@@ -1,10 +1,247 @@
-fn main() {
-    let path = std::env::args().nth(1).unwrap();
-    let text = std::fs::read_to_string(path).unwrap();
-    let sc = sim_core::Scenario::from_json(&text).unwrap_or_else(|e| { eprintln!("{e}"); std::process::exit(2) });
-    let mut sim = sim_core::Simulation::new(&sc).unwrap_or_else(|e| { eprintln!("{e}"); std::process::exit(2) });
-    let s = sim.run_to_end();
-    sim.check_invariants().unwrap();
-    println!("{}", serde_json::to_string_pretty(&s).unwrap());
-    eprintln!("events {}", sim.events_processed());
+//! `llmsim`: run LLM Serving Lab scenarios from the command line.
+
+use sim_core::catalog;
+use sim_core::presets::{self, PRESETS};
+use sim_core::{Scenario, ScenarioError, SimOptions, Simulation, Summary, TraceLoader};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod table;
+
+const USAGE: &str = "\
+llmsim — simulate LLM serving: queue → prefill → decode on a virtual GPU
+
+USAGE:
+  llmsim run <scenario.json | --preset NAME> [--format json|table] [--requests out.csv] [--seed N]
+  llmsim presets              list built-in scenarios
+  llmsim show PRESET          print a preset's scenario JSON
+  llmsim models               list catalogue models
+  llmsim gpus                 list catalogue GPUs
+
+Exit codes: 0 ok, 2 bad input (message on stderr).";
+
+struct Fail(String);
+
+impl From<ScenarioError> for Fail {
+    fn from(e: ScenarioError) -> Self {
+        Fail(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(msg)) => {
+            eprintln!("llmsim: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), Fail> {
+    let Some(cmd) = args.first() else {
+        println!("{USAGE}");
+        return Ok(());
+    };
+    let rest = &args[1..];
+    match cmd.as_str() {
+        "run" => cmd_run(rest),
+        "presets" => {
+            let w = PRESETS.iter().map(|p| p.id.len()).max().unwrap_or(0);
+            for p in PRESETS {
+                let mark = if p.id == presets::DEFAULT_PRESET { " (default)" } else { "" };
+                println!("{:w$}  {}{mark}", p.id, p.summary);
+            }
+            Ok(())
+        }
+        "show" => {
+            let name = rest.first().ok_or_else(|| Fail("show needs a preset name (see `llmsim presets`)".into()))?;
+            let p = find_preset(name)?;
+            print!("{}", p.json);
+            Ok(())
+        }
+        "models" => {
+            println!("{:14} {:>8} {:>8} {:>6} {:>8} {:>8} {:>12} {:>8}", "id", "params", "active", "layers", "heads", "kv_heads", "KV KiB/tok", "context");
+            for m in catalog::models() {
+                let kv = sim_core::memory::kv_bytes_per_token(&m, 2.0) / 1024.0;
+                println!(
+                    "{:14} {:>7.2}B {:>7.2}B {:>6} {:>8} {:>8} {:>12.0} {:>8}",
+                    m.id,
+                    m.params_total / 1e9,
+                    m.params_active / 1e9,
+                    m.num_layers,
+                    m.num_attention_heads,
+                    m.num_kv_heads,
+                    kv,
+                    m.max_context
+                );
+            }
+            Ok(())
+        }
+        "gpus" => {
+            println!("{:13} {:>8} {:>8} {:>10} {:>10} {:>17} {:>8}", "id", "memory", "TB/s", "bf16 TF/s", "fp8 TF/s", "link (GB/s/dir)", "$/hour");
+            for g in catalog::gpus() {
+                println!(
+                    "{:13} {:>5.0}GiB {:>8.3} {:>10.1} {:>10} {:>17} {:>8.2}",
+                    g.id,
+                    g.hbm_bytes / (1u64 << 30) as f64,
+                    g.mem_bandwidth / 1e12,
+                    g.bf16_flops / 1e12,
+                    g.fp8_flops.map(|f| format!("{:.1}", f / 1e12)).unwrap_or_else(|| "-".into()),
+                    format!("{:.0} {}", g.interconnect_bw / 1e9, short_link(&g.interconnect)),
+                    g.usd_per_hour
+                );
+            }
+            Ok(())
+        }
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        other => Err(Fail(format!("unknown command \"{other}\"\n\n{USAGE}"))),
+    }
+}
+
+fn short_link(s: &str) -> &str {
+    s.split_whitespace().next().unwrap_or(s)
+}
+
+fn find_preset(name: &str) -> Result<&'static presets::Preset, Fail> {
+    presets::find(name).ok_or_else(|| {
+        let ids: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
+        Fail(format!("no preset \"{name}\"; presets: {}", ids.join(", ")))
+    })
+}
+
+/// Trace paths are read relative to the scenario file; built-in trace names need no file.
+struct FileTraces {
+    base: Option<PathBuf>,
+}
+
+impl TraceLoader for FileTraces {
+    fn load(&self, path: &str) -> Result<String, String> {
+        let p = Path::new(path);
+        let full = match (&self.base, p.is_absolute()) {
+            (Some(b), false) => b.join(p),
+            _ => p.to_path_buf(),
+        };
+        match std::fs::read_to_string(&full) {
+            Ok(t) => Ok(t),
+            Err(e) => sim_core::workload::builtin_trace(path)
+                .map(str::to_string)
+                .ok_or_else(|| format!("cannot read {}: {e}", full.display())),
+        }
+    }
+}
+
+struct RunArgs {
+    source: Option<String>,
+    preset: Option<String>,
+    format: String,
+    requests: Option<String>,
+    seed: Option<u64>,
+}
+
+fn parse_run_args(args: &[String]) -> Result<RunArgs, Fail> {
+    let mut r = RunArgs { source: None, preset: None, format: "json".into(), requests: None, seed: None };
+    let mut i = 0;
+    let value = |i: usize, flag: &str| args.get(i + 1).cloned().ok_or_else(|| Fail(format!("{flag} needs a value")));
+    while i < args.len() {
+        match args[i].as_str() {
+            "--preset" => {
+                r.preset = Some(value(i, "--preset")?);
+                i += 1;
+            }
+            "--format" => {
+                r.format = value(i, "--format")?;
+                if r.format != "json" && r.format != "table" {
+                    return Err(Fail(format!("--format must be json or table, got \"{}\"", r.format)));
+                }
+                i += 1;
+            }
+            "--requests" => {
+                r.requests = Some(value(i, "--requests")?);
+                i += 1;
+            }
+            "--seed" => {
+                let v = value(i, "--seed")?;
+                r.seed = Some(v.parse().map_err(|_| Fail(format!("--seed must be an integer 0..=18446744073709551615, got \"{v}\"")))?);
+                i += 1;
+            }
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n\n{USAGE}"))),
+            a => {
+                if r.source.is_some() {
+                    return Err(Fail(format!("unexpected argument \"{a}\"")));
+                }
+                r.source = Some(a.to_string());
+            }
+        }
+        i += 1;
+    }
+    if r.source.is_some() == r.preset.is_some() {
+        return Err(Fail("run needs exactly one of <scenario.json> or --preset NAME".into()));
+    }
+    Ok(r)
+}
+
+pub(crate) fn load_scenario(source: Option<&str>, preset: Option<&str>) -> Result<(Scenario, FileTracesBox), Fail> {
+    if let Some(name) = preset {
+        return Ok((find_preset(name)?.scenario(), Box::new(FileTraces { base: None })));
+    }
+    let path = source.expect("checked");
+    let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("cannot read {path}: {e}")))?;
+    let scenario = Scenario::from_json(&text).map_err(|e| Fail(format!("{path}: {e}")))?;
+    let base = Path::new(path).parent().map(Path::to_path_buf);
+    Ok((scenario, Box::new(FileTraces { base })))
+}
+
+type FileTracesBox = Box<dyn TraceLoader>;
+
+fn cmd_run(args: &[String]) -> Result<(), Fail> {
+    let a = parse_run_args(args)?;
+    let (mut scenario, traces) = load_scenario(a.source.as_deref(), a.preset.as_deref())?;
+    if let Some(seed) = a.seed {
+        scenario.seed = seed;
+    }
+    let mut sim = Simulation::with_options(&scenario, traces.as_ref(), SimOptions { recent_capacity: 0, ..Default::default() })?;
+    if let Some(path) = &a.requests {
+        let file = std::fs::File::create(path).map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
+        let mut w = std::io::BufWriter::new(file);
+        writeln!(w, "id,class,arrival_s,input_tokens,output_tokens,outcome,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions,met_slo")
+            .map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
+        sim.set_request_sink(Box::new(move |r| {
+            let o = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_default();
+            let outcome = serde_json::to_value(r.outcome).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            let _ = writeln!(
+                w,
+                "{},{},{:.6},{},{},{},{},{},{},{},{},{}",
+                r.id,
+                r.class,
+                r.arrival_s,
+                r.input_tokens,
+                r.output_tokens,
+                outcome,
+                o(r.queue_ms),
+                o(r.ttft_ms),
+                o(r.tpot_ms),
+                o(r.e2e_ms),
+                r.preemptions,
+                r.met_slo
+            );
+        }));
+    }
+    let summary = sim.run_to_end();
+    drop(sim); // flushes the request file
+    print_summary(&scenario, &summary, &a.format);
+    Ok(())
+}
+
+fn print_summary(scenario: &Scenario, s: &Summary, format: &str) {
+    if format == "table" {
+        print!("{}", table::render(scenario, s));
+    } else {
+        println!("{}", serde_json::to_string_pretty(s).expect("summary serialises"));
+    }
 }

@@ -1,1 +1,59 @@
-pub fn all() -> Vec<(&'static str, &'static str, crate::Scenario)> { vec![] }
+//! Built-in scenarios: the strategies and the article's high-risk configurations, ready to run.
+
+use crate::scenario::Scenario;
+
+/// A named scenario shipped with the lab.
+pub struct Preset {
+    pub id: &'static str,
+    /// One line: what it shows.
+    pub summary: &'static str,
+    pub json: &'static str,
+}
+
+macro_rules! preset {
+    ($id:literal, $summary:literal) => {
+        Preset { id: $id, summary: $summary, json: include_str!(concat!("../presets/", $id, ".json")) }
+    };
+}
+
+pub const PRESETS: &[Preset] = &[
+    preset!("chat-latency-first", "latency-first chat: small batches, short queue, reject on timeout"),
+    preset!("batch-throughput-first", "throughput-first documents: queue everything, batch to the limit"),
+    preset!("static-batching", "static batching: collect a batch, run it to completion, free it at once"),
+    preset!("continuous-batching", "the same traffic with continuous (iteration-level) batching"),
+    preset!("mixed-shared", "high risk: chat and batch traffic in one shared FCFS queue (tail explodes)"),
+    preset!("mixed-isolated", "the same mixed traffic with isolated, prioritised queues"),
+    preset!("risk-oom-full-memory", "high risk: 95% memory utilisation, over-committed admission, high concurrency (OOM restarts)"),
+    preset!("risk-context-too-large", "high risk: 32k context limit with contiguous KV reservation (fragmentation)"),
+    preset!("risk-strict-slo", "high risk: continuous batching to the limit under a strict SLO (throughput up, goodput down)"),
+    preset!("sharegpt-replay", "replay of 300 real ShareGPT requests on Llama-3.1-8B"),
+];
+
+/// The scenario the lab opens on.
+pub const DEFAULT_PRESET: &str = "chat-latency-first";
+
+pub fn find(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
+impl Preset {
+    pub fn scenario(&self) -> Scenario {
+        Scenario::from_json(self.json).unwrap_or_else(|e| panic!("built-in preset {} is invalid: {e}", self.id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_parses_builds_and_round_trips() {
+        for p in PRESETS {
+            let s = p.scenario();
+            crate::Simulation::new(&s).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+            let again = Scenario::from_json(&s.to_json_pretty()).unwrap();
+            assert_eq!(again, s, "{}", p.id);
+        }
+        assert!(find(DEFAULT_PRESET).is_some());
+    }
+}

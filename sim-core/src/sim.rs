@@ -23,6 +23,9 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 /// Simulated time in microseconds.
 pub type Micros = u64;
 
+/// Resends of one request after OOM restarts before its client gives up.
+pub const MAX_OOM_RETRIES: u32 = 3;
+
 /// Where a live request is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -103,6 +106,8 @@ struct Req {
     /// KV units held (blocks for paged, tokens for contiguous).
     units: u64,
     preemptions: u32,
+    /// Times this request was resent after an OOM restart.
+    retries: u32,
     admit_order: u64,
     // decode group membership
     dec_k0: u64,
@@ -260,6 +265,8 @@ pub struct Simulation {
     physical_units: u64,
     used_units: u64,
     used_units_class: Vec<u64>,
+    /// Over-commit admission: KV units of the prompts of running sequences.
+    prompt_units: u64,
     slot_quota: Vec<u64>,
     unit_quota: Vec<u64>,
     /// KV tokens held by sequences outside the decode group (queued hold none).
@@ -384,6 +391,7 @@ impl Simulation {
             physical_units,
             used_units: 0,
             used_units_class: vec![0; nclass],
+            prompt_units: 0,
             slot_quota,
             unit_quota,
             loose_tokens: 0,
@@ -551,6 +559,7 @@ impl Simulation {
             first_token: None,
             units: 0,
             preemptions: 0,
+            retries: 0,
             admit_order: 0,
             dec_k0: 0,
             dec_gen0: 0,
@@ -755,6 +764,11 @@ impl Simulation {
     fn quota_allows(&self, class: usize, units: u64) -> bool {
         let s = &self.scenario.scheduler;
         let base_ok = self.running_total < s.max_num_seqs as u64;
+        if s.overcommit {
+            // Over-commit: admission counts only the prompts' KV against the pool; what the
+            // running sequences generate afterwards grows into the headroom, unchecked.
+            return base_ok && self.prompt_units + units <= self.capacity_units;
+        }
         if !s.isolation {
             return base_ok && units <= self.free_units();
         }
@@ -851,6 +865,8 @@ impl Simulation {
         r.admit_order = order;
         r.first_scheduled.get_or_insert(now);
         let class = r.class as usize;
+        let prompt = r.prefill_target as u64;
+        self.prompt_units += self.units_for_tokens(prompt);
         self.running[class].insert(order, h.slot);
         self.running_total += 1;
         self.peak_running = self.peak_running.max(self.running_total);
@@ -1103,6 +1119,7 @@ impl Simulation {
             Phase::Queued => unreachable!("only running sequences are preempted"),
         }
         self.release_units(class, units);
+        self.prompt_units -= self.units_for_tokens(self.reqs[h.slot as usize].prefill_target as u64);
         self.running[class].remove(&order);
         self.running_total -= 1;
         let r = &mut self.reqs[h.slot as usize];
@@ -1234,6 +1251,8 @@ impl Simulation {
             let r = &self.reqs[h.slot as usize];
             (r.class as usize, r.units, r.admit_order)
         };
+        let prompt = self.units_for_tokens(self.reqs[h.slot as usize].prefill_target as u64);
+        self.prompt_units -= prompt;
         self.release_units(class, units);
         self.running[class].remove(&order);
         self.running_total -= 1;
@@ -1261,6 +1280,7 @@ impl Simulation {
             self.used_units_class[c] = 0;
         }
         self.used_units = 0;
+        self.prompt_units = 0;
         self.running_total = 0;
         self.group.n = 0;
         self.group.ctx_sum = 0;
@@ -1272,8 +1292,17 @@ impl Simulation {
         self.restarting_until = Some(until);
         self.push(until, EventKind::RestartDone);
         if retry {
-            // requeue in arrival order ahead of those already waiting; they start over
-            for &h in victims.iter().rev() {
+            // Requeue in arrival order ahead of those already waiting; they start over. A client
+            // gives up after MAX_OOM_RETRIES resends, which also ends restart cascades.
+            let (give_up, again): (Vec<Handle>, Vec<Handle>) =
+                victims.into_iter().partition(|h| self.reqs[h.slot as usize].retries >= MAX_OOM_RETRIES);
+            for h in give_up {
+                let r = &mut self.reqs[h.slot as usize];
+                r.units = 0;
+                r.phase = Phase::Queued;
+                self.end_request(h, Outcome::Failed);
+            }
+            for &h in again.iter().rev() {
                 let r = &mut self.reqs[h.slot as usize];
                 r.phase = Phase::Queued;
                 r.units = 0;
@@ -1282,6 +1311,7 @@ impl Simulation {
                 r.prefill_target = r.input;
                 r.first_token = None;
                 r.join_id = u64::MAX;
+                r.retries += 1;
                 let class = r.class as usize;
                 let q = self.queue_index(class);
                 self.queues[q].push_front(h);

@@ -1,0 +1,102 @@
+//! The human-readable summary of `llmsim run --format table`.
+
+use sim_core::metrics::{ClassSummary, Dist};
+use sim_core::{Scenario, Summary};
+use std::fmt::Write;
+
+fn dist_row(out: &mut String, name: &str, d: &Dist) {
+    let _ = writeln!(
+        out,
+        "  {:<6} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
+        name, d.mean, d.p50, d.p90, d.p95, d.p99, d.max
+    );
+}
+
+fn class_block(out: &mut String, c: &ClassSummary) {
+    let r = &c.requests;
+    let _ = writeln!(
+        out,
+        "  requests  arrived {}  completed {}  rejected {}  timed out {}  failed {}  preempted {}",
+        r.arrived, r.completed, r.rejected, r.timed_out, r.failed, r.preempted
+    );
+    let _ = writeln!(out, "  latency (ms)  {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}", "mean", "p50", "p90", "p95", "p99", "max");
+    dist_row(out, "TTFT", &c.ttft_ms);
+    dist_row(out, "TPOT", &c.tpot_ms);
+    dist_row(out, "ITL", &c.itl_ms);
+    dist_row(out, "E2E", &c.e2e_ms);
+    dist_row(out, "queue", &c.queue_ms);
+    let _ = writeln!(
+        out,
+        "  throughput {:.0} output tok/s, {:.2} req/s   goodput {:.0} tok/s, {:.2} req/s   SLO attainment {:.1}%",
+        c.throughput.output_tokens_per_s,
+        c.throughput.requests_per_s,
+        c.goodput.output_tokens_per_s,
+        c.goodput.requests_per_s,
+        c.goodput.slo_attainment * 100.0
+    );
+}
+
+pub fn render(scenario: &Scenario, s: &Summary) -> String {
+    let gib = (1u64 << 30) as f64;
+    let mut out = String::new();
+    let model = match &scenario.model {
+        sim_core::scenario::ModelRef::Id(id) => id.clone(),
+        sim_core::scenario::ModelRef::Custom(m) => m.id.clone(),
+    };
+    let gpu = match &scenario.gpu {
+        sim_core::scenario::GpuRef::Id(id) => id.clone(),
+        sim_core::scenario::GpuRef::Custom(g) => g.id.clone(),
+    };
+    let _ = writeln!(
+        out,
+        "{}\n{} on {} × {} ({}), {:?} batching, seed {}, {:.1} s simulated",
+        scenario.name.as_deref().unwrap_or("scenario"),
+        model,
+        scenario.num_gpus,
+        gpu,
+        scenario.dtype.name(),
+        scenario.scheduler.batching,
+        scenario.seed,
+        s.duration_s
+    );
+    let m = &s.memory;
+    let _ = writeln!(
+        out,
+        "HBM {:.1} GiB = weights {:.1} + activations {:.1} + KV pool {:.1} + headroom {:.1}; KV {:.0} KiB/token, {} tokens; peak KV {:.1} GiB, peak batch {}, mean KV waste {:.1}%",
+        m.hbm_bytes / gib,
+        m.weights_bytes / gib,
+        m.activation_bytes / gib,
+        m.kv_capacity_bytes / gib,
+        (m.hbm_bytes - m.weights_bytes - m.activation_bytes - m.kv_capacity_bytes) / gib,
+        m.kv_bytes_per_token / 1024.0,
+        m.kv_capacity_tokens,
+        m.kv_peak_bytes / gib,
+        m.peak_running,
+        m.kv_waste_mean * 100.0
+    );
+    let _ = writeln!(out, "OOM restarts {}", s.requests.oom_restarts);
+    let _ = writeln!(
+        out,
+        "cost ${:.2}/hour: ${:.3} per 1M output tokens, ${:.3} per 1M good tokens",
+        s.cost.usd_per_hour, s.cost.usd_per_million_output_tokens, s.cost.usd_per_million_good_tokens
+    );
+    let all = ClassSummary {
+        requests: s.requests,
+        ttft_ms: s.ttft_ms,
+        tpot_ms: s.tpot_ms,
+        itl_ms: s.itl_ms,
+        e2e_ms: s.e2e_ms,
+        queue_ms: s.queue_ms,
+        throughput: s.throughput,
+        goodput: s.goodput,
+    };
+    let _ = writeln!(out, "\nall classes");
+    class_block(&mut out, &all);
+    if s.classes.len() > 1 {
+        for (name, c) in &s.classes {
+            let _ = writeln!(out, "\nclass {name}");
+            class_block(&mut out, c);
+        }
+    }
+    out
+}
