@@ -535,7 +535,11 @@ impl Simulation {
                 self.restarting_until = None;
             }
         }
-        self.try_start_step();
+        // The scheduler decides once every event of this instant is in (simultaneous arrivals
+        // can share a batch).
+        if self.events.peek().is_none_or(|Reverse(n)| n.time > self.now) {
+            self.try_start_step();
+        }
     }
 
     // ---------------------------------------------------------------- arrivals and queues

@@ -128,7 +128,8 @@ pub(crate) struct ClassSource {
     pub kind: SourceKind,
     /// Requests not yet generated.
     pub remaining: u64,
-    pub total: u64,
+    /// Closed loop: arrivals scheduled but not yet taken.
+    pending: u64,
     rng_arrival: ClassRng,
     rng_len: ClassRng,
     input: Option<LenSampler>,
@@ -170,11 +171,11 @@ impl ClassSource {
             }
             (Arrival::Trace { .. }, None) => unreachable!("trace classes are built with their trace"),
         };
-        ClassSource { kind, remaining: total, total, rng_arrival, rng_len, input, output }
+        ClassSource { kind, remaining: total, pending: 0, rng_arrival, rng_len, input, output }
     }
 
     /// Time of the first arrival of an open-loop or trace class; closed-loop users start at 0.
-    pub(crate) fn first_arrivals(&self) -> Vec<u64> {
+    pub(crate) fn first_arrivals(&mut self) -> Vec<u64> {
         match &self.kind {
             SourceKind::Open { next_us, .. } => {
                 if self.remaining > 0 {
@@ -186,6 +187,7 @@ impl ClassSource {
             SourceKind::Trace { trace, .. } => vec![trace.rows[0].arrival_us],
             SourceKind::Closed { users, .. } => {
                 let n = (*users as u64).min(self.remaining);
+                self.pending = n;
                 (0..n).map(|_| 0).collect()
             }
         }
@@ -215,6 +217,7 @@ impl ClassSource {
                 (i, o, next)
             }
             SourceKind::Closed { .. } => {
+                self.pending -= 1;
                 let i = self.input.as_ref().map(|s| s.sample(&mut self.rng_len)).unwrap_or(1);
                 let o = self.output.as_ref().map(|s| s.sample(&mut self.rng_len)).unwrap_or(1);
                 (i, o, None)
@@ -225,7 +228,8 @@ impl ClassSource {
     /// Closed loop: when a user whose request ended at `now` sends the next one.
     pub(crate) fn next_user_arrival(&mut self, now: u64) -> Option<u64> {
         match &self.kind {
-            SourceKind::Closed { think, .. } if self.remaining > 0 => {
+            SourceKind::Closed { think, .. } if self.remaining > self.pending => {
+                self.pending += 1;
                 let t = think.as_ref().map(|d| d.sample(&mut self.rng_arrival)).unwrap_or(0.0);
                 Some(now + secs_to_us(t))
             }

@@ -1,0 +1,48 @@
+#![allow(dead_code)]
+use sim_core::{Scenario, SimOptions, Simulation, Summary, TraceLoader};
+
+/// A scenario from JSON text; panics with the validation message (tests only).
+pub fn scenario(json: &str) -> Scenario {
+    Scenario::from_json(json).unwrap_or_else(|e| panic!("invalid test scenario: {e}"))
+}
+
+pub fn preset(id: &str) -> Scenario {
+    sim_core::presets::find(id).unwrap_or_else(|| panic!("no preset {id}")).scenario()
+}
+
+pub fn run(s: &Scenario) -> Summary {
+    let mut sim = Simulation::new(s).unwrap_or_else(|e| panic!("{e}"));
+    let out = sim.run_to_end();
+    sim.check_invariants().unwrap();
+    out
+}
+
+/// Serves trace files from memory.
+pub struct MemTraces(pub Vec<(&'static str, String)>);
+
+impl TraceLoader for MemTraces {
+    fn load(&self, path: &str) -> Result<String, String> {
+        self.0.iter().find(|(p, _)| *p == path).map(|(_, t)| t.clone()).ok_or_else(|| format!("no trace {path}"))
+    }
+}
+
+pub fn with_trace(s: &Scenario, csv: &str) -> Simulation {
+    let traces = MemTraces(vec![("t.csv", csv.to_string())]);
+    Simulation::with_options(s, &traces, SimOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A one-class Llama-3-8B / H100 scenario with the given scheduler overrides (JSON fragment
+/// inserted into "scheduler") and class body.
+pub fn llama8b(scheduler_extra: &str, class: &str) -> Scenario {
+    let json = format!(
+        r#"{{
+      "version": 1, "seed": 11, "model": "llama-3-8b", "gpu": "h100-sxm", "num_gpus": 1,
+      "dtype": "bf16", "gpu_memory_utilization": 0.9,
+      "scheduler": {{ "batching": "continuous", "max_num_seqs": 256, "max_num_batched_tokens": 2048,
+        "chunked_prefill": true, "kv_layout": "paged", "block_size": 16, "max_model_len": 8192
+        {scheduler_extra} }},
+      "classes": [ {class} ]
+    }}"#
+    );
+    scenario(&json)
+}

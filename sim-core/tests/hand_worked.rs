@@ -1,0 +1,117 @@
+//! Small cases worked out by hand from the step-time model.
+
+mod common;
+use sim_core::perf::BatchWork;
+use sim_core::scenario::Batching;
+
+const ONE: &str = r#"{ "name": "c", "arrival": { "kind": "trace", "path": "t.csv" }, "slo": { "ttft_ms": 1000 } }"#;
+
+fn prefill_us(sim: &sim_core::Simulation, batch: u64, len: u64) -> u64 {
+    let mut w = BatchWork::default();
+    for _ in 0..batch {
+        w.add_prefill_chunk(0, len, true);
+    }
+    sim.step_model().step_time(&w).micros()
+}
+
+fn decode_us(sim: &sim_core::Simulation, batch: u64, ctx_each: u64) -> u64 {
+    let w = BatchWork { decode_seqs: batch, decode_ctx_tokens: batch * ctx_each, logit_tokens: batch, ..Default::default() };
+    sim.step_model().step_time(&w).micros()
+}
+
+#[test]
+fn one_request_alone_ttft_is_its_prefill_and_e2e_adds_n_minus_1_decode_steps() {
+    let s = common::llama8b("", ONE);
+    let mut sim = common::with_trace(&s, "arrival_s,input_len,output_len\n0,1000,50\n");
+    let prefill = prefill_us(&sim, 1, 1000);
+    // decode step j processes the KV of token j: context 1000 + j (0-based j from 1)
+    let decodes: Vec<u64> = (1..50).map(|j| decode_us(&sim, 1, 1000 + j)).collect();
+    let sum = sim.run_to_end();
+    assert_eq!(sum.requests.completed, 1);
+    assert_eq!(sum.ttft_ms.max, prefill as f64 / 1000.0);
+    let e2e = prefill + decodes.iter().sum::<u64>();
+    assert_eq!(sum.e2e_ms.max, e2e as f64 / 1000.0);
+    // TPOT = (E2E − TTFT) / (n − 1), integer µs
+    assert_eq!(sum.tpot_ms.max, ((e2e - prefill) / 49) as f64 / 1000.0);
+    // ITL: 49 gaps, each one decode step
+    assert_eq!(sum.itl_ms.count, 49);
+    assert_eq!(sum.itl_ms.max, *decodes.iter().max().unwrap() as f64 / 1000.0);
+    assert_eq!(sum.queue_ms.max, 0.0);
+    assert_eq!(sum.duration_s, e2e as f64 / 1e6);
+}
+
+#[test]
+fn long_prompt_is_chunked_into_budget_sized_prefill_steps() {
+    // 5000 tokens with a 2048-token budget: chunks of 2048, 2048, 904
+    let s = common::llama8b("", ONE);
+    let mut sim = common::with_trace(&s, "arrival_s,input_len,output_len\n0,5000,1\n");
+    let sm = sim.step_model().clone();
+    let mut expect = 0;
+    for (done, n) in [(0u64, 2048u64), (2048, 2048), (4096, 904)] {
+        let mut w = BatchWork::default();
+        w.add_prefill_chunk(done, n, done + n == 5000);
+        expect += sm.step_time(&w).micros();
+    }
+    let sum = sim.run_to_end();
+    assert_eq!(sum.ttft_ms.max, expect as f64 / 1000.0);
+    assert_eq!(sum.e2e_ms.max, expect as f64 / 1000.0);
+}
+
+#[test]
+fn static_batching_holds_every_request_until_the_longest_ends() {
+    let mut s = common::llama8b(r#", "batch_timeout_ms": 0"#, ONE);
+    s.scheduler.batching = Batching::Static;
+    s.scheduler.max_num_seqs = 4;
+    s.scheduler.chunked_prefill = false;
+    let csv = "arrival_s,input_len,output_len\n0,100,10\n0,200,20\n0,300,30\n0,400,40\n";
+    let mut sim = common::with_trace(&s, csv);
+    // prompts padded to 400; 39 decode steps over 4 sequences at context 400 + j
+    let mut expect = prefill_us(&sim, 4, 400);
+    let first = expect;
+    for j in 1..40 {
+        expect += decode_us(&sim, 4, 400 + j);
+    }
+    let mut records = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = records.clone();
+    sim.set_request_sink(Box::new(move |r| sink.borrow_mut().push(r.clone())));
+    let sum = sim.run_to_end();
+    assert_eq!(sum.requests.completed, 4);
+    let recs = std::rc::Rc::get_mut(&mut records).map(|r| r.get_mut().clone()).unwrap_or_else(|| records.borrow().clone());
+    assert_eq!(recs.len(), 4);
+    for r in &recs {
+        // everyone's E2E is the batch's end; everyone's first token the batch's prefill
+        assert_eq!(r.e2e_ms, Some(expect as f64 / 1000.0), "{r:?}");
+        assert_eq!(r.ttft_ms, Some(first as f64 / 1000.0), "{r:?}");
+    }
+    // the 10-token request waited for the 40-token one: its TPOT includes that wait
+    let short = recs.iter().find(|r| r.output_tokens == 10).unwrap();
+    assert_eq!(short.tpot_ms, Some(((expect - first) / 9) as f64 / 1000.0));
+}
+
+#[test]
+fn continuous_batching_lets_short_requests_leave_early() {
+    let s = common::llama8b("", ONE);
+    let csv = "arrival_s,input_len,output_len\n0,100,10\n0,200,20\n0,300,30\n0,400,40\n";
+    let mut sim = common::with_trace(&s, csv);
+    let recs = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = recs.clone();
+    sim.set_request_sink(Box::new(move |r| sink.borrow_mut().push(r.clone())));
+    sim.run_to_end();
+    let recs = recs.borrow();
+    let e2e = |o: u32| recs.iter().find(|r| r.output_tokens == o).unwrap().e2e_ms.unwrap();
+    assert!(e2e(10) < e2e(20) && e2e(20) < e2e(30) && e2e(30) < e2e(40));
+    // all four prefill together in one 1000-token iteration, so they share a first token time
+    let t: Vec<f64> = recs.iter().map(|r| r.ttft_ms.unwrap()).collect();
+    assert!(t.iter().all(|x| *x == t[0]));
+}
+
+#[test]
+fn kv_bytes_per_token_is_grouped_query_aware() {
+    // Llama-2-70B: 80 layers × 8 KV heads × 128 × 2 (K,V) × 2 bytes = 320 KiB per token,
+    // not 2 × 80 × 8192 × 2 = 2.5 MiB as the all-heads formula gives.
+    let m = sim_core::catalog::find_model("llama-2-70b").unwrap();
+    assert_eq!(sim_core::memory::kv_bytes_per_token(&m, 2.0), 327_680.0);
+    assert_eq!(sim_core::memory::article_kv_elements_per_token(&m) * 2.0, 2_621_440.0);
+    // fp8 KV halves it
+    assert_eq!(sim_core::memory::kv_bytes_per_token(&m, 1.0), 163_840.0);
+}

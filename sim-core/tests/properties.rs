@@ -1,0 +1,139 @@
+//! Properties over random scenarios: conservation, KV bounds, monotone time, termination,
+//! ordered percentiles, goodput ≤ throughput.
+
+mod common;
+use proptest::prelude::*;
+use sim_core::scenario::{Arrival, Batching, ClassConfig, KvLayout, LengthDist, Slo};
+use sim_core::{Scenario, Simulation};
+
+fn length() -> impl Strategy<Value = LengthDist> {
+    prop_oneof![
+        (1u32..3000).prop_map(|value| LengthDist::Fixed { value }),
+        (1u32..500, 0u32..3000).prop_map(|(min, span)| LengthDist::Uniform { min, max: min + span }),
+        (10.0f64..2000.0, 0.0f64..1.5).prop_map(|(mean, sigma)| LengthDist::Lognormal { mean, sigma }),
+    ]
+}
+
+fn arrival() -> impl Strategy<Value = Arrival> {
+    prop_oneof![
+        (0.1f64..60.0).prop_map(|rate_per_s| Arrival::Poisson { rate_per_s }),
+        (0.1f64..60.0, 0.2f64..6.0).prop_map(|(rate_per_s, cv)| Arrival::Bursty { rate_per_s, cv }),
+        (1u32..64, 0.0f64..3000.0).prop_map(|(users, think_time_ms)| Arrival::ClosedLoop { users, think_time_ms }),
+    ]
+}
+
+fn class(i: usize) -> impl Strategy<Value = ClassConfig> {
+    (arrival(), 1u64..120, length(), length(), proptest::option::of(50.0f64..5000.0), proptest::option::of(5.0f64..200.0), 0u32..3)
+        .prop_map(move |(arrival, n, input, output, ttft, tpot, priority)| ClassConfig {
+            name: format!("c{i}"),
+            arrival,
+            num_requests: Some(n),
+            input_tokens: Some(input),
+            output_tokens: Some(output),
+            slo: Slo { ttft_ms: ttft, tpot_ms: tpot, e2e_ms: None },
+            priority,
+            reserved_share: None,
+        })
+}
+
+prop_compose! {
+    fn scenario()(
+        seed in any::<u64>(),
+        model in prop::sample::select(vec!["llama-3-8b", "qwen2.5-7b", "mixtral-8x7b", "llama-2-13b"]),
+        gpu in prop::sample::select(vec!["h100-sxm", "a100-80gb", "l4", "a100-40gb", "rtx-4090", "l40s"]),
+        num_gpus in prop::sample::select(vec![1u32, 2, 4]),
+        util in 0.5f64..0.98,
+        continuous in any::<bool>(),
+        chunked in any::<bool>(),
+        paged in any::<bool>(),
+        max_num_seqs in 1u32..300,
+        budget in 512u32..8192,
+        block in prop::sample::select(vec![1u32, 8, 16, 32]),
+        max_model_len in 3000u32..4096,
+        timeout in proptest::option::of(100.0f64..20000.0),
+        max_queue in proptest::option::of(0u32..200),
+        isolation in any::<bool>(),
+        overcommit in any::<bool>(),
+        retry in any::<bool>(),
+        classes in prop::collection::vec(any::<u8>(), 1..=3),
+    )(
+        c in classes.iter().enumerate().map(|(i, _)| class(i)).collect::<Vec<_>>(),
+        seed in Just(seed), model in Just(model), gpu in Just(gpu), num_gpus in Just(num_gpus), util in Just(util),
+        continuous in Just(continuous), chunked in Just(chunked), paged in Just(paged), max_num_seqs in Just(max_num_seqs),
+        budget in Just(budget), block in Just(block), max_model_len in Just(max_model_len), timeout in Just(timeout),
+        max_queue in Just(max_queue), isolation in Just(isolation), overcommit in Just(overcommit), retry in Just(retry),
+    ) -> Scenario {
+        let mut s = common::llama8b("", r#"{ "name": "x", "arrival": { "kind": "poisson", "rate_per_s": 1 }, "num_requests": 1,
+            "input_tokens": { "kind": "fixed", "value": 1 }, "output_tokens": { "kind": "fixed", "value": 1 } }"#);
+        s.seed = seed;
+        s.model = sim_core::scenario::ModelRef::Id(model.to_string());
+        s.gpu = sim_core::scenario::GpuRef::Id(gpu.to_string());
+        s.num_gpus = num_gpus;
+        s.gpu_memory_utilization = util;
+        let sc = &mut s.scheduler;
+        sc.batching = if continuous { Batching::Continuous } else { Batching::Static };
+        sc.chunked_prefill = chunked;
+        sc.kv_layout = if paged { KvLayout::Paged } else { KvLayout::Contiguous };
+        sc.max_num_seqs = max_num_seqs;
+        sc.max_model_len = max_model_len;
+        sc.max_num_batched_tokens = budget.max(max_num_seqs).max(if chunked { 0 } else { max_model_len });
+        sc.block_size = block;
+        sc.queue_timeout_ms = timeout;
+        sc.max_queue_len = max_queue;
+        sc.isolation = isolation;
+        sc.overcommit = overcommit;
+        sc.retry_on_oom = retry;
+        sc.restart_s = 2.0;
+        sc.batch_timeout_ms = 20.0;
+        s.classes = c;
+        s
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn invariants_hold_at_every_event(s in scenario()) {
+        // Some random configurations legitimately do not fit (e.g. 13B on one GPU with a small
+        // pool); those must be refused with a message, never panic.
+        let mut sim = match Simulation::new(&s) {
+            Ok(sim) => sim,
+            Err(e) => { prop_assert!(!e.to_string().is_empty()); return Ok(()); }
+        };
+        let total: u64 = s.classes.iter().map(|c| c.num_requests.unwrap()).sum();
+        // generous bound: every request could be preempted or retried a few times, each
+        // costing at most max_model_len iterations
+        let bound = 50 + total * (4 * s.scheduler.max_model_len as u64 + 20);
+        let mut last = 0;
+        let mut events = 0u64;
+        while !sim.is_finished() {
+            sim.advance_events(1);
+            events += 1;
+            prop_assert!(sim.now() >= last, "time went backwards");
+            last = sim.now();
+            if let Err(e) = sim.check_invariants() {
+                prop_assert!(false, "after event {events}: {e}");
+            }
+            prop_assert!(events <= bound, "no termination after {events} events");
+        }
+        let sum = sim.summary();
+        let r = sum.requests;
+        prop_assert_eq!(r.arrived, total);
+        prop_assert_eq!(r.arrived, r.completed + r.rejected + r.timed_out + r.failed + r.in_flight);
+        prop_assert_eq!(r.in_flight, 0);
+        for d in [sum.ttft_ms, sum.tpot_ms, sum.itl_ms, sum.e2e_ms, sum.queue_ms] {
+            prop_assert!(d.p50 <= d.p90 && d.p90 <= d.p95 && d.p95 <= d.p99 && d.p99 <= d.max, "{:?}", d);
+        }
+        prop_assert!(sum.goodput.output_tokens_per_s <= sum.throughput.output_tokens_per_s + 1e-9);
+        prop_assert!(sum.goodput.requests_per_s <= sum.throughput.requests_per_s + 1e-9);
+        prop_assert!(sum.cost.usd_per_million_good_tokens >= sum.cost.usd_per_million_output_tokens);
+        if !s.scheduler.overcommit {
+            prop_assert!(sum.memory.kv_peak_bytes <= sum.memory.kv_capacity_bytes + 1.0);
+            prop_assert_eq!(r.oom_restarts, 0);
+        }
+        // per-class counts add up to the totals
+        let completed: u64 = sum.classes.values().map(|c| c.requests.completed).sum();
+        prop_assert_eq!(completed, r.completed);
+    }
+}
