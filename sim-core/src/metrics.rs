@@ -42,9 +42,6 @@ impl LatencyHist {
     pub(crate) fn record(&mut self, us: u64) {
         self.record_n(us, 1)
     }
-    pub(crate) fn count(&self) -> u64 {
-        self.hist.len()
-    }
     fn dist(&self) -> Dist {
         let n = self.hist.len();
         if n == 0 {

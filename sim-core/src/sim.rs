@@ -452,6 +452,10 @@ impl Simulation {
     pub fn series(&self) -> &[Sample] {
         &self.series.samples
     }
+    /// Recent endings and preemptions, oldest first (`snapshot().recent` without a snapshot).
+    pub fn recent_endings(&self) -> impl Iterator<Item = &RecentEnding> + '_ {
+        self.recent.iter()
+    }
     pub fn series_interval_s(&self) -> f64 {
         self.series.interval_us as f64 / 1e6
     }

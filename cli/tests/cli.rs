@@ -1,0 +1,122 @@
+//! The command line as a user drives it.
+
+use std::process::Command;
+
+fn llmsim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_llmsim")).args(args).output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("llmsim-test-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+#[test]
+fn run_preset_json_has_the_documented_keys() {
+    let (code, out, err) = llmsim(&["run", "--preset", "sharegpt-replay"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for k in ["arrived", "completed", "rejected", "timed_out", "preempted", "oom_restarts"] {
+        assert!(v["requests"][k].is_u64(), "requests.{k}");
+    }
+    for m in ["ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms"] {
+        for q in ["mean", "p50", "p90", "p95", "p99", "max"] {
+            assert!(v[m][q].is_f64(), "{m}.{q}");
+        }
+    }
+    for k in ["output_tokens_per_s", "total_tokens_per_s", "requests_per_s"] {
+        assert!(v["throughput"][k].as_f64().unwrap() > 0.0, "throughput.{k}");
+    }
+    for k in ["requests_per_s", "output_tokens_per_s", "slo_attainment"] {
+        assert!(v["goodput"][k].is_f64(), "goodput.{k}");
+    }
+    for k in ["hbm_bytes", "weights_bytes", "kv_capacity_bytes", "kv_peak_bytes", "kv_bytes_per_token"] {
+        assert!(v["memory"][k].as_f64().unwrap() > 0.0, "memory.{k}");
+    }
+    for k in ["usd_per_hour", "usd_per_million_output_tokens", "usd_per_million_good_tokens"] {
+        assert!(v["cost"][k].as_f64().unwrap() > 0.0, "cost.{k}");
+    }
+    assert!(v["duration_s"].as_f64().unwrap() > 29.0);
+    assert_eq!(v["classes"]["sharegpt"]["requests"]["arrived"], 300);
+    assert_eq!(v["requests"]["arrived"], 300);
+}
+
+#[test]
+fn show_prints_a_scenario_that_runs_from_a_file_and_seed_overrides() {
+    let (code, json, _) = llmsim(&["show", "chat-latency-first"]);
+    assert_eq!(code, 0);
+    let path = tmp("chat.json");
+    std::fs::write(&path, &json).unwrap();
+    let (c1, a, _) = llmsim(&["run", path.to_str().unwrap()]);
+    let (_, b, _) = llmsim(&["run", "--preset", "chat-latency-first"]);
+    let (_, c, _) = llmsim(&["run", path.to_str().unwrap(), "--seed", "99"]);
+    assert_eq!(c1, 0);
+    assert_eq!(a, b, "the printed preset and the built-in one are the same run");
+    assert_ne!(a, c, "another seed, another run");
+}
+
+#[test]
+fn requests_csv_has_one_row_per_request() {
+    let path = tmp("req.csv");
+    let (code, out, err) = llmsim(&["run", "--preset", "sharegpt-replay", "--requests", path.to_str().unwrap(), "--format", "table"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("TTFT") && out.contains("goodput"), "{out}");
+    let csv = std::fs::read_to_string(&path).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next().unwrap(), "id,class,arrival_s,input_tokens,output_tokens,outcome,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions,met_slo");
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 300);
+    assert!(rows.iter().all(|r| r.split(',').count() == 12));
+}
+
+#[test]
+fn trace_paths_resolve_next_to_the_scenario_file() {
+    let dir = tmp("");
+    std::fs::write(dir.join("mini.csv"), "arrival_s,input_len,output_len\n0,100,5\n0.5,200,7\n").unwrap();
+    let (_, json, _) = llmsim(&["show", "sharegpt-replay"]);
+    std::fs::write(dir.join("mini.json"), json.replace("sharegpt300_llama3.csv", "mini.csv")).unwrap();
+    let (code, out, err) = llmsim(&["run", dir.join("mini.json").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["requests"]["completed"], 2);
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message_naming_the_field() {
+    let path = tmp("bad.json");
+    let (_, json, _) = llmsim(&["show", "chat-latency-first"]);
+    std::fs::write(&path, json.replace(r#""max_num_seqs": 32"#, r#""max_num_seqs": 0"#)).unwrap();
+    let (code, out, err) = llmsim(&["run", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(err.contains("scheduler.max_num_seqs must be 1..=4096, got 0"), "{err}");
+    for args in [
+        vec!["run"],
+        vec!["run", "--preset", "nope"],
+        vec!["run", "/nonexistent/file.json"],
+        vec!["run", "--preset", "chat-latency-first", "--format", "xml"],
+        vec!["run", "--preset", "chat-latency-first", "--seed", "-1"],
+        vec!["frobnicate"],
+        vec!["show"],
+    ] {
+        let (code, _, err) = llmsim(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.starts_with("llmsim: ") && err.len() > 12, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn listings_name_every_catalogue_entry() {
+    let (_, models, _) = llmsim(&["models"]);
+    for id in ["llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3.1-8b", "llama-3-70b", "mistral-7b", "qwen2.5-7b", "qwen2.5-72b", "qwen3-32b", "mixtral-8x7b"] {
+        assert!(models.lines().any(|l| l.starts_with(id)), "{id}");
+    }
+    let (_, gpus, _) = llmsim(&["gpus"]);
+    for id in ["a100-40gb", "a100-80gb", "h100-sxm", "h200", "l4", "l40s", "mi300x", "rtx-4090", "rtx-pro-6000"] {
+        assert!(gpus.lines().any(|l| l.starts_with(id)), "{id}");
+    }
+    let (_, presets, _) = llmsim(&["presets"]);
+    assert!(presets.lines().count() >= 10);
+}
