@@ -130,3 +130,19 @@ fn custom_model_and_gpu_inline() {
     assert_eq!(sum.requests.arrived, 50);
     assert_eq!(sum.memory.kv_bytes_per_token, 2.0 * 22.0 * 4.0 * 64.0 * 2.0);
 }
+
+#[test]
+fn every_json_example_in_the_scenario_doc_runs() {
+    let doc = include_str!("../../docs/scenario.md");
+    let mut n = 0;
+    for block in doc.split("```json").skip(1) {
+        let json = block.split("```").next().unwrap();
+        if !json.trim_start().starts_with("{\n  \"version\"") {
+            continue; // fragments (custom model/GPU) are not whole scenarios
+        }
+        let s = Scenario::from_json(json).unwrap_or_else(|e| panic!("doc example: {e}\n{json}"));
+        Simulation::new(&s).unwrap_or_else(|e| panic!("doc example: {e}"));
+        n += 1;
+    }
+    assert!(n >= 4, "found {n} complete examples");
+}

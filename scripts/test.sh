@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Every test: sim-core and CLI (cargo test), the release wasm build, the browser tests.
+# Expects the tools of scripts/setup.sh (./lab test runs it first).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/e2e/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+step() { printf '\n\033[1m[test] %s\033[0m\n' "$*"; }
+
+step "sim-core and llmsim (cargo test)"
+cargo test --locked
+
+step "browser app (trunk build --release)"
+bash scripts/build-web.sh
+
+step "browser tests (Playwright + Chromium)"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+(cd e2e && E2E_SCRATCH="$scratch" TMPDIR="$scratch" node --test --test-concurrency=1)
