@@ -14,12 +14,16 @@ llmsim — simulate LLM serving: queue → prefill → decode on a virtual GPU
 
 USAGE:
   llmsim run <scenario.json | --preset NAME> [--format json|table] [--requests out.csv] [--seed N]
+  llmsim sweep <scenario.json | --preset NAME> --param P --from A --to B [--steps N] [--out sweep.csv]
+                              P: rate_per_s | max_num_seqs | gpu_memory_utilization | max_num_batched_tokens
+  llmsim check <contract.json>    run a resource contract's acceptance test (exit 0 pass, 1 fail)
+  llmsim contract             print an example resource contract
   llmsim presets              list built-in scenarios
   llmsim show PRESET          print a preset's scenario JSON
   llmsim models               list catalogue models
   llmsim gpus                 list catalogue GPUs
 
-Exit codes: 0 ok, 2 bad input (message on stderr).";
+Exit codes: 0 ok, 1 contract failed, 2 bad input (message on stderr).";
 
 struct Fail(String);
 
@@ -31,6 +35,16 @@ impl From<ScenarioError> for Fail {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("check") {
+        return match cmd_check(&args[1..]) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(Fail(msg)) => {
+                eprintln!("llmsim: {msg}");
+                ExitCode::from(2)
+            }
+        };
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(msg)) => {
@@ -48,6 +62,12 @@ fn run(args: &[String]) -> Result<(), Fail> {
     let rest = &args[1..];
     match cmd.as_str() {
         "run" => cmd_run(rest),
+        "sweep" => cmd_sweep(rest),
+        "check" => cmd_check(rest).map(|_| ()),
+        "contract" => {
+            print!("{}", sim_core::contract::EXAMPLE);
+            Ok(())
+        }
         "presets" => {
             let w = PRESETS.iter().map(|p| p.id.len()).max().unwrap_or(0);
             for p in PRESETS {
@@ -244,4 +264,77 @@ fn print_summary(scenario: &Scenario, s: &Summary, format: &str) {
     } else {
         println!("{}", serde_json::to_string_pretty(s).expect("summary serialises"));
     }
+}
+
+fn cmd_sweep(args: &[String]) -> Result<(), Fail> {
+    let (mut source, mut preset, mut param, mut from, mut to, mut steps, mut out) = (None, None, None, None, None, 10usize, None);
+    let mut i = 0;
+    let value = |i: usize, flag: &str| args.get(i + 1).cloned().ok_or_else(|| Fail(format!("{flag} needs a value")));
+    let number = |v: String, flag: &str| v.parse::<f64>().map_err(|_| Fail(format!("{flag} must be a number, got \"{v}\"")));
+    while i < args.len() {
+        match args[i].as_str() {
+            "--preset" => preset = Some(value(i, "--preset")?),
+            "--param" => {
+                let v = value(i, "--param")?;
+                param = Some(sim_core::sweep::SweepParam::parse(&v).ok_or_else(|| {
+                    let ids: Vec<&str> = sim_core::sweep::SweepParam::ALL.iter().map(|p| p.id()).collect();
+                    Fail(format!("--param must be one of {}, got \"{v}\"", ids.join(", ")))
+                })?);
+            }
+            "--from" => from = Some(number(value(i, "--from")?, "--from")?),
+            "--to" => to = Some(number(value(i, "--to")?, "--to")?),
+            "--steps" => {
+                let v = value(i, "--steps")?;
+                steps = v.parse().map_err(|_| Fail(format!("--steps must be an integer 1..=200, got \"{v}\"")))?;
+            }
+            "--out" => out = Some(value(i, "--out")?),
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n\n{USAGE}"))),
+            a => {
+                source = Some(a.to_string());
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    if source.is_some() == preset.is_some() {
+        return Err(Fail("sweep needs exactly one of <scenario.json> or --preset NAME".into()));
+    }
+    let param = param.ok_or_else(|| Fail("sweep needs --param".into()))?;
+    let (from, to) = (from.ok_or_else(|| Fail("sweep needs --from".into()))?, to.ok_or_else(|| Fail("sweep needs --to".into()))?);
+    let (scenario, _traces) = load_scenario(source.as_deref(), preset.as_deref())?;
+    let sweep = sim_core::sweep::Sweep::new(&scenario, param, from, to, steps)?;
+    let points = sweep.run();
+    let csv = sim_core::sweep::to_csv(param, &points);
+    match out {
+        Some(path) => std::fs::write(&path, csv).map_err(|e| Fail(format!("cannot write {path}: {e}")))?,
+        None => print!("{csv}"),
+    }
+    Ok(())
+}
+
+/// Runs a contract's acceptance test; prints one line per target. Ok(pass).
+fn cmd_check(args: &[String]) -> Result<bool, Fail> {
+    let [path] = args else {
+        return Err(Fail("check needs one contract file (see `llmsim contract` for an example)".into()));
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("cannot read {path}: {e}")))?;
+    let contract = sim_core::contract::Contract::from_json(&text).map_err(|e| Fail(format!("{path}: {e}")))?;
+    let base = Path::new(path).parent().map(Path::to_path_buf);
+    let report = contract.check(&FileTraces { base })?;
+    println!("{}", contract.name.as_deref().unwrap_or("contract"));
+    for l in &report.lines {
+        println!(
+            "  {}  {:<44} {:>12.3} {} {:<10.3} {}",
+            if l.pass { "PASS" } else { "FAIL" },
+            l.field,
+            l.measured,
+            l.op,
+            l.target,
+            l.unit
+        );
+    }
+    let failed = report.lines.iter().filter(|l| !l.pass).count();
+    println!("{}: {} of {} lines pass", if report.pass { "ACCEPTED" } else { "REJECTED" }, report.lines.len() - failed, report.lines.len());
+    Ok(report.pass)
 }

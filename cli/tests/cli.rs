@@ -120,3 +120,33 @@ fn listings_name_every_catalogue_entry() {
     let (_, presets, _) = llmsim(&["presets"]);
     assert!(presets.lines().count() >= 10);
 }
+
+#[test]
+fn sweep_writes_one_csv_row_per_point() {
+    let (code, out, err) = llmsim(&["sweep", "--preset", "sharegpt-replay", "--param", "rate_per_s", "--from", "0.5", "--to", "2", "--steps", "4"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("rate_per_s,completed,"));
+    assert_eq!(lines.len(), 5);
+    let (code, _, err) = llmsim(&["sweep", "--preset", "sharegpt-replay", "--param", "colour", "--from", "1", "--to", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--param must be one of rate_per_s"), "{err}");
+}
+
+#[test]
+fn check_exits_0_when_the_contract_holds_and_1_when_it_does_not() {
+    let (_, example, _) = llmsim(&["contract"]);
+    let good = tmp("contract.json");
+    std::fs::write(&good, &example).unwrap();
+    let (code, out, err) = llmsim(&["check", good.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("ACCEPTED"));
+    let bad = tmp("contract-bad.json");
+    std::fs::write(&bad, example.replace(r#""tpot_p99_ms": 50"#, r#""tpot_p99_ms": 1"#)).unwrap();
+    let (code, out, _) = llmsim(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("FAIL  slo.tpot_p99_ms") && out.contains("REJECTED"), "{out}");
+    let (code, _, err) = llmsim(&["check", "/nonexistent.json"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("llmsim: cannot read"));
+}

@@ -11,12 +11,14 @@
 
 pub mod calibration;
 pub mod catalog;
+pub mod contract;
 pub mod memory;
 pub mod metrics;
 pub mod perf;
 pub mod presets;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod workload;
 
 pub use catalog::{Dtype, GpuSpec, ModelSpec};

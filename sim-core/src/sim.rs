@@ -238,6 +238,7 @@ pub struct Simulation {
     event_seq: u64,
     events_processed: u64,
     sources: Vec<ClassSource>,
+    total_requests: u64,
     class_names: Vec<String>,
     slo: Vec<crate::scenario::Slo>,
     priority: Vec<u32>,
@@ -360,6 +361,7 @@ impl Simulation {
             class_names: scenario.classes.iter().map(|c| c.name.clone()).collect(),
             slo: scenario.classes.iter().map(|c| c.slo.clone()).collect(),
             priority: scenario.classes.iter().map(|c| c.priority).collect(),
+            total_requests: sources.iter().map(|c| c.remaining).sum(),
             sources,
             reqs: Vec::new(),
             free_slots: Vec::new(),
@@ -441,6 +443,18 @@ impl Simulation {
     }
     pub fn events_processed(&self) -> u64 {
         self.events_processed
+    }
+    /// Requests the scenario will send in all.
+    pub fn total_requests(&self) -> u64 {
+        self.total_requests
+    }
+    /// Share of all requests that have ended, 0..=1.
+    pub fn progress(&self) -> f64 {
+        if self.total_requests == 0 {
+            1.0
+        } else {
+            self.total.ended() as f64 / self.total_requests as f64
+        }
     }
     pub fn class_names(&self) -> &[String] {
         &self.class_names
