@@ -25,6 +25,7 @@ fn class_block(out: &mut String, c: &ClassSummary) {
     dist_row(out, "ITL", &c.itl_ms);
     dist_row(out, "E2E", &c.e2e_ms);
     dist_row(out, "queue", &c.queue_ms);
+    dist_row(out, "prefill", &c.prefill_ms);
     let _ = writeln!(
         out,
         "  throughput {:.0} output tok/s, {:.2} req/s   goodput {:.0} tok/s, {:.2} req/s   SLO attainment {:.1}%",
@@ -87,6 +88,7 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
         itl_ms: s.itl_ms,
         e2e_ms: s.e2e_ms,
         queue_ms: s.queue_ms,
+        prefill_ms: s.prefill_ms,
         throughput: s.throughput,
         goodput: s.goodput,
     };

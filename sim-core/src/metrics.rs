@@ -3,7 +3,8 @@
 //! * TTFT: arrival → first output token (queueing + prefill).
 //! * TPOT: (E2E − TTFT) / (output tokens − 1), per request with more than one output token.
 //! * ITL: every gap between two consecutive output tokens of a request.
-//! * E2E: arrival → last token. Queue time: arrival → first scheduled.
+//! * E2E: arrival → last token. Queue time: arrival → first scheduled. Prefill time: first
+//!   scheduled → first token (TTFT = queue + prefill).
 //! * Goodput: requests that met every SLO of their class, per second, and their output tokens.
 //!
 //! Percentiles come from HDR histograms (3 significant digits, microsecond resolution); means
@@ -150,6 +151,7 @@ pub struct ClassSummary {
     pub itl_ms: Dist,
     pub e2e_ms: Dist,
     pub queue_ms: Dist,
+    pub prefill_ms: Dist,
     pub throughput: Throughput,
     pub goodput: Goodput,
 }
@@ -163,6 +165,7 @@ pub struct Summary {
     pub itl_ms: Dist,
     pub e2e_ms: Dist,
     pub queue_ms: Dist,
+    pub prefill_ms: Dist,
     pub throughput: Throughput,
     pub goodput: Goodput,
     pub memory: Memory,
@@ -204,6 +207,7 @@ pub(crate) struct ClassMetrics {
     pub itl: LatencyHist,
     pub e2e: LatencyHist,
     pub queue: LatencyHist,
+    pub prefill: LatencyHist,
     pub input_tokens_done: u64,
     pub output_tokens_done: u64,
     pub good_requests: u64,
@@ -219,6 +223,7 @@ impl ClassMetrics {
             itl: LatencyHist::new(),
             e2e: LatencyHist::new(),
             queue: LatencyHist::new(),
+            prefill: LatencyHist::new(),
             input_tokens_done: 0,
             output_tokens_done: 0,
             good_requests: 0,
@@ -241,6 +246,7 @@ impl ClassMetrics {
             itl_ms: self.itl.dist(),
             e2e_ms: self.e2e.dist(),
             queue_ms: self.queue.dist(),
+            prefill_ms: self.prefill.dist(),
             throughput: Throughput {
                 output_tokens_per_s: self.output_tokens_done as f64 / d,
                 total_tokens_per_s: (self.output_tokens_done + self.input_tokens_done) as f64 / d,

@@ -680,6 +680,9 @@ impl Simulation {
                     }
                     if let Some(q) = queue_us {
                         m.queue.record(q);
+                        if let Some(t) = ttft_us {
+                            m.prefill.record(t.saturating_sub(q));
+                        }
                     }
                     if good {
                         m.good_requests += 1;
@@ -1530,6 +1533,7 @@ impl Simulation {
             itl_ms: t.itl_ms,
             e2e_ms: t.e2e_ms,
             queue_ms: t.queue_ms,
+            prefill_ms: t.prefill_ms,
             throughput: t.throughput,
             goodput: t.goodput,
             memory: crate::metrics::Memory {
