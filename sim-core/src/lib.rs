@@ -11,6 +11,7 @@
 
 pub mod calibration;
 pub mod catalog;
+pub mod lessons;
 pub mod contract;
 pub mod memory;
 pub mod metrics;
