@@ -83,7 +83,10 @@ fn run(args: &[String]) -> Result<(), Fail> {
             Ok(())
         }
         "models" => {
-            println!("{:14} {:>8} {:>8} {:>6} {:>8} {:>8} {:>12} {:>8}", "id", "params", "active", "layers", "heads", "kv_heads", "KV KiB/tok", "context");
+            println!(
+                "{:14} {:>8} {:>8} {:>6} {:>8} {:>8} {:>12} {:>8}",
+                "id", "params", "active", "layers", "heads", "kv_heads", "KV KiB/tok", "context"
+            );
             for m in catalog::models() {
                 let kv = sim_core::memory::kv_bytes_per_token(&m, 2.0) / 1024.0;
                 println!(
@@ -101,7 +104,10 @@ fn run(args: &[String]) -> Result<(), Fail> {
             Ok(())
         }
         "gpus" => {
-            println!("{:13} {:>8} {:>8} {:>10} {:>10} {:>17} {:>8}", "id", "memory", "TB/s", "bf16 TF/s", "fp8 TF/s", "link (GB/s/dir)", "$/hour");
+            println!(
+                "{:13} {:>8} {:>8} {:>10} {:>10} {:>17} {:>8}",
+                "id", "memory", "TB/s", "bf16 TF/s", "fp8 TF/s", "link (GB/s/dir)", "$/hour"
+            );
             for g in catalog::gpus() {
                 println!(
                     "{:13} {:>5.0}GiB {:>8.3} {:>10.1} {:>10} {:>17} {:>8.2}",
@@ -187,7 +193,10 @@ fn parse_run_args(args: &[String]) -> Result<RunArgs, Fail> {
             }
             "--seed" => {
                 let v = value(i, "--seed")?;
-                r.seed = Some(v.parse().map_err(|_| Fail(format!("--seed must be an integer 0..=18446744073709551615, got \"{v}\"")))?);
+                r.seed =
+                    Some(v.parse().map_err(|_| {
+                        Fail(format!("--seed must be an integer 0..=18446744073709551615, got \"{v}\""))
+                    })?);
                 i += 1;
             }
             a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n\n{USAGE}"))),
@@ -225,15 +234,20 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     if let Some(seed) = a.seed {
         scenario.seed = seed;
     }
-    let mut sim = Simulation::with_options(&scenario, traces.as_ref(), SimOptions { recent_capacity: 0, ..Default::default() })?;
+    let mut sim =
+        Simulation::with_options(&scenario, traces.as_ref(), SimOptions { recent_capacity: 0, ..Default::default() })?;
     if let Some(path) = &a.requests {
         let file = std::fs::File::create(path).map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
         let mut w = std::io::BufWriter::new(file);
-        writeln!(w, "id,class,arrival_s,input_tokens,output_tokens,outcome,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions,met_slo")
-            .map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
+        writeln!(
+            w,
+            "id,class,arrival_s,input_tokens,output_tokens,outcome,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions,met_slo"
+        )
+        .map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
         sim.set_request_sink(Box::new(move |r| {
             let o = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_default();
-            let outcome = serde_json::to_value(r.outcome).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            let outcome =
+                serde_json::to_value(r.outcome).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
             let _ = writeln!(
                 w,
                 "{},{},{:.6},{},{},{},{},{},{},{},{},{}",
@@ -267,10 +281,12 @@ fn print_summary(scenario: &Scenario, s: &Summary, format: &str) {
 }
 
 fn cmd_sweep(args: &[String]) -> Result<(), Fail> {
-    let (mut source, mut preset, mut param, mut from, mut to, mut steps, mut out) = (None, None, None, None, None, 10usize, None);
+    let (mut source, mut preset, mut param, mut from, mut to, mut steps, mut out) =
+        (None, None, None, None, None, 10usize, None);
     let mut i = 0;
     let value = |i: usize, flag: &str| args.get(i + 1).cloned().ok_or_else(|| Fail(format!("{flag} needs a value")));
-    let number = |v: String, flag: &str| v.parse::<f64>().map_err(|_| Fail(format!("{flag} must be a number, got \"{v}\"")));
+    let number =
+        |v: String, flag: &str| v.parse::<f64>().map_err(|_| Fail(format!("{flag} must be a number, got \"{v}\"")));
     while i < args.len() {
         match args[i].as_str() {
             "--preset" => preset = Some(value(i, "--preset")?),
@@ -301,7 +317,8 @@ fn cmd_sweep(args: &[String]) -> Result<(), Fail> {
         return Err(Fail("sweep needs exactly one of <scenario.json> or --preset NAME".into()));
     }
     let param = param.ok_or_else(|| Fail("sweep needs --param".into()))?;
-    let (from, to) = (from.ok_or_else(|| Fail("sweep needs --from".into()))?, to.ok_or_else(|| Fail("sweep needs --to".into()))?);
+    let (from, to) =
+        (from.ok_or_else(|| Fail("sweep needs --from".into()))?, to.ok_or_else(|| Fail("sweep needs --to".into()))?);
     let (scenario, _traces) = load_scenario(source.as_deref(), preset.as_deref())?;
     let sweep = sim_core::sweep::Sweep::new(&scenario, param, from, to, steps)?;
     let points = sweep.run();
@@ -335,6 +352,11 @@ fn cmd_check(args: &[String]) -> Result<bool, Fail> {
         );
     }
     let failed = report.lines.iter().filter(|l| !l.pass).count();
-    println!("{}: {} of {} lines pass", if report.pass { "ACCEPTED" } else { "REJECTED" }, report.lines.len() - failed, report.lines.len());
+    println!(
+        "{}: {} of {} lines pass",
+        if report.pass { "ACCEPTED" } else { "REJECTED" },
+        report.lines.len() - failed,
+        report.lines.len()
+    );
     Ok(report.pass)
 }

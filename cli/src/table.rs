@@ -19,7 +19,8 @@ fn class_block(out: &mut String, c: &ClassSummary) {
         "  requests  arrived {}  completed {}  rejected {}  timed out {}  failed {}  preempted {}",
         r.arrived, r.completed, r.rejected, r.timed_out, r.failed, r.preempted
     );
-    let _ = writeln!(out, "  latency (ms)  {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}", "mean", "p50", "p90", "p95", "p99", "max");
+    let _ =
+        writeln!(out, "  latency (ms)  {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}", "mean", "p50", "p90", "p95", "p99", "max");
     dist_row(out, "TTFT", &c.ttft_ms);
     dist_row(out, "TPOT", &c.tpot_ms);
     dist_row(out, "ITL", &c.itl_ms);

@@ -4,7 +4,11 @@ use std::process::Command;
 
 fn llmsim(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_llmsim")).args(args).output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 fn tmp(name: &str) -> std::path::PathBuf {
@@ -60,12 +64,16 @@ fn show_prints_a_scenario_that_runs_from_a_file_and_seed_overrides() {
 #[test]
 fn requests_csv_has_one_row_per_request() {
     let path = tmp("req.csv");
-    let (code, out, err) = llmsim(&["run", "--preset", "sharegpt-replay", "--requests", path.to_str().unwrap(), "--format", "table"]);
+    let (code, out, err) =
+        llmsim(&["run", "--preset", "sharegpt-replay", "--requests", path.to_str().unwrap(), "--format", "table"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("TTFT") && out.contains("goodput"), "{out}");
     let csv = std::fs::read_to_string(&path).unwrap();
     let mut lines = csv.lines();
-    assert_eq!(lines.next().unwrap(), "id,class,arrival_s,input_tokens,output_tokens,outcome,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions,met_slo");
+    assert_eq!(
+        lines.next().unwrap(),
+        "id,class,arrival_s,input_tokens,output_tokens,outcome,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions,met_slo"
+    );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 300);
     assert!(rows.iter().all(|r| r.split(',').count() == 12));
@@ -110,7 +118,19 @@ fn bad_input_exits_2_with_a_message_naming_the_field() {
 #[test]
 fn listings_name_every_catalogue_entry() {
     let (_, models, _) = llmsim(&["models"]);
-    for id in ["llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3.1-8b", "llama-3-70b", "mistral-7b", "qwen2.5-7b", "qwen2.5-72b", "qwen3-32b", "mixtral-8x7b"] {
+    for id in [
+        "llama-2-7b",
+        "llama-2-13b",
+        "llama-2-70b",
+        "llama-3-8b",
+        "llama-3.1-8b",
+        "llama-3-70b",
+        "mistral-7b",
+        "qwen2.5-7b",
+        "qwen2.5-72b",
+        "qwen3-32b",
+        "mixtral-8x7b",
+    ] {
         assert!(models.lines().any(|l| l.starts_with(id)), "{id}");
     }
     let (_, gpus, _) = llmsim(&["gpus"]);
@@ -123,12 +143,25 @@ fn listings_name_every_catalogue_entry() {
 
 #[test]
 fn sweep_writes_one_csv_row_per_point() {
-    let (code, out, err) = llmsim(&["sweep", "--preset", "sharegpt-replay", "--param", "rate_per_s", "--from", "0.5", "--to", "2", "--steps", "4"]);
+    let (code, out, err) = llmsim(&[
+        "sweep",
+        "--preset",
+        "sharegpt-replay",
+        "--param",
+        "rate_per_s",
+        "--from",
+        "0.5",
+        "--to",
+        "2",
+        "--steps",
+        "4",
+    ]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("rate_per_s,completed,"));
     assert_eq!(lines.len(), 5);
-    let (code, _, err) = llmsim(&["sweep", "--preset", "sharegpt-replay", "--param", "colour", "--from", "1", "--to", "2"]);
+    let (code, _, err) =
+        llmsim(&["sweep", "--preset", "sharegpt-replay", "--param", "colour", "--from", "1", "--to", "2"]);
     assert_eq!(code, 2);
     assert!(err.contains("--param must be one of rate_per_s"), "{err}");
 }

@@ -56,7 +56,17 @@ fn main() {
     for (r, p, e) in &errs {
         println!(
             "{:>16} {:>12} {:>4} tp{} bs{:<5} {:>5}/{:<5} {:>26} measured {:>9.1} model {:>9.1} {:>+6.1}%",
-            r.gpu, r.model, r.precision, r.tp, r.batch, r.input, r.output, r.metric, r.value, p, e * 100.0
+            r.gpu,
+            r.model,
+            r.precision,
+            r.tp,
+            r.batch,
+            r.input,
+            r.output,
+            r.metric,
+            r.value,
+            p,
+            e * 100.0
         );
     }
     let mean_abs = errs.iter().map(|(_, _, e)| e.abs()).sum::<f64>() / errs.len() as f64;

@@ -121,7 +121,8 @@ pub fn predict(row: &Row, engine: &EngineConfig) -> Option<f64> {
         sm.step_time(&w).total
     };
     let decode = |batch: u64, ctx: u64| {
-        let w = BatchWork { decode_seqs: batch, decode_ctx_tokens: batch * ctx, logit_tokens: batch, ..Default::default() };
+        let w =
+            BatchWork { decode_seqs: batch, decode_ctx_tokens: batch * ctx, logit_tokens: batch, ..Default::default() };
         sm.step_time(&w).total
     };
     let b = row.batch as u64;

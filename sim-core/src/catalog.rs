@@ -95,7 +95,17 @@ impl ModelSpec {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn gpu(id: &str, name: &str, gb: f64, tbps: f64, bf16_tf: f64, fp8_tf: Option<f64>, link_bidir_gbps: f64, link: &str, usd: f64) -> GpuSpec {
+fn gpu(
+    id: &str,
+    name: &str,
+    gb: f64,
+    tbps: f64,
+    bf16_tf: f64,
+    fp8_tf: Option<f64>,
+    link_bidir_gbps: f64,
+    link: &str,
+    usd: f64,
+) -> GpuSpec {
     GpuSpec {
         id: id.into(),
         name: name.into(),
@@ -120,14 +130,35 @@ pub fn gpus() -> Vec<GpuSpec> {
         gpu("l40s", "NVIDIA L40S 48GB", 48.0, 0.864, 362.05, Some(733.0), 64.0, "PCIe Gen4 x16", 1.40),
         gpu("mi300x", "AMD Instinct MI300X 192GB", 192.0, 5.3, 1307.4, Some(2614.9), 896.0, "Infinity Fabric", 1.85),
         gpu("rtx-4090", "NVIDIA GeForce RTX 4090 24GB", 24.0, 1.008, 165.15, Some(330.3), 64.0, "PCIe Gen4 x16", 0.60),
-        gpu("rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell 96GB (Server)", 96.0, 1.597, 503.8, Some(1007.6), 128.0, "PCIe Gen5 x16", 1.79),
+        gpu(
+            "rtx-pro-6000",
+            "NVIDIA RTX PRO 6000 Blackwell 96GB (Server)",
+            96.0,
+            1.597,
+            503.8,
+            Some(1007.6),
+            128.0,
+            "PCIe Gen5 x16",
+            1.79,
+        ),
     ]
 }
 
 #[allow(clippy::too_many_arguments)]
 fn model(
-    id: &str, name: &str, total_b: f64, active_b: f64, layers: u32, hidden: u32, heads: u32, kv_heads: u32,
-    head_dim: u32, ffn: u32, vocab: u32, ctx: u32, experts: (u32, u32),
+    id: &str,
+    name: &str,
+    total_b: f64,
+    active_b: f64,
+    layers: u32,
+    hidden: u32,
+    heads: u32,
+    kv_heads: u32,
+    head_dim: u32,
+    ffn: u32,
+    vocab: u32,
+    ctx: u32,
+    experts: (u32, u32),
 ) -> ModelSpec {
     ModelSpec {
         id: id.into(),

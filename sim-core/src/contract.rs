@@ -138,7 +138,10 @@ impl Contract {
         let mut errs = Vec::new();
         let mut range = |field: &str, x: f64, lo: f64, hi: f64| {
             if !x.is_finite() || x < lo || x > hi {
-                errs.push(crate::scenario::FieldError { field: field.into(), message: format!("must be {lo}..={hi}, got {x}") });
+                errs.push(crate::scenario::FieldError {
+                    field: field.into(),
+                    message: format!("must be {lo}..={hi}, got {x}"),
+                });
             }
         };
         if self.version != CONTRACT_VERSION {
@@ -153,13 +156,24 @@ impl Contract {
         }
         range("resources.gpu_memory_utilization", self.resources.gpu_memory_utilization, 0.05, 1.0);
         let s = &self.slo;
-        for (f, v) in [("slo.ttft_p95_ms", s.ttft_p95_ms), ("slo.ttft_p99_ms", s.ttft_p99_ms), ("slo.tpot_p99_ms", s.tpot_p99_ms), ("slo.e2e_p99_ms", s.e2e_p99_ms), ("slo.goodput_min_req_s", s.goodput_min_req_s)] {
+        for (f, v) in [
+            ("slo.ttft_p95_ms", s.ttft_p95_ms),
+            ("slo.ttft_p99_ms", s.ttft_p99_ms),
+            ("slo.tpot_p99_ms", s.tpot_p99_ms),
+            ("slo.e2e_p99_ms", s.e2e_p99_ms),
+            ("slo.goodput_min_req_s", s.goodput_min_req_s),
+        ] {
             if let Some(v) = v {
                 range(f, v, 0.0, 3.6e6);
             }
         }
         let a = &self.acceptance;
-        for (f, v, hi) in [("acceptance.min_slo_attainment", a.min_slo_attainment, 1.0), ("acceptance.max_error_rate", a.max_error_rate, 1.0), ("acceptance.min_kv_headroom", a.min_kv_headroom, 1.0), ("acceptance.max_usd_per_million_good_tokens", a.max_usd_per_million_good_tokens, 1e6)] {
+        for (f, v, hi) in [
+            ("acceptance.min_slo_attainment", a.min_slo_attainment, 1.0),
+            ("acceptance.max_error_rate", a.max_error_rate, 1.0),
+            ("acceptance.min_kv_headroom", a.min_kv_headroom, 1.0),
+            ("acceptance.max_usd_per_million_good_tokens", a.max_usd_per_million_good_tokens, 1e6),
+        ] {
             if let Some(v) = v {
                 range(f, v, 0.0, hi);
             }
@@ -193,7 +207,11 @@ impl Contract {
             s.scheduler.max_num_batched_tokens = s.scheduler.max_num_batched_tokens.max(s.scheduler.max_model_len);
         }
         s.validate().map_err(|e| ScenarioError {
-            errors: e.errors.into_iter().map(|f| crate::scenario::FieldError { field: format!("workload.{}", f.field), message: f.message }).collect(),
+            errors: e
+                .errors
+                .into_iter()
+                .map(|f| crate::scenario::FieldError { field: format!("workload.{}", f.field), message: f.message })
+                .collect(),
         })?;
         Ok(s)
     }
@@ -201,7 +219,8 @@ impl Contract {
     /// Runs the acceptance test.
     pub fn check(&self, traces: &dyn TraceLoader) -> Result<ContractReport, ScenarioError> {
         let scenario = self.scenario()?;
-        let mut sim = Simulation::with_options(&scenario, traces, SimOptions { recent_capacity: 0, ..Default::default() })?;
+        let mut sim =
+            Simulation::with_options(&scenario, traces, SimOptions { recent_capacity: 0, ..Default::default() })?;
         let summary = sim.run_to_end();
         let plan = sim.hbm_plan().clone();
         Ok(self.report(scenario, summary, &plan))
@@ -211,14 +230,22 @@ impl Contract {
         let mut lines = Vec::new();
         let mut le = |field: &str, target: Option<f64>, measured: f64, unit: &'static str| {
             if let Some(t) = target {
-                lines.push(CheckLine { field: field.into(), op: "≤", target: t, measured, unit, pass: measured <= t });
+                lines
+                    .push(CheckLine { field: field.into(), op: "≤", target: t, measured, unit, pass: measured <= t });
             }
         };
         let l = &self.request_limits;
         // The safe concurrency zone is set by memory: max_concurrency sequences at full length
         // must fit the KV pool.
-        let worst_kv = l.max_concurrency as f64 * (l.max_input_tokens as f64 + l.max_output_tokens as f64) * plan.kv_bytes_per_token;
-        le("request_limits.max_concurrency", Some(plan.kv_capacity_bytes / (1u64 << 30) as f64), worst_kv / (1u64 << 30) as f64, "GiB KV at full length");
+        let worst_kv = l.max_concurrency as f64
+            * (l.max_input_tokens as f64 + l.max_output_tokens as f64)
+            * plan.kv_bytes_per_token;
+        le(
+            "request_limits.max_concurrency",
+            Some(plan.kv_capacity_bytes / (1u64 << 30) as f64),
+            worst_kv / (1u64 << 30) as f64,
+            "GiB KV at full length",
+        );
         le("request_limits.max_rate_per_s", l.max_rate_per_s, offered_rate(&scenario), "req/s offered");
         le("slo.ttft_p95_ms", self.slo.ttft_p95_ms, s.ttft_ms.p95, "ms");
         le("slo.ttft_p99_ms", self.slo.ttft_p99_ms, s.ttft_ms.p99, "ms");
@@ -228,16 +255,31 @@ impl Contract {
         let arrived = s.requests.arrived.max(1) as f64;
         let errors = (s.requests.rejected + s.requests.timed_out + s.requests.failed) as f64 / arrived;
         le("acceptance.max_error_rate", a.max_error_rate, errors, "of requests");
-        le("acceptance.max_oom_restarts", a.max_oom_restarts.map(|x| x as f64), s.requests.oom_restarts as f64, "restarts");
-        le("acceptance.max_usd_per_million_good_tokens", a.max_usd_per_million_good_tokens, s.cost.usd_per_million_good_tokens, "$");
+        le(
+            "acceptance.max_oom_restarts",
+            a.max_oom_restarts.map(|x| x as f64),
+            s.requests.oom_restarts as f64,
+            "restarts",
+        );
+        le(
+            "acceptance.max_usd_per_million_good_tokens",
+            a.max_usd_per_million_good_tokens,
+            s.cost.usd_per_million_good_tokens,
+            "$",
+        );
         let mut ge = |field: &str, target: Option<f64>, measured: f64, unit: &'static str| {
             if let Some(t) = target {
-                lines.push(CheckLine { field: field.into(), op: "≥", target: t, measured, unit, pass: measured >= t });
+                lines
+                    .push(CheckLine { field: field.into(), op: "≥", target: t, measured, unit, pass: measured >= t });
             }
         };
         ge("slo.goodput_min_req_s", self.slo.goodput_min_req_s, s.goodput.requests_per_s, "req/s");
         ge("acceptance.min_slo_attainment", a.min_slo_attainment, s.goodput.slo_attainment, "of requests");
-        let free_at_peak = if s.memory.kv_capacity_bytes > 0.0 { 1.0 - s.memory.kv_peak_bytes / s.memory.kv_capacity_bytes } else { 0.0 };
+        let free_at_peak = if s.memory.kv_capacity_bytes > 0.0 {
+            1.0 - s.memory.kv_peak_bytes / s.memory.kv_capacity_bytes
+        } else {
+            0.0
+        };
         ge("acceptance.min_kv_headroom", a.min_kv_headroom, free_at_peak, "of KV pool free at peak");
         let pass = lines.iter().all(|l| l.pass);
         ContractReport { pass, lines, summary: s, scenario }

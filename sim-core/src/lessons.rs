@@ -67,8 +67,22 @@ fn mean_vs_tail(r: &[Summary]) -> Outcome {
     let (mean, p99) = (r[0].ttft_ms.mean, r[0].ttft_ms.p99);
     let ratio = p99 / mean;
     // choices: p99 ≈ mean, ≈ 2× mean, ≥ 3× mean
-    let answer = if ratio < 1.5 { 0 } else if ratio < 3.0 { 1 } else { 2 };
-    Outcome { answer, numbers: nums(&[("ttft_mean_ms", mean), ("ttft_p50_ms", r[0].ttft_ms.p50), ("ttft_p99_ms", p99), ("ratio", ratio)]) }
+    let answer = if ratio < 1.5 {
+        0
+    } else if ratio < 3.0 {
+        1
+    } else {
+        2
+    };
+    Outcome {
+        answer,
+        numbers: nums(&[
+            ("ttft_mean_ms", mean),
+            ("ttft_p50_ms", r[0].ttft_ms.p50),
+            ("ttft_p99_ms", p99),
+            ("ratio", ratio),
+        ]),
+    }
 }
 
 fn ttft_vs_tpot_runs() -> Vec<LessonRun> {
@@ -85,7 +99,13 @@ fn ttft_vs_tpot(r: &[Summary]) -> Outcome {
     let ttft = r[1].ttft_ms.p99 / r[0].ttft_ms.p99;
     let tpot = r[1].tpot_ms.p99 / r[0].tpot_ms.p99;
     // choices: TTFT rises more, TPOT rises more, both about the same
-    let answer = if ttft > 1.5 * tpot { 0 } else if tpot > 1.5 * ttft { 1 } else { 2 };
+    let answer = if ttft > 1.5 * tpot {
+        0
+    } else if tpot > 1.5 * ttft {
+        1
+    } else {
+        2
+    };
     Outcome {
         answer,
         numbers: nums(&[
@@ -162,7 +182,13 @@ fn kv_arithmetic(r: &[Summary]) -> Outcome {
     let m = crate::catalog::find_model("llama-3-8b").expect("catalogue");
     let article = tokens * crate::memory::article_kv_elements_per_token(&m) * 2.0 / gib;
     // choices: ~0.5 GiB, ~2.5 GiB, ~10 GiB (for Llama-3-8B)
-    let answer = if gqa < 1.0 { 0 } else if gqa < 5.0 { 1 } else { 2 };
+    let answer = if gqa < 1.0 {
+        0
+    } else if gqa < 5.0 {
+        1
+    } else {
+        2
+    };
     Outcome {
         answer,
         numbers: nums(&[
@@ -188,7 +214,13 @@ fn headroom(r: &[Summary]) -> Outcome {
     let (full, safe) = (&r[0], &r[1]);
     // choices: 95% serves more good tokens, 75% serves more, about the same
     let (g95, g75) = (full.goodput.output_tokens_per_s, safe.goodput.output_tokens_per_s);
-    let answer = if g95 > 1.1 * g75 { 0 } else if g75 > 1.1 * g95 { 1 } else { 2 };
+    let answer = if g95 > 1.1 * g75 {
+        0
+    } else if g75 > 1.1 * g95 {
+        1
+    } else {
+        2
+    };
     Outcome {
         answer,
         numbers: nums(&[
@@ -213,7 +245,10 @@ fn strategy_runs() -> Vec<LessonRun> {
     let mut thr = lat.clone();
     thr.scheduler = base("batch-throughput-first").scheduler;
     thr.scheduler.max_model_len = lat.scheduler.max_model_len;
-    vec![LessonRun { variant: "latency-first", scenario: lat }, LessonRun { variant: "throughput-first", scenario: thr }]
+    vec![
+        LessonRun { variant: "latency-first", scenario: lat },
+        LessonRun { variant: "throughput-first", scenario: thr },
+    ]
 }
 
 fn strategies(r: &[Summary]) -> Outcome {
@@ -251,7 +286,13 @@ fn mixed_runs() -> Vec<LessonRun> {
 fn mixed(r: &[Summary]) -> Outcome {
     let (s, i) = (&r[0].classes["chat"], &r[1].classes["chat"]);
     // choices: isolation lowers chat p99 TTFT, raises it, no change
-    let answer = if i.ttft_ms.p99 < 0.8 * s.ttft_ms.p99 { 0 } else if i.ttft_ms.p99 > 1.2 * s.ttft_ms.p99 { 1 } else { 2 };
+    let answer = if i.ttft_ms.p99 < 0.8 * s.ttft_ms.p99 {
+        0
+    } else if i.ttft_ms.p99 > 1.2 * s.ttft_ms.p99 {
+        1
+    } else {
+        2
+    };
     Outcome {
         answer,
         numbers: nums(&[
@@ -275,7 +316,13 @@ fn context(r: &[Summary]) -> Outcome {
     let (c, p) = (&r[0], &r[1]);
     let ratio = p.memory.peak_running as f64 / c.memory.peak_running.max(1) as f64;
     // choices: paged holds about as many, ~2× as many, 3× or more sequences at once
-    let answer = if ratio < 1.5 { 0 } else if ratio < 3.0 { 1 } else { 2 };
+    let answer = if ratio < 1.5 {
+        0
+    } else if ratio < 3.0 {
+        1
+    } else {
+        2
+    };
     Outcome {
         answer,
         numbers: nums(&[
@@ -314,7 +361,14 @@ fn cost(r: &[Summary]) -> Outcome {
         }
     }
     let mut n = BTreeMap::new();
-    for (i, key) in [("usd_per_hour_0", "usd_per_m_good_0"), ("usd_per_hour_1", "usd_per_m_good_1"), ("usd_per_hour_2", "usd_per_m_good_2")].iter().enumerate() {
+    for (i, key) in [
+        ("usd_per_hour_0", "usd_per_m_good_0"),
+        ("usd_per_hour_1", "usd_per_m_good_1"),
+        ("usd_per_hour_2", "usd_per_m_good_2"),
+    ]
+    .iter()
+    .enumerate()
+    {
         n.insert(key.0, r[i].cost.usd_per_hour);
         n.insert(key.1, r[i].cost.usd_per_million_good_tokens);
     }
@@ -332,7 +386,11 @@ fn safe_zone(r: &[Summary]) -> Outcome {
     let s = &r[0];
     Outcome {
         answer: 0,
-        numbers: nums(&[("goodput", s.goodput.output_tokens_per_s), ("throughput", s.throughput.output_tokens_per_s), ("ttft_p99_ms", s.ttft_ms.p99)]),
+        numbers: nums(&[
+            ("goodput", s.goodput.output_tokens_per_s),
+            ("throughput", s.throughput.output_tokens_per_s),
+            ("ttft_p99_ms", s.ttft_ms.p99),
+        ]),
     }
 }
 
@@ -346,16 +404,51 @@ pub fn knee(points: &[crate::sweep::SweepPoint]) -> Option<(f64, f64)> {
 
 /// The ten lessons, in teaching order.
 pub const LESSONS: &[Lesson] = &[
-    Lesson { id: "mean-hides-tail", choices: 3, highlight: "ttft.p99", runs: chat_burst, outcome: mean_vs_tail, sweep: None },
-    Lesson { id: "ttft-vs-tpot", choices: 3, highlight: "ttft.p99", runs: ttft_vs_tpot_runs, outcome: ttft_vs_tpot, sweep: None },
-    Lesson { id: "goodput-vs-throughput", choices: 3, highlight: "goodput", runs: strict_slo_runs, outcome: strict_slo, sweep: None },
+    Lesson {
+        id: "mean-hides-tail",
+        choices: 3,
+        highlight: "ttft.p99",
+        runs: chat_burst,
+        outcome: mean_vs_tail,
+        sweep: None,
+    },
+    Lesson {
+        id: "ttft-vs-tpot",
+        choices: 3,
+        highlight: "ttft.p99",
+        runs: ttft_vs_tpot_runs,
+        outcome: ttft_vs_tpot,
+        sweep: None,
+    },
+    Lesson {
+        id: "goodput-vs-throughput",
+        choices: 3,
+        highlight: "goodput",
+        runs: strict_slo_runs,
+        outcome: strict_slo,
+        sweep: None,
+    },
     Lesson { id: "kv-arithmetic", choices: 3, highlight: "hbm", runs: kv_runs, outcome: kv_arithmetic, sweep: None },
     Lesson { id: "headroom", choices: 3, highlight: "oom", runs: headroom_runs, outcome: headroom, sweep: None },
-    Lesson { id: "latency-vs-throughput-first", choices: 3, highlight: "ttft.p99", runs: strategy_runs, outcome: strategies, sweep: None },
+    Lesson {
+        id: "latency-vs-throughput-first",
+        choices: 3,
+        highlight: "ttft.p99",
+        runs: strategy_runs,
+        outcome: strategies,
+        sweep: None,
+    },
     Lesson { id: "mixed-traffic", choices: 3, highlight: "ttft.p99", runs: mixed_runs, outcome: mixed, sweep: None },
     Lesson { id: "context-too-large", choices: 3, highlight: "hbm", runs: context_runs, outcome: context, sweep: None },
     Lesson { id: "cost-per-good-token", choices: 3, highlight: "cost", runs: cost_runs, outcome: cost, sweep: None },
-    Lesson { id: "safe-zone", choices: 3, highlight: "goodput", runs: safe_zone_runs, outcome: safe_zone, sweep: Some((SweepParam::RatePerS, 1.0, 20.0, 12)) },
+    Lesson {
+        id: "safe-zone",
+        choices: 3,
+        highlight: "goodput",
+        runs: safe_zone_runs,
+        outcome: safe_zone,
+        sweep: Some((SweepParam::RatePerS, 1.0, 20.0, 12)),
+    },
 ];
 
 pub fn find(id: &str) -> Option<&'static Lesson> {

@@ -11,8 +11,8 @@
 
 pub mod calibration;
 pub mod catalog;
-pub mod lessons;
 pub mod contract;
+pub mod lessons;
 pub mod memory;
 pub mod metrics;
 pub mod perf;

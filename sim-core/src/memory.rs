@@ -61,7 +61,8 @@ impl HbmPlan {
         // KV heads shard across TP ranks; with more ranks than KV heads they are replicated.
         let kv_heads_per_gpu = (model.num_kv_heads as f64 / tp).ceil();
         let kv_tok = kv_bytes_per_token(model, s.kv_dtype().bytes());
-        let kv_tok_stored = 2.0 * model.num_layers as f64 * kv_heads_per_gpu * model.head_dim as f64 * s.kv_dtype().bytes() * tp;
+        let kv_tok_stored =
+            2.0 * model.num_layers as f64 * kv_heads_per_gpu * model.head_dim as f64 * s.kv_dtype().bytes() * tp;
         let usable = capacity * s.gpu_memory_utilization;
         let kv_capacity = usable - weights - activation;
         let physical = capacity - weights - activation;

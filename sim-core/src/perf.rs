@@ -107,7 +107,14 @@ pub struct StepModel {
 }
 
 impl StepModel {
-    pub fn new(model: &ModelSpec, gpu: &GpuSpec, tp: u32, dtype: Dtype, kv_bytes_per_token: f64, engine: &EngineConfig) -> Self {
+    pub fn new(
+        model: &ModelSpec,
+        gpu: &GpuSpec,
+        tp: u32,
+        dtype: Dtype,
+        kv_bytes_per_token: f64,
+        engine: &EngineConfig,
+    ) -> Self {
         let peak = match dtype {
             Dtype::Fp8 => gpu.fp8_flops.map(|f| f * engine.fp8_efficiency).unwrap_or(gpu.bf16_flops),
             _ => gpu.bf16_flops,

@@ -23,9 +23,15 @@ pub const PRESETS: &[Preset] = &[
     preset!("continuous-batching", "the same traffic with continuous (iteration-level) batching"),
     preset!("mixed-shared", "high risk: chat and batch traffic in one shared FCFS queue (tail explodes)"),
     preset!("mixed-isolated", "the same mixed traffic with isolated, prioritised queues"),
-    preset!("risk-oom-full-memory", "high risk: 95% memory utilisation, over-committed admission, high concurrency (OOM restarts)"),
+    preset!(
+        "risk-oom-full-memory",
+        "high risk: 95% memory utilisation, over-committed admission, high concurrency (OOM restarts)"
+    ),
     preset!("risk-context-too-large", "high risk: 32k context limit with contiguous KV reservation (fragmentation)"),
-    preset!("risk-strict-slo", "high risk: continuous batching to the limit under a strict SLO (throughput up, goodput down)"),
+    preset!(
+        "risk-strict-slo",
+        "high risk: continuous batching to the limit under a strict SLO (throughput up, goodput down)"
+    ),
     preset!("sharegpt-replay", "replay of 300 real ShareGPT requests on Llama-3.1-8B"),
 ];
 

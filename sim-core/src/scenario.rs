@@ -240,10 +240,18 @@ fn one_f64() -> f64 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LengthDist {
-    Fixed { value: u32 },
-    Uniform { min: u32, max: u32 },
+    Fixed {
+        value: u32,
+    },
+    Uniform {
+        min: u32,
+        max: u32,
+    },
     /// Log-normal with the given arithmetic mean and log-space sigma, rounded, at least 1.
-    Lognormal { mean: f64, sigma: f64 },
+    Lognormal {
+        mean: f64,
+        sigma: f64,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -429,7 +437,9 @@ impl Scenario {
             }
             let is_trace = matches!(c.arrival, Arrival::Trace { .. });
             match &c.arrival {
-                Arrival::Poisson { rate_per_s } => v.range_f(&format!("{p}.arrival.rate_per_s"), *rate_per_s, 1e-6, 1e6),
+                Arrival::Poisson { rate_per_s } => {
+                    v.range_f(&format!("{p}.arrival.rate_per_s"), *rate_per_s, 1e-6, 1e6)
+                }
                 Arrival::Bursty { rate_per_s, cv } => {
                     v.range_f(&format!("{p}.arrival.rate_per_s"), *rate_per_s, 1e-6, 1e6);
                     v.range_f(&format!("{p}.arrival.cv"), *cv, 0.05, 20.0);
@@ -452,7 +462,10 @@ impl Scenario {
                     ("output_tokens", c.output_tokens.is_some()),
                 ] {
                     if present {
-                        v.err(&format!("{p}.{field}"), "must be omitted for a trace class (the trace gives it)".to_string());
+                        v.err(
+                            &format!("{p}.{field}"),
+                            "must be omitted for a trace class (the trace gives it)".to_string(),
+                        );
                     }
                 }
             } else {
@@ -521,7 +534,10 @@ fn validate_model(v: &mut Validator, m: &ModelSpec) {
     v.range_u("model.num_experts", m.num_experts as u64, 1, 1024);
     v.range_u("model.experts_per_token", m.experts_per_token as u64, 1, m.num_experts.max(1) as u64);
     if m.shared_linear_params() <= 0.0 {
-        v.err("model.params_total", "is too small for its layer shapes (non-embedding parameters would be negative)".to_string());
+        v.err(
+            "model.params_total",
+            "is too small for its layer shapes (non-embedding parameters would be negative)".to_string(),
+        );
     }
 }
 

@@ -281,8 +281,11 @@ pub struct Simulation {
     series: Series,
     recent: VecDeque<RecentEnding>,
     last_step: StepInfo,
-    sink: Option<Box<dyn FnMut(&RequestRecord)>>,
+    sink: Option<RequestSink>,
 }
+
+/// Receives each request's record as it ends.
+pub type RequestSink = Box<dyn FnMut(&RequestRecord)>;
 
 /// Reads trace files named in a scenario; the lab's built-in traces need no loader.
 pub trait TraceLoader {
@@ -308,12 +311,17 @@ impl Simulation {
         Self::with_options(scenario, &BuiltinTraces, SimOptions::default())
     }
 
-    pub fn with_options(scenario: &Scenario, traces: &dyn TraceLoader, opts: SimOptions) -> Result<Simulation, ScenarioError> {
+    pub fn with_options(
+        scenario: &Scenario,
+        traces: &dyn TraceLoader,
+        opts: SimOptions,
+    ) -> Result<Simulation, ScenarioError> {
         scenario.validate()?;
         let model = scenario.model_spec()?;
         let gpu = scenario.gpu_spec()?;
         let plan = HbmPlan::new(scenario, &model, &gpu)?;
-        let step_model = StepModel::new(&model, &gpu, scenario.num_gpus, scenario.dtype, plan.kv_bytes_per_token, &scenario.engine);
+        let step_model =
+            StepModel::new(&model, &gpu, scenario.num_gpus, scenario.dtype, plan.kv_bytes_per_token, &scenario.engine);
         let nclass = scenario.classes.len();
         let mut sources = Vec::with_capacity(nclass);
         for (i, c) in scenario.classes.iter().enumerate() {
@@ -339,7 +347,13 @@ impl Simulation {
         let shares: Vec<f64> = scenario
             .classes
             .iter()
-            .map(|c| c.reserved_share.unwrap_or(if unspecified > 0 { (1.0 - given).max(0.0) / unspecified as f64 } else { 0.0 }))
+            .map(|c| {
+                c.reserved_share.unwrap_or(if unspecified > 0 {
+                    (1.0 - given).max(0.0) / unspecified as f64
+                } else {
+                    0.0
+                })
+            })
             .collect();
         let (slot_quota, unit_quota) = if s.isolation {
             (
@@ -419,7 +433,7 @@ impl Simulation {
     }
 
     /// Receives every request's record as it ends (for `llmsim run --requests`).
-    pub fn set_request_sink(&mut self, sink: Box<dyn FnMut(&RequestRecord)>) {
+    pub fn set_request_sink(&mut self, sink: RequestSink) {
         self.sink = Some(sink);
     }
 
@@ -829,7 +843,10 @@ impl Simulation {
     /// KV units a running request holds now. Paged decode members grow in aggregate, so their
     /// holding is computed from their token count.
     fn held_units(&self, r: &Req) -> u64 {
-        if r.phase == Phase::Decode && self.static_batch.is_none() && self.scenario.scheduler.kv_layout == KvLayout::Paged {
+        if r.phase == Phase::Decode
+            && self.static_batch.is_none()
+            && self.scenario.scheduler.kv_layout == KvLayout::Paged
+        {
             self.units_for_tokens(self.decode_tokens(r))
         } else {
             r.units
@@ -864,7 +881,9 @@ impl Simulation {
 
     fn generated(&self, r: &Req) -> u32 {
         match r.phase {
-            Phase::Decode if !r.static_done && self.static_batch.is_none() => r.dec_gen0 + (self.group.k - r.dec_k0) as u32,
+            Phase::Decode if !r.static_done && self.static_batch.is_none() => {
+                r.dec_gen0 + (self.group.k - r.dec_k0) as u32
+            }
             _ => r.generated,
         }
     }
@@ -1052,7 +1071,11 @@ impl Simulation {
             return false;
         }
         let s = &self.scenario.scheduler;
-        let need = if s.kv_layout == KvLayout::Paged { self.units_for_tokens(target) + self.watermark() } else { s.max_model_len as u64 };
+        let need = if s.kv_layout == KvLayout::Paged {
+            self.units_for_tokens(target) + self.watermark()
+        } else {
+            s.max_model_len as u64
+        };
         self.quota_allows(class, need)
     }
 
@@ -1491,7 +1514,8 @@ impl Simulation {
         let p = &self.plan;
         let bpt = p.kv_bytes_per_token;
         let alloc = (self.used_units * self.unit_tokens) as f64 * bpt;
-        let used_tokens = if self.static_batch.is_some() { self.loose_tokens } else { self.group.ctx_sum + self.loose_tokens };
+        let used_tokens =
+            if self.static_batch.is_some() { self.loose_tokens } else { self.group.ctx_sum + self.loose_tokens };
         let used = (used_tokens as f64 * bpt).min(alloc);
         let util_limit = p.capacity_bytes - p.headroom_bytes;
         let free = (p.kv_capacity_bytes - alloc).max(0.0);
@@ -1563,11 +1587,9 @@ impl Simulation {
             if !r.live {
                 continue;
             }
-            let kv = if self.static_batch.is_some() && r.phase != Phase::Queued {
-                let b = self.static_batch.as_ref().unwrap();
-                b.p_max as u64 + b.step as u64
-            } else {
-                self.kv_tokens(r)
+            let kv = match &self.static_batch {
+                Some(b) if r.phase != Phase::Queued => b.p_max as u64 + b.step as u64,
+                _ => self.kv_tokens(r),
             };
             out.push(LiveRequest {
                 id: r.id,

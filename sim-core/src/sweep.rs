@@ -23,7 +23,12 @@ pub enum SweepParam {
 }
 
 impl SweepParam {
-    pub const ALL: [SweepParam; 4] = [SweepParam::RatePerS, SweepParam::MaxNumSeqs, SweepParam::GpuMemoryUtilization, SweepParam::MaxNumBatchedTokens];
+    pub const ALL: [SweepParam; 4] = [
+        SweepParam::RatePerS,
+        SweepParam::MaxNumSeqs,
+        SweepParam::GpuMemoryUtilization,
+        SweepParam::MaxNumBatchedTokens,
+    ];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -103,7 +108,10 @@ impl Sweep {
             return Err(ScenarioError::one("steps", format!("must be 1..=200, got {steps}")));
         }
         if !from.is_finite() || !to.is_finite() || from <= 0.0 || to <= 0.0 {
-            return Err(ScenarioError::one("from", format!("from and to must be positive numbers, got {from} and {to}")));
+            return Err(ScenarioError::one(
+                "from",
+                format!("from and to must be positive numbers, got {from} and {to}"),
+            ));
         }
         let values = (0..steps)
             .map(|i| if steps == 1 { from } else { from + (to - from) * i as f64 / (steps - 1) as f64 })
@@ -193,7 +201,11 @@ pub fn to_csv(param: SweepParam, points: &[SweepPoint]) -> String {
                 s.cost.usd_per_million_output_tokens,
                 s.cost.usd_per_million_good_tokens,
             )),
-            None => out.push_str(&format!("{},,,,,,,,,,,,,,,,,,,\"{}\"\n", p.value, p.error.as_deref().unwrap_or("").replace('"', "'"))),
+            None => out.push_str(&format!(
+                "{},,,,,,,,,,,,,,,,,,,\"{}\"\n",
+                p.value,
+                p.error.as_deref().unwrap_or("").replace('"', "'")
+            )),
         }
     }
     out

@@ -31,7 +31,10 @@ impl Trace {
         let cols: Vec<&str> = header.split(',').map(|c| c.trim()).collect();
         let idx = |name: &str| cols.iter().position(|c| *c == name);
         let (Some(ia), Some(ii), Some(io)) = (idx("arrival_s"), idx("input_len"), idx("output_len")) else {
-            return Err(ScenarioError::one(field, format!("must be a CSV with columns arrival_s,input_len,output_len; header was \"{header}\"")));
+            return Err(ScenarioError::one(
+                field,
+                format!("must be a CSV with columns arrival_s,input_len,output_len; header was \"{header}\""),
+            ));
         };
         let mut rows = Vec::new();
         for (n, line) in lines {
@@ -76,7 +79,8 @@ pub(crate) type ClassRng = Xoshiro256PlusPlus;
 
 pub(crate) fn class_rng(seed: u64, class: usize, stream: u64) -> ClassRng {
     // SplitMix-style mixing so nearby seeds give unrelated streams.
-    let mut z = seed ^ (class as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut z =
+        seed ^ (class as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     Xoshiro256PlusPlus::seed_from_u64(z ^ (z >> 31))
@@ -166,7 +170,11 @@ impl ClassSource {
                 (SourceKind::Open { gap, next_us: secs_to_us(first) }, c.num_requests.unwrap_or(0))
             }
             (Arrival::ClosedLoop { users, think_time_ms }, _) => {
-                let think = if *think_time_ms > 0.0 { Some(Exp::new(1000.0 / think_time_ms).expect("validated")) } else { None };
+                let think = if *think_time_ms > 0.0 {
+                    Some(Exp::new(1000.0 / think_time_ms).expect("validated"))
+                } else {
+                    None
+                };
                 (SourceKind::Closed { users: *users, think }, c.num_requests.unwrap_or(0))
             }
             (Arrival::Trace { .. }, None) => unreachable!("trace classes are built with their trace"),
@@ -258,7 +266,8 @@ mod tests {
 
     #[test]
     fn trace_errors_name_the_line() {
-        let e = Trace::parse("arrival_s,input_len,output_len\n0,10,10\n0.5,abc,3\n", "classes[0].arrival.path").unwrap_err();
+        let e = Trace::parse("arrival_s,input_len,output_len\n0,10,10\n0.5,abc,3\n", "classes[0].arrival.path")
+            .unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("classes[0].arrival.path") && msg.contains("line 3"), "{msg}");
         assert!(Trace::parse("a,b\n1,2\n", "p").is_err());

@@ -23,14 +23,30 @@ fn every_tensorrt_row_within_35_percent() {
             assert!(*e > 0.0 && *e < 1.0, "outlier moved: {} {} {} -> {p}", r.model, r.metric, r.value);
             continue;
         }
-        assert!(e.abs() <= 0.35, "{} {} {} tp{} bs{} {}/{}: measured {} model {p:.1} ({:+.0}%)", r.gpu, r.model, r.precision, r.tp, r.batch, r.input, r.output, r.value, e * 100.0);
+        assert!(
+            e.abs() <= 0.35,
+            "{} {} {} tp{} bs{} {}/{}: measured {} model {p:.1} ({:+.0}%)",
+            r.gpu,
+            r.model,
+            r.precision,
+            r.tp,
+            r.batch,
+            r.input,
+            r.output,
+            r.value,
+            e * 100.0
+        );
     }
 }
 
 #[test]
 fn tensorrt_rows_rms_log_error_below_0_16() {
     let errs = errors(&EngineConfig::default());
-    let logs: Vec<f64> = errs.iter().filter(|(r, _, _)| is_trt(&r.framework) && !is_outlier(r)).map(|(_, _, e)| (1.0 + e).ln()).collect();
+    let logs: Vec<f64> = errs
+        .iter()
+        .filter(|(r, _, _)| is_trt(&r.framework) && !is_outlier(r))
+        .map(|(_, _, e)| (1.0 + e).ln())
+        .collect();
     let rms = (logs.iter().map(|x| x * x).sum::<f64>() / logs.len() as f64).sqrt();
     assert!(rms < 0.16, "rms log error {rms:.3}");
     // and no systematic bias
@@ -54,7 +70,8 @@ fn calibration_is_not_flat_a_wrong_constant_breaks_it() {
         EngineConfig { mbu: EngineConfig::default().mbu / 2.0, ..Default::default() },
         EngineConfig { mfu: EngineConfig::default().mfu / 2.0, ..Default::default() },
     ] {
-        let bad = errors(&e).iter().filter(|(r, _, x)| is_trt(&r.framework) && !is_outlier(r) && x.abs() > 0.35).count();
+        let bad =
+            errors(&e).iter().filter(|(r, _, x)| is_trt(&r.framework) && !is_outlier(r) && x.abs() > 0.35).count();
         assert!(bad >= 5, "halving an efficiency left {bad} rows out of tolerance");
     }
 }

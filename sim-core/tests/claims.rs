@@ -11,8 +11,18 @@ fn contiguous_kv_with_a_huge_context_limit_admits_fewer_sequences_than_paged() {
     let mut paged = contiguous.clone();
     paged.scheduler.kv_layout = KvLayout::Paged;
     let (c, p) = (run(&contiguous), run(&paged));
-    assert!(c.memory.peak_running * 4 < p.memory.peak_running, "contiguous {} vs paged {}", c.memory.peak_running, p.memory.peak_running);
-    assert!(c.memory.kv_waste_mean > 0.6 && p.memory.kv_waste_mean < 0.04, "waste {} vs {}", c.memory.kv_waste_mean, p.memory.kv_waste_mean);
+    assert!(
+        c.memory.peak_running * 4 < p.memory.peak_running,
+        "contiguous {} vs paged {}",
+        c.memory.peak_running,
+        p.memory.peak_running
+    );
+    assert!(
+        c.memory.kv_waste_mean > 0.6 && p.memory.kv_waste_mean < 0.04,
+        "waste {} vs {}",
+        c.memory.kv_waste_mean,
+        p.memory.kv_waste_mean
+    );
     assert!(c.ttft_ms.p99 > 5.0 * p.ttft_ms.p99);
     // a smaller limit brings contiguous concurrency back
     let mut small = contiguous.clone();
@@ -24,7 +34,12 @@ fn contiguous_kv_with_a_huge_context_limit_admits_fewer_sequences_than_paged() {
 fn isolation_lowers_chat_tail_ttft_under_a_batch_flood() {
     let (shared, isolated) = (run(&preset("mixed-shared")), run(&preset("mixed-isolated")));
     let (s, i) = (&shared.classes["chat"], &isolated.classes["chat"]);
-    assert!(i.ttft_ms.p99 * 2.0 < s.ttft_ms.p99, "chat p99 TTFT isolated {} vs shared {}", i.ttft_ms.p99, s.ttft_ms.p99);
+    assert!(
+        i.ttft_ms.p99 * 2.0 < s.ttft_ms.p99,
+        "chat p99 TTFT isolated {} vs shared {}",
+        i.ttft_ms.p99,
+        s.ttft_ms.p99
+    );
     assert!(i.goodput.slo_attainment > s.goodput.slo_attainment);
 }
 
@@ -53,7 +68,12 @@ fn full_memory_with_overcommit_restarts_and_headroom_prevents_it() {
 fn strict_slo_with_batching_to_the_limit_has_throughput_but_little_goodput() {
     let big = preset("risk-strict-slo");
     let r = run(&big);
-    assert!(r.goodput.output_tokens_per_s * 3.0 < r.throughput.output_tokens_per_s, "goodput {} throughput {}", r.goodput.output_tokens_per_s, r.throughput.output_tokens_per_s);
+    assert!(
+        r.goodput.output_tokens_per_s * 3.0 < r.throughput.output_tokens_per_s,
+        "goodput {} throughput {}",
+        r.goodput.output_tokens_per_s,
+        r.throughput.output_tokens_per_s
+    );
     // cost per good token is far above cost per token
     assert!(r.cost.usd_per_million_good_tokens > 3.0 * r.cost.usd_per_million_output_tokens);
 }
@@ -102,6 +122,9 @@ fn cost_per_token_is_gpu_cost_over_good_throughput() {
     let r = run(&s);
     let usd = r.cost.usd_per_hour * r.duration_s / 3600.0;
     let good_tokens = r.goodput.output_tokens_per_s * r.duration_s;
-    assert!((r.cost.usd_per_million_good_tokens - usd / good_tokens * 1e6).abs() < 1e-9 * r.cost.usd_per_million_good_tokens.max(1.0));
+    assert!(
+        (r.cost.usd_per_million_good_tokens - usd / good_tokens * 1e6).abs()
+            < 1e-9 * r.cost.usd_per_million_good_tokens.max(1.0)
+    );
     assert_eq!(r.cost.usd_per_hour, 2.69 * s.num_gpus as f64);
 }

@@ -13,7 +13,10 @@ fn the_example_contract_passes_and_each_target_can_fail_it() {
     assert!(r.lines.len() >= 10);
     // the applied scenario carries the contract's limits
     assert_eq!(r.scenario.scheduler.max_num_seqs, c.request_limits.max_concurrency);
-    assert_eq!(r.scenario.scheduler.max_model_len, c.request_limits.max_input_tokens + c.request_limits.max_output_tokens);
+    assert_eq!(
+        r.scenario.scheduler.max_model_len,
+        c.request_limits.max_input_tokens + c.request_limits.max_output_tokens
+    );
 
     // an impossible TTFT target fails exactly that line
     let mut strict = c.clone();

@@ -15,7 +15,12 @@ fn prefill_us(sim: &sim_core::Simulation, batch: u64, len: u64) -> u64 {
 }
 
 fn decode_us(sim: &sim_core::Simulation, batch: u64, ctx_each: u64) -> u64 {
-    let w = BatchWork { decode_seqs: batch, decode_ctx_tokens: batch * ctx_each, logit_tokens: batch, ..Default::default() };
+    let w = BatchWork {
+        decode_seqs: batch,
+        decode_ctx_tokens: batch * ctx_each,
+        logit_tokens: batch,
+        ..Default::default()
+    };
     sim.step_model().step_time(&w).micros()
 }
 
@@ -76,7 +81,8 @@ fn static_batching_holds_every_request_until_the_longest_ends() {
     sim.set_request_sink(Box::new(move |r| sink.borrow_mut().push(r.clone())));
     let sum = sim.run_to_end();
     assert_eq!(sum.requests.completed, 4);
-    let recs = std::rc::Rc::get_mut(&mut records).map(|r| r.get_mut().clone()).unwrap_or_else(|| records.borrow().clone());
+    let recs =
+        std::rc::Rc::get_mut(&mut records).map(|r| r.get_mut().clone()).unwrap_or_else(|| records.borrow().clone());
     assert_eq!(recs.len(), 4);
     for r in &recs {
         // everyone's E2E is the batch's end; everyone's first token the batch's prefill

@@ -23,7 +23,15 @@ fn arrival() -> impl Strategy<Value = Arrival> {
 }
 
 fn class(i: usize) -> impl Strategy<Value = ClassConfig> {
-    (arrival(), 1u64..120, length(), length(), proptest::option::of(50.0f64..5000.0), proptest::option::of(5.0f64..200.0), 0u32..3)
+    (
+        arrival(),
+        1u64..120,
+        length(),
+        length(),
+        proptest::option::of(50.0f64..5000.0),
+        proptest::option::of(5.0f64..200.0),
+        0u32..3,
+    )
         .prop_map(move |(arrival, n, input, output, ttft, tpot, priority)| ClassConfig {
             name: format!("c{i}"),
             arrival,

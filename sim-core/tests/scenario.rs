@@ -64,7 +64,8 @@ fn out_of_range_values_name_field_and_range() {
 
 #[test]
 fn every_invalid_field_is_reported_at_once() {
-    let bad = CONTRACT.replace(r#""max_num_seqs": 256"#, r#""max_num_seqs": 0"#).replace(r#""sigma": 0.7"#, r#""sigma": 9"#);
+    let bad =
+        CONTRACT.replace(r#""max_num_seqs": 256"#, r#""max_num_seqs": 0"#).replace(r#""sigma": 0.7"#, r#""sigma": 9"#);
     let e = Scenario::from_json(&bad).unwrap_err();
     assert!(e.for_field("scheduler.max_num_seqs").is_some());
     assert!(e.for_field("classes[0].input_tokens.sigma").is_some());
@@ -85,7 +86,8 @@ fn unknown_and_mistyped_fields_are_rejected_with_their_path() {
 
 #[test]
 fn a_model_that_does_not_fit_says_why_and_what_would() {
-    let s = Scenario::from_json(&CONTRACT.replace(r#""llama-3-8b""#, r#""llama-2-70b""#).replace("8192", "4096")).unwrap();
+    let s =
+        Scenario::from_json(&CONTRACT.replace(r#""llama-3-8b""#, r#""llama-2-70b""#).replace("8192", "4096")).unwrap();
     let e = Simulation::new(&s).err().expect("70B fp16 cannot fit one 80 GB GPU").to_string();
     assert!(e.contains("llama-2-70b in bf16 needs 128.5 GiB for weights"), "{e}");
     assert!(e.contains("num_gpus = 2"), "{e}");
