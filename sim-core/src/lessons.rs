@@ -34,8 +34,6 @@ pub struct Lesson {
     pub highlight: &'static str,
     pub runs: fn() -> Vec<LessonRun>,
     pub outcome: fn(&[Summary]) -> Outcome,
-    /// A load sweep to show after the runs (lesson 10).
-    pub sweep: Option<(SweepParam, f64, f64, usize)>,
 }
 
 fn base(id: &str) -> Scenario {
@@ -377,19 +375,50 @@ fn cost(r: &[Summary]) -> Outcome {
     Outcome { answer: best, numbers: n }
 }
 
+/// Offered loads (requests/s) of the safe-zone lesson's sweep.
+pub const SAFE_ZONE_RATES: [f64; 10] = [2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0, 20.0];
+
 fn safe_zone_runs() -> Vec<LessonRun> {
-    vec![LessonRun { variant: "chat", scenario: smaller(base("chat-latency-first"), 600) }]
+    let base = smaller(base("chat-latency-first"), 600);
+    SAFE_ZONE_RATES
+        .iter()
+        .map(|r| LessonRun {
+            variant: "rate",
+            scenario: SweepParam::RatePerS.apply(&base, *r).expect("rates in range"),
+        })
+        .collect()
 }
 
 fn safe_zone(r: &[Summary]) -> Outcome {
-    // the sweep itself is shown by the page; the single run anchors the baseline
-    let s = &r[0];
+    let good: Vec<f64> = r.iter().map(|s| s.goodput.output_tokens_per_s).collect();
+    let (mut k, mut best) = (0, f64::MIN);
+    for (i, g) in good.iter().enumerate() {
+        if *g > best {
+            best = *g;
+            k = i;
+        }
+    }
+    let last = r.len() - 1;
+    let (lo, hi) = good.iter().fold((f64::MAX, f64::MIN), |(a, b), g| (a.min(*g), b.max(*g)));
+    // choices: goodput keeps rising to the highest load; it peaks at a knee and falls; it stays flat
+    let answer = if hi - lo < 0.1 * hi {
+        2
+    } else if k == last {
+        0
+    } else {
+        1
+    };
     Outcome {
-        answer: 0,
+        answer,
         numbers: nums(&[
-            ("goodput", s.goodput.output_tokens_per_s),
-            ("throughput", s.throughput.output_tokens_per_s),
-            ("ttft_p99_ms", s.ttft_ms.p99),
+            ("knee_rate", SAFE_ZONE_RATES[k]),
+            ("knee_goodput", best),
+            ("knee_ttft_p99_ms", r[k].ttft_ms.p99),
+            ("max_rate", SAFE_ZONE_RATES[last]),
+            ("goodput_at_max", good[last]),
+            ("throughput_at_max", r[last].throughput.output_tokens_per_s),
+            ("ttft_p99_at_max_ms", r[last].ttft_ms.p99),
+            ("peak_running_at_max", r[last].memory.peak_running as f64),
         ]),
     }
 }
@@ -404,51 +433,28 @@ pub fn knee(points: &[crate::sweep::SweepPoint]) -> Option<(f64, f64)> {
 
 /// The ten lessons, in teaching order.
 pub const LESSONS: &[Lesson] = &[
-    Lesson {
-        id: "mean-hides-tail",
-        choices: 3,
-        highlight: "ttft.p99",
-        runs: chat_burst,
-        outcome: mean_vs_tail,
-        sweep: None,
-    },
-    Lesson {
-        id: "ttft-vs-tpot",
-        choices: 3,
-        highlight: "ttft.p99",
-        runs: ttft_vs_tpot_runs,
-        outcome: ttft_vs_tpot,
-        sweep: None,
-    },
+    Lesson { id: "mean-hides-tail", choices: 3, highlight: "ttft.p99", runs: chat_burst, outcome: mean_vs_tail },
+    Lesson { id: "ttft-vs-tpot", choices: 3, highlight: "ttft.p99", runs: ttft_vs_tpot_runs, outcome: ttft_vs_tpot },
     Lesson {
         id: "goodput-vs-throughput",
         choices: 3,
         highlight: "goodput",
         runs: strict_slo_runs,
         outcome: strict_slo,
-        sweep: None,
     },
-    Lesson { id: "kv-arithmetic", choices: 3, highlight: "hbm", runs: kv_runs, outcome: kv_arithmetic, sweep: None },
-    Lesson { id: "headroom", choices: 3, highlight: "oom", runs: headroom_runs, outcome: headroom, sweep: None },
+    Lesson { id: "kv-arithmetic", choices: 3, highlight: "hbm", runs: kv_runs, outcome: kv_arithmetic },
+    Lesson { id: "headroom", choices: 3, highlight: "oom", runs: headroom_runs, outcome: headroom },
     Lesson {
         id: "latency-vs-throughput-first",
         choices: 3,
         highlight: "ttft.p99",
         runs: strategy_runs,
         outcome: strategies,
-        sweep: None,
     },
-    Lesson { id: "mixed-traffic", choices: 3, highlight: "ttft.p99", runs: mixed_runs, outcome: mixed, sweep: None },
-    Lesson { id: "context-too-large", choices: 3, highlight: "hbm", runs: context_runs, outcome: context, sweep: None },
-    Lesson { id: "cost-per-good-token", choices: 3, highlight: "cost", runs: cost_runs, outcome: cost, sweep: None },
-    Lesson {
-        id: "safe-zone",
-        choices: 3,
-        highlight: "goodput",
-        runs: safe_zone_runs,
-        outcome: safe_zone,
-        sweep: Some((SweepParam::RatePerS, 1.0, 20.0, 12)),
-    },
+    Lesson { id: "mixed-traffic", choices: 3, highlight: "ttft.p99", runs: mixed_runs, outcome: mixed },
+    Lesson { id: "context-too-large", choices: 3, highlight: "hbm", runs: context_runs, outcome: context },
+    Lesson { id: "cost-per-good-token", choices: 3, highlight: "cost", runs: cost_runs, outcome: cost },
+    Lesson { id: "safe-zone", choices: 3, highlight: "goodput", runs: safe_zone_runs, outcome: safe_zone },
 ];
 
 pub fn find(id: &str) -> Option<&'static Lesson> {
