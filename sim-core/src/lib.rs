@@ -12,12 +12,14 @@
 pub mod calibration;
 pub mod catalog;
 pub mod contract;
+pub mod exercise;
 pub mod lessons;
 pub mod memory;
 pub mod metrics;
 pub mod perf;
 pub mod presets;
 pub mod scenario;
+pub mod share;
 pub mod sim;
 pub mod sweep;
 pub mod workload;
