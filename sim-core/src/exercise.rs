@@ -89,15 +89,16 @@ impl Exercise {
 
 /// The built-in exercises.
 pub fn exercises() -> Vec<Exercise> {
+    // 20 req/s in all: 16 chat, 4 bursty document requests, one shared queue to start from
+    use crate::scenario::{Arrival, LengthDist};
     let mut mixed = crate::presets::find("mixed-shared").expect("preset").scenario();
-    for c in &mut mixed.classes {
-        if let crate::scenario::Arrival::Poisson { rate_per_s } | crate::scenario::Arrival::Bursty { rate_per_s, .. } =
-            &mut c.arrival
-        {
-            *rate_per_s *= 20.0 / 9.0; // 20 req/s in all
-        }
-    }
     mixed.name = Some("Serve 20 req/s of mixed traffic".into());
+    mixed.classes[0].arrival = Arrival::Poisson { rate_per_s: 16.0 };
+    mixed.classes[0].num_requests = Some(2000);
+    mixed.classes[1].arrival = Arrival::Bursty { rate_per_s: 4.0, cv: 3.0 };
+    mixed.classes[1].num_requests = Some(500);
+    mixed.classes[1].input_tokens = Some(LengthDist::Lognormal { mean: 3000.0, sigma: 0.4 });
+    mixed.classes[1].output_tokens = Some(LengthDist::Lognormal { mean: 400.0, sigma: 0.5 });
     let mut chat = crate::presets::find("chat-latency-first").expect("preset").scenario();
     chat.name = Some("Cheapest good tokens for chat".into());
     let allowed_hw = ["gpu", "num_gpus", "dtype", "gpu_memory_utilization"];
