@@ -324,6 +324,7 @@ fn context(r: &[Summary]) -> Outcome {
     Outcome {
         answer,
         numbers: nums(&[
+            ("ratio", ratio),
             ("peak_running_contiguous", c.memory.peak_running as f64),
             ("peak_running_paged", p.memory.peak_running as f64),
             ("waste_contiguous", c.memory.kv_waste_mean),
@@ -371,6 +372,7 @@ fn cost(r: &[Summary]) -> Outcome {
         n.insert(key.1, r[i].cost.usd_per_million_good_tokens);
     }
     n.insert("attainment_0", r[0].goodput.slo_attainment);
+    n.insert("attainment_1", r[1].goodput.slo_attainment);
     n.insert("attainment_2", r[2].goodput.slo_attainment);
     Outcome { answer: best, numbers: n }
 }
