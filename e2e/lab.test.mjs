@@ -8,12 +8,16 @@ import {
   canvasStats,
   launchBrowser,
   openLab,
+  readMetric,
   readSimTime,
+  runToEnd,
+  selectPreset,
   serveDir,
   sleep,
+  tid,
 } from './lib.mjs';
 
-describe('lab page', { timeout: 120_000 }, () => {
+describe('lab page', { timeout: 180_000 }, () => {
   let server;
   let browser;
 
@@ -31,61 +35,223 @@ describe('lab page', { timeout: 120_000 }, () => {
   async function mounted(query = '') {
     const lab = await openLab(browser.context, server.url + query);
     await lab.page.locator('h1', { hasText: 'LLM Serving Lab' }).waitFor({ timeout: 15_000 });
+    await lab.page.locator(tid('stage')).first().waitFor();
     return lab;
   }
 
-  test('loads without console errors', async () => {
+  test('loads without console errors and the stage animates', async () => {
     const { page, errors } = await mounted();
-    await page.locator('canvas#stage').waitFor();
-    await sleep(500);
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-
-  test('sim time increases', async () => {
-    const { page, errors } = await mounted();
-    const first = await readSimTime(page);
+    // opens on the default scenario, already playing
+    assert.equal(await page.locator(tid('run-state')).textContent(), 'playing');
+    const t0 = await readSimTime(page);
+    const a = await canvasStats(page, '#stage');
+    assert.ok(a.colours > 8, `stage has only ${a.colours} colours`);
     await sleep(1500);
-    const second = await readSimTime(page);
-    assert.ok(second > first, `sim-time went from ${first} to ${second}`);
+    const t1 = await readSimTime(page);
+    assert.ok(t1 > t0, `simulated time went from ${t0} to ${t1}`);
+    const b = await canvasStats(page, '#stage');
+    assert.notEqual(a.hash, b.hash, 'the stage did not change in 1.5 s');
     assert.deepEqual(errors, []);
     await page.close();
   });
 
-  test('canvas is drawn and animates', async () => {
-    const { page } = await mounted();
+  test('after a few seconds of play the metrics show non-zero TTFT and TPOT', async () => {
+    const { page, errors } = await mounted();
     await page.waitForFunction(
-      () => Number(document.querySelector('[data-testid="frame"]')?.textContent) > 2,
+      () => {
+        const v = (id) => document.querySelector(`[data-testid="${id}"]`)?.textContent ?? '';
+        return /\d/.test(v('metric-ttft-p50')) && /\d/.test(v('metric-tpot-p50'));
+      },
+      null,
+      { timeout: 30_000 },
     );
-    const a = await canvasStats(page);
-    assert.ok(a.opaque === a.width * a.height, `only ${a.opaque} of ${a.width * a.height} pixels drawn`);
-    assert.ok(a.colours > 2, `canvas has ${a.colours} colours`);
-    await sleep(300);
-    const b = await canvasStats(page);
-    assert.notEqual(a.hash, b.hash, 'canvas did not change in 300 ms');
+    for (const id of ['metric-ttft-p50', 'metric-ttft-p99', 'metric-ttft-mean', 'metric-tpot-p50', 'metric-tpot-p99']) {
+      const ms = await readMetric(page, id);
+      assert.ok(ms > 0, `${id} = ${ms}`);
+    }
+    assert.ok((await readMetric(page, 'metric-throughput')) > 0, 'throughput is zero');
+    // every metric label carries its definition
+    const defs = await page.locator(`${tid('metrics-a')} .term .def`).count();
+    assert.ok(defs >= 15, `only ${defs} definitions in the metrics panel`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('static → continuous batching: goodput up, p99 TTFT far down, throughput not lower', async () => {
+    const { page, errors } = await mounted();
+    await selectPreset(page, 'static-batching');
+    await runToEnd(page);
+    const stat = {
+      throughput: await readMetric(page, 'metric-throughput'),
+      goodput: await readMetric(page, 'metric-goodput'),
+      ttftP99: await readMetric(page, 'metric-ttft-p99'),
+    };
+    await selectPreset(page, 'continuous-batching');
+    await runToEnd(page);
+    const cont = {
+      throughput: await readMetric(page, 'metric-throughput'),
+      goodput: await readMetric(page, 'metric-goodput'),
+      ttftP99: await readMetric(page, 'metric-ttft-p99'),
+    };
+    const detail = JSON.stringify({ static: stat, continuous: cont });
+    assert.ok(cont.goodput > stat.goodput, `goodput should rise: ${detail}`);
+    assert.ok(cont.ttftP99 * 10 < stat.ttftP99, `p99 TTFT should fall by more than 10×: ${detail}`);
+    assert.ok(cont.throughput >= stat.throughput * 0.99, `throughput should not fall: ${detail}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the HBM gauge follows the model: Llama-2-70B fp16 is refused on one 80 GB GPU and runs on two', async () => {
+    const { page, errors } = await mounted();
+    await page.selectOption(tid('field-model'), 'llama-2-70b');
+    await page.selectOption(tid('field-dtype'), 'fp16');
+    await page.selectOption(tid('field-num_gpus'), '1');
+    const banner = page.locator(tid('config-error'));
+    await banner.waitFor({ timeout: 5000 });
+    const message = await page.locator(tid('config-error-message')).textContent();
+    assert.match(message, /does not fit/);
+    assert.match(message, /llama-2-70b/);
+    assert.match(message, /num_gpus = 2/, 'the message should say what would fit');
+    // the last good run stays on screen and keeps running
+    assert.match(await page.locator(tid('hbm-capacity')).textContent(), /80\.0 GiB on 1 ×/);
+    const t0 = await readSimTime(page);
+    await sleep(600);
+    assert.ok((await readSimTime(page)) > t0, 'the last good run should keep playing');
+
+    await page.selectOption(tid('field-num_gpus'), '2');
+    await banner.waitFor({ state: 'detached', timeout: 5000 });
+    await page.waitForFunction(
+      () => /on 2 ×/.test(document.querySelector('[data-testid="hbm-capacity"]')?.textContent ?? ''),
+      null,
+      { timeout: 5000 },
+    );
+    assert.match(await page.locator(tid('hbm-capacity')).textContent(), /160 GiB on 2 ×/);
+    await page.waitForFunction(
+      () => Number.parseFloat(document.querySelector('[data-testid="hbm-weights"]')?.textContent) > 100,
+      null,
+      { timeout: 5000 },
+    );
+    const weights = Number.parseFloat(await page.locator(tid('hbm-weights')).textContent());
+    assert.ok(Math.abs(weights - 128.5) < 1, `weights ${weights} GiB, expected about 128.5`);
+    assert.match(
+      await page.locator(tid('kv-formula-lab')).textContent(),
+      /80 layers × 8 KV heads × 128 head dim × 2 B \(fp16\) = 327,680 B/,
+    );
+    assert.match(await page.locator(tid('kv-formula-article')).textContent(), /2 × 80 layers × 8,192 hidden = 1,310,720 values/);
+    const t1 = await readSimTime(page);
+    await sleep(800);
+    assert.ok((await readSimTime(page)) > t1, 'Llama-2-70B on two GPUs should run');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a typed value out of range shows sim-core’s message beside the field; the slider clamps', async () => {
+    const { page, errors } = await mounted();
+    const field = page.locator(tid('field-scheduler.max_num_seqs'));
+    await field.fill('99999');
+    await field.press('Enter');
+    const msg = page.locator(tid('error-scheduler.max_num_seqs'));
+    await msg.waitFor({ timeout: 5000 });
+    assert.match(await msg.textContent(), /must be 1\.\.=4096, got 99999/);
+    await page.locator(tid('config-error')).waitFor();
+    // the slider stays within its range
+    const slider = page.locator(tid('slider-scheduler.max_num_seqs'));
+    assert.equal(await slider.inputValue(), await slider.getAttribute('max'));
+    // not a number: a local message, nothing applied
+    const rate = page.locator(tid('field-classes[0].arrival.rate_per_s'));
+    await rate.fill('fast');
+    await rate.press('Enter');
+    assert.match(await page.locator(tid('error-classes[0].arrival.rate_per_s')).textContent(), /enter a number/);
+    // back to the settings that run
+    await page.locator(tid('back-to-running')).click();
+    await page.locator(tid('config-error')).waitFor({ state: 'detached' });
+    assert.equal(await field.inputValue(), '32');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('step advances one iteration while paused; reset restarts from t = 0', async () => {
+    const { page, errors } = await mounted();
+    await sleep(500);
+    await page.locator(tid('play')).click(); // pause
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-state"]')?.textContent === 'paused');
+    await sleep(200);
+    const t0 = await readSimTime(page);
+    await sleep(400);
+    assert.equal(await readSimTime(page), t0, 'paused time should not move');
+    await page.locator(tid('step')).click();
+    await page.waitForFunction((t) => Number.parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > t, t0);
+    assert.equal(await page.locator(tid('run-state')).textContent(), 'paused');
+    await page.locator(tid('reset')).click();
+    await page.waitForFunction(() => Number.parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) < 0.5);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('speed spans 0.1× to 100× of simulated time', async () => {
+    const { page, errors } = await mounted();
+    const slider = page.locator(tid('speed'));
+    await slider.fill('0');
+    assert.equal(await page.locator(tid('speed-value')).textContent(), '0.1×');
+    await slider.fill(await slider.getAttribute('max'));
+    assert.equal(await page.locator(tid('speed-value')).textContent(), '100×');
+    const t0 = await readSimTime(page);
+    await sleep(1000);
+    const t1 = await readSimTime(page);
+    assert.ok(t1 - t0 > 20, `at 100× one second should advance well over 20 simulated seconds, got ${t1 - t0}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('A/B mode compares two configurations on the same arrivals', async () => {
+    const { page, errors } = await mounted();
+    await page.locator(tid('pair-static-batching')).click();
+    await page.locator('#stage-b').waitFor();
+    await page.locator(tid('metrics-b')).waitFor();
+    assert.match(await page.locator(tid('ab-diff')).last().textContent(), /scheduler\.batching/);
+    await runToEnd(page);
+    const count = (panel, id) => readMetric(page, id, tid(panel));
+    // the same requests arrived in both: the same two are too long for max_model_len
+    for (const id of ['count-rejected', 'count-completed']) {
+      assert.equal(await count('metrics-a', id), await count('metrics-b', id), id);
+    }
+    assert.ok(
+      (await count('metrics-b', 'metric-goodput')) > (await count('metrics-a', 'metric-goodput')),
+      'continuous (B) should have the higher goodput',
+    );
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'ab.png'), fullPage: true });
+    assert.deepEqual(errors, []);
     await page.close();
   });
 
   test('screenshot', async () => {
     const { page } = await mounted();
-    await page.waitForFunction(
-      () => Number(document.querySelector('[data-testid="frame"]')?.textContent) > 10,
-    );
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator(tid('speed-10')).click();
+    await sleep(3000);
     await mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'lab.png'), fullPage: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'lab-1280x800.png') });
+    await page.setViewportSize({ width: 700, height: 900 });
+    await sleep(500);
+    await page.screenshot({ path: join(ARTIFACTS, 'lab-700.png') });
     await page.close();
   });
 
-  test('a panic shows the error view', async () => {
+  test('a panic shows the error view with a reset action', async () => {
     // The app panics right after mounting, so the header never stays: no mounted() here.
     const { page, errors } = await openLab(browser.context, `${server.url}?panic`);
-    const view = page.locator('[data-testid="panic"]');
+    const view = page.locator(tid('panic'));
     await view.waitFor({ timeout: 15_000 });
     assert.match(await view.textContent(), /panic requested by the \?panic query parameter/);
     assert.equal(await page.locator('canvas#stage').count(), 0);
     assert.ok(errors.length > 0, 'the panic should be logged to the console');
     await mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'panic.png') });
+    await page.locator(tid('panic-reset')).click();
+    await page.locator('h1', { hasText: 'LLM Serving Lab' }).waitFor({ timeout: 15_000 });
+    await page.locator('canvas#stage').waitFor();
     await page.close();
   });
 });

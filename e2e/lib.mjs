@@ -173,3 +173,42 @@ export function canvasStats(page, selector = '#stage') {
 }
 
 export const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+/** CSS selector of a data-testid (quoted: ids may hold dots and brackets). */
+export const tid = (id) => `[data-testid="${id}"]`;
+
+/**
+ * Reads a number as the page shows it: "143 ms", "1.23 s" (→ 1230, in ms), "1,443 tok/s",
+ * "99.9 %", "$0.518", "12". Throws when the element shows no number.
+ */
+export async function readMetric(page, id, scope = '') {
+  const text = (await page.locator(`${scope} ${tid(id)}`.trim()).first().textContent()) ?? '';
+  return parseShown(text, id);
+}
+
+export function parseShown(text, what = 'value') {
+  const m = text.replace(/,/g, '').match(/(-?\d+(?:\.\d+)?)\s*(ms|s|%|tok\/s|req\/s)?/);
+  if (!m) throw new Error(`${what} shows no number: ${JSON.stringify(text)}`);
+  const v = Number.parseFloat(m[1]);
+  return m[2] === 's' ? v * 1000 : v;
+}
+
+/** Picks a preset in the scenario panel and waits until the restarted run plays. */
+export async function selectPreset(page, id) {
+  await page.selectOption(tid('preset'), id);
+  await page.waitForFunction(
+    (want) => document.querySelector('[data-testid="preset"]')?.value === want
+      && document.querySelector('[data-testid="run-state"]')?.textContent === 'playing',
+    id,
+  );
+}
+
+/** Fast-forwards until every request has ended and the panels show the final numbers. */
+export async function runToEnd(page, timeout = 60_000) {
+  await page.locator(tid('run-to-end')).click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="run-state"]')?.textContent === 'finished',
+    null,
+    { timeout },
+  );
+}

@@ -1,14 +1,39 @@
-//! Browser front end of the LLM Serving Lab.
-
-use std::sync::{
-    atomic::{AtomicBool, Ordering},
-    Arc,
-};
+//! Browser front end of the LLM Serving Lab: learners watch requests flow through
+//! queue → prefill → decode on a virtual GPU while the latency, goodput, memory and cost
+//! numbers react live. sim-core computes everything; this crate animates, formats and draws.
+//!
+//! * [`engine`]: the controller (simulations, the per-frame advance, the calm tick)
+//! * [`ui`]: shared signals, applying scenario drafts
+//! * [`stage`]: the animated canvas; [`glyph`]: class colours and shapes
+//! * [`charts`]: a small canvas chart helper and the lab's charts
+//! * [`metrics_panel`], [`hbm`], [`controls`], [`toolbar`], [`panels`]: the page's sections
+//! * [`panic_view`]: the error view if anything ever panics
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
+pub mod charts;
+pub mod controls;
+pub mod defs;
+pub mod engine;
+pub mod format;
+pub mod glyph;
+pub mod hbm;
+pub mod metrics_panel;
+pub mod panels;
 mod panic_view;
-mod stage;
+pub mod stage;
+pub mod toolbar;
+pub mod ui;
+
+use crate::controls::Controls;
+use crate::metrics_panel::MetricsPanel;
+use crate::panels::{AbPairs, AbTabs, ChartsRow, ErrorBanner, StageBlock};
+use crate::toolbar::Toolbar;
+use crate::ui::Ui;
+
+/// How often the panels' numbers refresh, ms (the calm tick: about 7 times a second).
+const CALM_TICK_MS: u32 = 150;
 
 /// Entry point of the wasm binary: installs the panic view, then mounts the app.
 ///
@@ -25,44 +50,154 @@ pub fn start() {
 /// True when the page URL's query string holds `name` or `name=...`.
 fn query_has_flag(name: &str) -> bool {
     let search = window().location().search().unwrap_or_default();
-    search
-        .trim_start_matches('?')
-        .split('&')
-        .any(|pair| pair.split('=').next() == Some(name))
+    search.trim_start_matches('?').split('&').any(|pair| pair.split('=').next() == Some(name))
+}
+
+/// Runs a built-in preset to its end and returns the summary JSON (for comparing with the CLI).
+pub fn run_preset_json(id: &str) -> String {
+    engine::run_preset_json(id)
+}
+
+/// Frame timings and live request counts, as JSON.
+pub fn stats_json() -> String {
+    engine::with(|e| {
+        let live = e.live_counts();
+        let now = e.runs.first().map_or(0.0, |r| r.sim.now() as f64 / 1e6);
+        e.stats.json(&[
+            ("live_a", live.first().copied().unwrap_or(0) as f64),
+            ("live_b", live.get(1).copied().unwrap_or(0) as f64),
+            ("sim_time_s", now),
+        ])
+    })
+    .unwrap_or_else(|| "{}".to_string())
+}
+
+/// Forgets the frame timings collected so far.
+pub fn reset_stats() {
+    engine::with(|e| e.stats.reset());
 }
 
 #[component]
 pub fn App() -> impl IntoView {
-    let (sim_time, set_sim_time) = signal(0.0_f64);
-    let (frames, set_frames) = signal(0_u64);
+    let ui = Ui::new();
+    match sim_core::Simulation::new(&ui.drafts[0].get_untracked()) {
+        Ok(sim) => {
+            engine::install(vec![sim]);
+            ui.set_infos(engine::with(|e| e.infos()).unwrap_or_default());
+        }
+        Err(e) => ui.errors[0].set(Some(e)),
+    }
 
-    // The animation loop stops when this component is cleaned up.
-    let running = Arc::new(AtomicBool::new(true));
-    on_cleanup({
-        let running = running.clone();
-        move || running.store(false, Ordering::Relaxed)
+    // Any change of a draft (or of A/B mode) restarts the runs from t = 0.
+    Effect::new(move |_| {
+        ui.drafts[0].track();
+        ui.drafts[1].track();
+        ui.ab.track();
+        ui.apply(false);
+    });
+    // Charts and metrics follow the class selection at once.
+    Effect::new(move |_| {
+        ui.class_view.track();
+        ui.refresh(true);
     });
 
-    let canvas = NodeRef::<leptos::html::Canvas>::new();
-    canvas.on_load(move |canvas| {
-        stage::run(canvas, running, move |tick| {
-            set_sim_time.set(tick.seconds);
-            set_frames.set(tick.frame);
-        });
-    });
+    start_animation(ui);
+    gloo_timers::callback::Interval::new(CALM_TICK_MS, move || ui.refresh(false)).forget();
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| on_key(ui, &ev));
+    on_cleanup(move || keys.remove());
 
     view! {
         <header class="top">
-            <h1>"LLM Serving Lab"</h1>
+            <div class="brand">
+                <h1>"LLM Serving Lab"</h1>
+                <p class="tagline">"Requests flow queue → prefill → decode on a virtual GPU. Change a setting and watch TTFT, TPOT, the tail, goodput, memory and cost react."</p>
+            </div>
         </header>
-        <main class="lab">
-            <canvas id="stage" node_ref=canvas width="800" height="450"></canvas>
-            <p class="status">
-                "sim time "
-                <span data-testid="sim-time">{move || format!("{:.2}", sim_time.get())}</span>
-                " s · frame "
-                <span data-testid="frame">{frames}</span>
-            </p>
+        <Toolbar ui=ui/>
+        <main class="lab" class:ab=move || ui.ab.get()>
+            <aside class="controls-col" aria-label="Scenario settings">
+                <AbTabs ui=ui/>
+                <Controls ui=ui/>
+                <AbPairs ui=ui/>
+            </aside>
+            <div class="stage-col">
+                <ErrorBanner ui=ui/>
+                <StageBlock ui=ui which=0/>
+                <Show when=move || ui.ab.get()>
+                    <StageBlock ui=ui which=1/>
+                </Show>
+            </div>
+            <div class="metrics-col">
+                <MetricsPanel ui=ui which=0/>
+                <Show when=move || ui.ab.get()>
+                    <MetricsPanel ui=ui which=1/>
+                </Show>
+            </div>
+            <div class="charts-col">
+                <ChartsRow ui=ui/>
+            </div>
         </main>
+        <footer class="foot small muted">
+            "Every number comes from sim-core, a deterministic simulation: hover or focus a label for its definition. "
+            "Keys: Space play/pause, → one iteration."
+        </footer>
     }
+}
+
+/// Space toggles play, → steps one iteration — unless the focus is in a form field.
+fn on_key(ui: Ui, ev: &web_sys::KeyboardEvent) {
+    let in_field = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA" | "BUTTON"));
+    if in_field || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+        return;
+    }
+    match ev.key().as_str() {
+        " " => {
+            ev.prevent_default();
+            if ui.finished() {
+                ui.reset();
+            } else {
+                let on = ui.playing.get_untracked() || ui.fast_forward.get_untracked();
+                ui.playing.set(!on);
+                ui.fast_forward.set(false);
+                if on {
+                    ui.refresh(true);
+                }
+            }
+        }
+        "ArrowRight" => {
+            ev.prevent_default();
+            ui.step();
+        }
+        _ => {}
+    }
+}
+
+/// The animation loop: one engine frame per `requestAnimationFrame`.
+fn start_animation(ui: Ui) {
+    let Some(perf) = window().performance() else { return };
+    request_animation_frame(move || frame(ui, perf));
+}
+
+fn frame(ui: Ui, perf: web_sys::Performance) {
+    let input = engine::FrameInput {
+        now_ms: perf.now(),
+        playing: ui.playing.get_untracked(),
+        speed: ui.speed.get_untracked(),
+        fast_forward: ui.fast_forward.get_untracked(),
+    };
+    if let Some(out) = engine::with(|e| e.frame(input, &perf)) {
+        if out.all_finished && (input.playing || input.fast_forward) {
+            ui.playing.set(false);
+            ui.fast_forward.set(false);
+            ui.refresh(true);
+        }
+        let behind = out.behind && !input.fast_forward;
+        if ui.behind.get_untracked() != behind {
+            ui.behind.set(behind);
+        }
+    }
+    request_animation_frame(move || frame(ui, perf));
 }

@@ -36,7 +36,7 @@ fn show(message: &str) {
         ("h1", "The lab stopped"),
         (
             "p",
-            "Something went wrong inside the simulator app. Reload the page to start again.",
+            "Something went wrong inside the lab. Your settings were not saved; reset to start again from the default scenario.",
         ),
         ("pre", message),
     ] {
@@ -44,6 +44,15 @@ fn show(message: &str) {
             el.set_text_content(Some(text));
             let _ = view.append_child(&el);
         }
+    }
+    // A plain link: after a panic the wasm instance cannot be trusted to run a click handler.
+    if let Ok(reset) = document.create_element("a") {
+        let here = web_sys::window().and_then(|w| w.location().pathname().ok()).unwrap_or_else(|| "./".into());
+        let _ = reset.set_attribute("href", &here);
+        let _ = reset.set_attribute("class", "btn primary");
+        let _ = reset.set_attribute("data-testid", "panic-reset");
+        reset.set_text_content(Some("Reset the lab"));
+        let _ = view.append_child(&reset);
     }
     body.set_text_content(None);
     let _ = body.append_child(&view);

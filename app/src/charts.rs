@@ -1,0 +1,555 @@
+//! A small canvas chart helper (axes, ticks, lines, reference lines, legend) and the lab's
+//! charts built on it. Charts only draw what sim-core computed: `ttft_cdf`, `tpot_cdf`, `series`.
+
+use sim_core::Simulation;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use crate::format;
+use crate::glyph;
+use crate::stage::dash;
+
+const AXIS: &str = "#94a3b8";
+const GRID: &str = "#e7ecf2";
+const TEXT: &str = "#1e293b";
+const MUTED: &str = "#5b6b80";
+const FONT: &str = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
+const FONT_TITLE: &str = "600 12px system-ui, -apple-system, 'Segoe UI', sans-serif";
+
+/// Points per CDF curve.
+const CDF_POINTS: usize = 80;
+
+/// Sizes a canvas's backing store to its CSS width × `css_h` at the device pixel ratio and
+/// returns its context scaled to CSS pixels. `min_w` keeps a layout readable when narrow (the
+/// canvas is then scaled down by CSS).
+pub fn fit_canvas(canvas: &HtmlCanvasElement, min_w: f64, css_h: f64) -> Option<(CanvasRenderingContext2d, f64, f64)> {
+    let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).clamp(1.0, 3.0);
+    let cw = f64::from(canvas.client_width());
+    let w = if cw > 0.0 { cw.max(min_w) } else { min_w };
+    let h = css_h;
+    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+    }
+    let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    Some((ctx, w, h))
+}
+
+pub fn canvas_by_id(id: &str) -> Option<HtmlCanvasElement> {
+    web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into::<HtmlCanvasElement>().ok()
+}
+
+/// One axis: linear or base-10 logarithmic.
+#[derive(Clone, Copy, Debug)]
+pub enum Axis {
+    Linear { min: f64, max: f64 },
+    Log { min: f64, max: f64 },
+}
+
+impl Axis {
+    fn frac(&self, v: f64) -> f64 {
+        match *self {
+            Axis::Linear { min, max } => {
+                if max > min {
+                    (v - min) / (max - min)
+                } else {
+                    0.0
+                }
+            }
+            Axis::Log { min, max } => {
+                let v = v.max(min);
+                (v.log10() - min.log10()) / (max.log10() - min.log10()).max(1e-9)
+            }
+        }
+    }
+
+    fn ticks(&self) -> Vec<f64> {
+        match *self {
+            Axis::Linear { min, max } => nice_ticks(min, max, 4),
+            Axis::Log { min, max } => {
+                let mut out = Vec::new();
+                let mut d = 10f64.powf(min.log10().floor());
+                while d <= max * 1.0001 {
+                    if d >= min * 0.9999 {
+                        out.push(d);
+                    }
+                    d *= 10.0;
+                }
+                out
+            }
+        }
+    }
+
+    /// A log axis spanning whole decades around [lo, hi].
+    pub fn log_decades(lo: f64, hi: f64) -> Axis {
+        let lo = lo.max(1e-3);
+        let hi = hi.max(lo * 10.0);
+        Axis::Log { min: 10f64.powf(lo.log10().floor()), max: 10f64.powf(hi.log10().ceil()) }
+    }
+
+    /// A linear axis from 0 to a round number at or above `hi`.
+    pub fn zero_to(hi: f64) -> Axis {
+        let hi = if hi.is_finite() && hi > 0.0 { hi } else { 1.0 };
+        let step = nice_step(hi / 4.0);
+        Axis::Linear { min: 0.0, max: (hi / step).ceil() * step }
+    }
+}
+
+fn nice_step(raw: f64) -> f64 {
+    if raw <= 0.0 || !raw.is_finite() {
+        return 1.0;
+    }
+    let mag = 10f64.powf(raw.log10().floor());
+    let n = raw / mag;
+    let m = if n <= 1.0 {
+        1.0
+    } else if n <= 2.0 {
+        2.0
+    } else if n <= 2.5 {
+        2.5
+    } else if n <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * mag
+}
+
+fn nice_ticks(min: f64, max: f64, n: usize) -> Vec<f64> {
+    let step = nice_step((max - min) / n.max(1) as f64);
+    let mut out = Vec::new();
+    let mut v = (min / step).ceil() * step;
+    while v <= max + step * 1e-6 {
+        out.push(v);
+        v += step;
+    }
+    out
+}
+
+/// A plot area with its axes drawn.
+pub struct Plot<'a> {
+    ctx: &'a CanvasRenderingContext2d,
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+    xa: Axis,
+    ya: Axis,
+    legend_y: f64,
+    /// Stack legend entries upwards from the bottom right (where a CDF leaves room).
+    legend_bottom: bool,
+}
+
+/// How tick labels read.
+#[derive(Clone, Copy)]
+pub enum Units {
+    Ms,
+    Seconds,
+    Share,
+    Percent,
+    Count,
+}
+
+fn tick_label(v: f64, u: Units) -> String {
+    match u {
+        Units::Ms => {
+            if v >= 1000.0 {
+                format!("{} s", format::plain(v / 1000.0))
+            } else {
+                format!("{} ms", format::plain(v))
+            }
+        }
+        Units::Seconds => format!("{} s", format::plain(v)),
+        Units::Share => format::plain(v),
+        Units::Percent => format!("{} %", format::plain(v)),
+        Units::Count => {
+            if v >= 10_000.0 {
+                format!("{}k", format::plain(v / 1000.0))
+            } else {
+                format::plain(v)
+            }
+        }
+    }
+}
+
+impl<'a> Plot<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        ctx: &'a CanvasRenderingContext2d,
+        w: f64,
+        h: f64,
+        title: &str,
+        xa: Axis,
+        xu: Units,
+        ya: Axis,
+        yu: Units,
+    ) -> Plot<'a> {
+        ctx.set_fill_style_str("#ffffff");
+        ctx.fill_rect(0.0, 0.0, w, h);
+        ctx.set_font(FONT_TITLE);
+        ctx.set_fill_style_str(TEXT);
+        ctx.set_text_align("left");
+        ctx.set_text_baseline("alphabetic");
+        let _ = ctx.fill_text(title, 8.0, 15.0);
+        let p =
+            Plot { ctx, x0: 46.0, y0: 24.0, x1: w - 20.0, y1: h - 22.0, xa, ya, legend_y: 24.0, legend_bottom: false };
+        ctx.set_font(FONT);
+        ctx.set_line_width(1.0);
+        // grid and tick labels
+        ctx.set_stroke_style_str(GRID);
+        ctx.set_fill_style_str(MUTED);
+        ctx.set_text_align("right");
+        for t in ya.ticks() {
+            let y = p.py(t);
+            ctx.begin_path();
+            ctx.move_to(p.x0, y.round() + 0.5);
+            ctx.line_to(p.x1, y.round() + 0.5);
+            ctx.stroke();
+            let _ = ctx.fill_text(&tick_label(t, yu), p.x0 - 5.0, y + 3.5);
+        }
+        ctx.set_text_align("center");
+        for t in xa.ticks() {
+            let x = p.px(t);
+            ctx.begin_path();
+            ctx.move_to(x.round() + 0.5, p.y0);
+            ctx.line_to(x.round() + 0.5, p.y1);
+            ctx.stroke();
+            let _ = ctx.fill_text(&tick_label(t, xu), x, p.y1 + 14.0);
+        }
+        ctx.set_text_align("left");
+        ctx.set_stroke_style_str(AXIS);
+        ctx.begin_path();
+        ctx.move_to(p.x0 + 0.5, p.y0);
+        ctx.line_to(p.x0 + 0.5, p.y1 + 0.5);
+        ctx.line_to(p.x1, p.y1 + 0.5);
+        ctx.stroke();
+        p
+    }
+
+    fn px(&self, v: f64) -> f64 {
+        self.x0 + self.xa.frac(v).clamp(0.0, 1.0) * (self.x1 - self.x0)
+    }
+    fn py(&self, v: f64) -> f64 {
+        self.y1 - self.ya.frac(v).clamp(0.0, 1.0) * (self.y1 - self.y0)
+    }
+
+    /// A polyline through `pts` (data coordinates).
+    pub fn line(&self, pts: &[(f64, f64)], colour: &str, pattern: &[f64], width: f64) {
+        if pts.is_empty() {
+            return;
+        }
+        let ctx = self.ctx;
+        ctx.save();
+        ctx.begin_path();
+        ctx.rect(self.x0, self.y0 - 2.0, self.x1 - self.x0 + 2.0, self.y1 - self.y0 + 4.0);
+        ctx.clip();
+        ctx.set_stroke_style_str(colour);
+        ctx.set_line_width(width);
+        ctx.set_line_join("round");
+        let _ = ctx.set_line_dash(&dash(pattern));
+        ctx.begin_path();
+        for (i, &(x, y)) in pts.iter().enumerate() {
+            if i == 0 {
+                ctx.move_to(self.px(x), self.py(y));
+            } else {
+                ctx.line_to(self.px(x), self.py(y));
+            }
+        }
+        ctx.stroke();
+        ctx.restore();
+    }
+
+    /// A vertical reference line at x with a label at its top.
+    pub fn vline(&self, x: f64, colour: &str, label: &str) {
+        let ctx = self.ctx;
+        let px = self.px(x).round() + 0.5;
+        ctx.set_stroke_style_str(colour);
+        ctx.set_line_width(1.5);
+        let _ = ctx.set_line_dash(&dash(&[2.0, 3.0]));
+        ctx.begin_path();
+        ctx.move_to(px, self.y0);
+        ctx.line_to(px, self.y1);
+        ctx.stroke();
+        let _ = ctx.set_line_dash(&dash(&[]));
+        ctx.set_line_width(1.0);
+        ctx.set_font(FONT);
+        ctx.set_fill_style_str(colour);
+        let right = px > (self.x0 + self.x1) / 2.0;
+        ctx.set_text_align(if right { "right" } else { "left" });
+        let _ = ctx.fill_text(label, if right { px - 3.0 } else { px + 3.0 }, self.y1 - 6.0);
+        ctx.set_text_align("left");
+    }
+
+    /// A horizontal reference line at y with a label.
+    pub fn hline(&self, y: f64, colour: &str, label: &str) {
+        let ctx = self.ctx;
+        let py = self.py(y).round() + 0.5;
+        ctx.set_stroke_style_str(colour);
+        let _ = ctx.set_line_dash(&dash(&[2.0, 3.0]));
+        ctx.begin_path();
+        ctx.move_to(self.x0, py);
+        ctx.line_to(self.x1, py);
+        ctx.stroke();
+        let _ = ctx.set_line_dash(&dash(&[]));
+        ctx.set_font(FONT);
+        ctx.set_fill_style_str(colour);
+        let _ = ctx.fill_text(label, self.x0 + 4.0, py - 3.0);
+    }
+
+    /// One legend entry, stacked at the top right.
+    pub fn legend(&mut self, label: &str, colour: &str, pattern: &[f64]) {
+        let ctx = self.ctx;
+        ctx.set_font(FONT);
+        let tw = ctx.measure_text(label).map(|m| m.width()).unwrap_or(60.0);
+        let x = self.x1 - tw - 30.0;
+        if self.legend_bottom && self.legend_y == self.y0 {
+            self.legend_y = self.y1 - 22.0;
+        }
+        let y = self.legend_y + 8.0;
+        ctx.set_fill_style_str("rgba(255,255,255,0.85)");
+        ctx.fill_rect(x - 4.0, y - 9.0, tw + 34.0, 14.0);
+        ctx.set_stroke_style_str(colour);
+        ctx.set_line_width(2.0);
+        let _ = ctx.set_line_dash(&dash(pattern));
+        ctx.begin_path();
+        ctx.move_to(x, y - 3.0);
+        ctx.line_to(x + 22.0, y - 3.0);
+        ctx.stroke();
+        let _ = ctx.set_line_dash(&dash(&[]));
+        ctx.set_line_width(1.0);
+        ctx.set_fill_style_str(TEXT);
+        let _ = ctx.fill_text(label, x + 26.0, y + 1.0);
+        self.legend_y += if self.legend_bottom { -14.0 } else { 14.0 };
+    }
+
+    /// Legend entries go to the bottom right.
+    pub fn legend_at_bottom(&mut self) {
+        self.legend_bottom = true;
+    }
+
+    /// A note in the middle of an empty plot.
+    pub fn note(&self, text: &str) {
+        let ctx = self.ctx;
+        ctx.set_font(FONT);
+        ctx.set_fill_style_str(MUTED);
+        ctx.set_text_align("center");
+        let _ = ctx.fill_text(text, (self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0);
+        ctx.set_text_align("left");
+    }
+}
+
+/// What the charts show: one or two runs, all classes or one.
+pub struct ChartInput<'a> {
+    pub runs: Vec<(&'a str, &'a Simulation)>,
+    pub class: Option<usize>,
+}
+
+const RUN_DASH: [&[f64]; 2] = [&[], &[6.0, 4.0]];
+
+/// Chart canvases: id, title.
+pub const CHARTS: [(&str, &str); 6] = [
+    ("chart-ttft", "TTFT distribution (CDF)"),
+    ("chart-tpot", "TPOT distribution (CDF)"),
+    ("chart-queue", "Queue length"),
+    ("chart-batch", "Batch size (running sequences)"),
+    ("chart-kv", "KV cache fill"),
+    ("chart-goodput", "Throughput vs goodput"),
+];
+
+const CHART_H: f64 = 180.0;
+const CHART_MIN_W: f64 = 300.0;
+
+/// Redraws the chart canvases found in the page: all of them, or (to spread the work over calm
+/// ticks) only those whose index has the parity `half`.
+pub fn draw(input: &ChartInput<'_>, half: Option<usize>) {
+    for (i, (id, title)) in CHARTS.iter().enumerate() {
+        if half.is_some_and(|h| i % 2 != h % 2) {
+            continue;
+        }
+        let Some(canvas) = canvas_by_id(id) else { continue };
+        let Some((ctx, w, h)) = fit_canvas(&canvas, CHART_MIN_W, CHART_H) else { continue };
+        match i {
+            0 => cdf_chart(&ctx, w, h, title, input, Latency::Ttft),
+            1 => cdf_chart(&ctx, w, h, title, input, Latency::Tpot),
+            2 => series_chart(&ctx, w, h, title, input, Series::Queue),
+            3 => series_chart(&ctx, w, h, title, input, Series::Batch),
+            4 => series_chart(&ctx, w, h, title, input, Series::Kv),
+            _ => series_chart(&ctx, w, h, title, input, Series::Goodput),
+        }
+    }
+}
+
+/// One CDF line: run, class, points (ms, share).
+type Curve = (usize, usize, Vec<(f64, f64)>);
+
+#[derive(Clone, Copy, PartialEq)]
+enum Latency {
+    Ttft,
+    Tpot,
+}
+
+fn cdf_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, input: &ChartInput<'_>, which: Latency) {
+    // curves: (run, class, points)
+    let mut curves: Vec<Curve> = Vec::new();
+    let mut slos: Vec<(usize, f64)> = Vec::new();
+    for (ri, (_, sim)) in input.runs.iter().enumerate() {
+        let n = sim.class_names().len();
+        let classes: Vec<usize> = match input.class {
+            Some(c) if c < n => vec![c],
+            _ => (0..n).collect(),
+        };
+        let per_class = n > 1;
+        for &c in &classes {
+            let cls = if per_class { Some(c) } else { None };
+            let pts = match which {
+                Latency::Ttft => sim.ttft_cdf(cls, CDF_POINTS),
+                Latency::Tpot => sim.tpot_cdf(cls, CDF_POINTS),
+            };
+            curves.push((ri, c, pts));
+            if let Some(cc) = sim.scenario().classes.get(c) {
+                let slo = match which {
+                    Latency::Ttft => cc.slo.ttft_ms,
+                    Latency::Tpot => cc.slo.tpot_ms,
+                };
+                if let Some(v) = slo {
+                    if !slos.iter().any(|&(k, s)| k == c && s == v) {
+                        slos.push((c, v));
+                    }
+                }
+            }
+        }
+    }
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for (_, _, pts) in &curves {
+        for &(x, _) in pts {
+            if x > 0.0 {
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+        }
+    }
+    for &(_, s) in &slos {
+        lo = lo.min(s);
+        hi = hi.max(s);
+    }
+    if !lo.is_finite() {
+        lo = 1.0;
+        hi = 1000.0;
+    }
+    let xa = Axis::log_decades(lo, hi);
+    let mut plot = Plot::new(ctx, w, h, title, xa, Units::Ms, Axis::Linear { min: 0.0, max: 1.0 }, Units::Share);
+    if curves.iter().all(|(_, _, p)| p.is_empty()) {
+        plot.note("no request has completed yet");
+    }
+    plot.legend_at_bottom();
+    let multi_run = input.runs.len() > 1;
+    for (ri, c, pts) in &curves {
+        if pts.is_empty() {
+            continue;
+        }
+        let mut line = Vec::with_capacity(pts.len() + 1);
+        line.push((pts[0].0, 0.0));
+        line.extend_from_slice(pts);
+        plot.line(&line, glyph::colour(*c), RUN_DASH[(*ri).min(1)], 2.0);
+    }
+    for &(c, v) in &slos {
+        plot.vline(v, glyph::colour(c), &format!("SLO {}", format::ms(v)));
+    }
+    // legend: classes when several, runs when two
+    let names: Vec<String> = input.runs.first().map(|(_, s)| s.class_names().to_vec()).unwrap_or_default();
+    if names.len() > 1 && input.class.is_none() {
+        for (c, name) in names.iter().enumerate() {
+            plot.legend(name, glyph::colour(c), &[]);
+        }
+    }
+    if multi_run {
+        for (ri, (label, _)) in input.runs.iter().enumerate() {
+            plot.legend(label, "#334155", RUN_DASH[ri.min(1)]);
+        }
+    }
+    let _ = ctx;
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Series {
+    Queue,
+    Batch,
+    Kv,
+    Goodput,
+}
+
+fn series_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, input: &ChartInput<'_>, which: Series) {
+    let mut t_max = 0.0f64;
+    let mut y_max = 0.0f64;
+    for (_, sim) in &input.runs {
+        for s in sim.series() {
+            t_max = t_max.max(s.t_s);
+            let y = match which {
+                Series::Queue => s.queue_len,
+                Series::Batch => s.running,
+                Series::Kv => s.kv_fill * 100.0,
+                Series::Goodput => s.throughput_tok_s.max(s.goodput_tok_s),
+            };
+            y_max = y_max.max(y);
+        }
+        if which == Series::Batch {
+            y_max = y_max.max(f64::from(sim.scenario().scheduler.max_num_seqs));
+        }
+    }
+    let ya = match which {
+        Series::Kv => Axis::Linear { min: 0.0, max: 100.0 },
+        _ => Axis::zero_to(y_max.max(1.0)),
+    };
+    let yu = match which {
+        Series::Kv => Units::Percent,
+        _ => Units::Count,
+    };
+    let xa = Axis::zero_to(t_max.max(1.0));
+    let full_title = match which {
+        Series::Goodput => format!("{title} (output tok/s)"),
+        Series::Kv => format!("{title} (% of the KV pool allocated)"),
+        _ => title.to_string(),
+    };
+    let mut plot = Plot::new(ctx, w, h, &full_title, xa, Units::Seconds, ya, yu);
+    let multi_run = input.runs.len() > 1;
+    for (ri, (_, sim)) in input.runs.iter().enumerate() {
+        let pattern = RUN_DASH[ri.min(1)];
+        let series = sim.series();
+        let pick = |f: &dyn Fn(&sim_core::Sample) -> f64| -> Vec<(f64, f64)> {
+            let mut v = Vec::with_capacity(series.len() + 1);
+            v.push((0.0, series.first().map_or(0.0, f)));
+            v.extend(series.iter().map(|s| (s.t_s, f(s))));
+            v
+        };
+        match which {
+            Series::Queue => plot.line(&pick(&|s| s.queue_len), "#0f766e", pattern, 1.8),
+            Series::Batch => {
+                plot.line(&pick(&|s| s.running), "#1d4ed8", pattern, 1.8);
+                if ri == 0 || sim.scenario().scheduler.max_num_seqs != input.runs[0].1.scenario().scheduler.max_num_seqs
+                {
+                    let m = f64::from(sim.scenario().scheduler.max_num_seqs);
+                    plot.hline(m, "#64748b", &format!("max_num_seqs {}", format::int(m as u64)));
+                }
+            }
+            Series::Kv => plot.line(&pick(&|s| s.kv_fill * 100.0), "#7c3aed", pattern, 1.8),
+            Series::Goodput => {
+                plot.line(&pick(&|s| s.throughput_tok_s), "#94a3b8", pattern, 3.0);
+                plot.line(&pick(&|s| s.goodput_tok_s), "#15803d", pattern, 1.4);
+            }
+        }
+    }
+    if which == Series::Goodput {
+        plot.legend("throughput", "#94a3b8", &[]);
+        plot.legend("goodput (met every SLO)", "#15803d", &[]);
+    }
+    if multi_run {
+        for (ri, (label, _)) in input.runs.iter().enumerate() {
+            plot.legend(label, "#334155", RUN_DASH[ri.min(1)]);
+        }
+    }
+    if input.runs.iter().all(|(_, s)| s.series().is_empty()) {
+        plot.note("the first sample comes after 0.25 s of simulated time");
+    }
+}

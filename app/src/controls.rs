@@ -1,0 +1,1219 @@
+//! Scenario controls: every sim-core strategy and setting, grouped as a learner thinks of them.
+//!
+//! Sliders clamp to a sensible range; the number box beside each accepts any value and shows
+//! sim-core's validation message for that field (`ScenarioError::for_field`). Fields are data
+//! (`NumSpec`: label, definition, path, range, getter, setter) rendered by one component.
+
+use leptos::prelude::*;
+use sim_core::catalog;
+use sim_core::presets::PRESETS;
+use sim_core::scenario::{Arrival, Batching, ClassConfig, GpuRef, KvLayout, LengthDist, ModelRef, Slo};
+use sim_core::workload::BUILTIN_TRACES;
+use sim_core::{Dtype, Scenario};
+
+use crate::defs::Term;
+use crate::format;
+use crate::glyph;
+use crate::ui::Ui;
+
+/// A numeric field.
+pub struct NumSpec {
+    pub label: &'static str,
+    pub help: &'static str,
+    pub unit: &'static str,
+    pub path: fn(usize) -> String,
+    pub min: f64,
+    pub max: f64,
+    /// Upper end of the slider that depends on the scenario (e.g. the model's context).
+    pub max_of: Option<fn(&Scenario) -> f64>,
+    pub log: bool,
+    pub integer: bool,
+    /// Slider step for linear sliders.
+    pub step: f64,
+    /// Can be switched off; the value it takes when switched on.
+    pub optional: Option<f64>,
+    pub get: fn(&Scenario, usize) -> Option<f64>,
+    pub set: fn(&mut Scenario, usize, Option<f64>),
+}
+
+const LOG_STEPS: f64 = 1000.0;
+
+impl NumSpec {
+    fn slider_of(&self, max: f64, v: f64) -> f64 {
+        if self.log {
+            let v = v.clamp(self.min, max);
+            (v / self.min).ln() / (max / self.min).ln() * LOG_STEPS
+        } else {
+            v.clamp(self.min, max)
+        }
+    }
+
+    fn value_at(&self, max: f64, x: f64) -> f64 {
+        let v = if self.log {
+            self.min * (max / self.min).powf((x / LOG_STEPS).clamp(0.0, 1.0))
+        } else {
+            x.clamp(self.min, max)
+        };
+        if self.integer {
+            v.round()
+        } else if self.log {
+            round_sig(v, 2)
+        } else {
+            v
+        }
+    }
+
+    /// Reads what was typed: a number (a whole number for integer fields).
+    fn parse(&self, text: &str) -> Result<f64, String> {
+        let t = text.trim().replace(',', "");
+        let v: f64 = t.parse().map_err(|_| "enter a number".to_string())?;
+        if !v.is_finite() {
+            return Err("enter a finite number".into());
+        }
+        if self.integer && (v.fract() != 0.0 || v < 0.0 || v > f64::from(u32::MAX)) {
+            return Err("enter a whole number ≥ 0".into());
+        }
+        Ok(v)
+    }
+}
+
+fn round_sig(v: f64, digits: i32) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return v;
+    }
+    let mag = 10f64.powi(v.log10().floor() as i32 - digits + 1);
+    (v / mag).round() * mag
+}
+
+fn sanitize(path: &str) -> String {
+    path.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+}
+
+/// sim-core's message for `path`, if the draft is invalid there.
+fn field_error(ui: Ui, which: usize, path: String) -> Memo<Option<String>> {
+    Memo::new(move |_| {
+        ui.errors[which].with(|e| e.as_ref().and_then(|e| e.for_field(&path)).map(|f| f.message.clone()))
+    })
+}
+
+/// A slider and a number box for one numeric field.
+#[component]
+pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0)] idx: usize) -> impl IntoView {
+    let draft = ui.drafts[which];
+    let path = (spec.path)(idx);
+    let id = format!("f-{}", sanitize(&path));
+    let value = Memo::new(move |_| draft.with(|s| (spec.get)(s, idx)));
+    let max = Memo::new(move |_| draft.with(|s| spec.max_of.map_or(spec.max, |f| f(s)).max(spec.min)));
+    let local = RwSignal::new(None::<String>);
+    // Text that could not be read is dropped when the scenario changes in any other way.
+    let nonce = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        draft.track();
+        if local.get_untracked().is_some() {
+            local.set(None);
+            nonce.update(|n| *n += 1);
+        }
+    });
+    let sim_err = field_error(ui, which, path.clone());
+    let message = move || local.get().or_else(|| sim_err.get());
+    let commit = move |v: Option<f64>| {
+        local.set(None);
+        draft.update(|s| (spec.set)(s, idx, v));
+    };
+    let on = move || value.get().is_some();
+    let slider_value = move || value.get().map_or(0.0, |v| spec.slider_of(max.get(), v)).to_string();
+    let (s_min, s_max, s_step) = if spec.log { (0.0, LOG_STEPS, 1.0) } else { (spec.min, spec.max, spec.step) };
+    let toggle = spec.optional.map(|default| {
+        view! {
+            <input
+                type="checkbox"
+                class="opt"
+                aria-label=format!("use {}", spec.label)
+                data-testid=format!("toggle-{path}")
+                prop:checked=on
+                on:change=move |ev| {
+                    let checked = event_target_checked(&ev);
+                    commit(if checked { Some(default) } else { None });
+                }
+            />
+        }
+    });
+    view! {
+        <div class="field" class:invalid=move || message().is_some() class:off=move || !on()>
+            <div class="field-head">
+                {toggle}
+                <label for=id.clone()><Term label=spec.label def=spec.help/></label>
+            </div>
+            <div class="inputs">
+                <input
+                    type="range"
+                    min=s_min
+                    max=move || if spec.log { LOG_STEPS } else { max.get().max(s_max.min(max.get())) }
+                    step={ if s_step > 0.0 { s_step.to_string() } else { "any".to_string() } }
+                    aria-label=format!("{} slider", spec.label)
+                    data-testid=format!("slider-{path}")
+                    disabled=move || !on()
+                    prop:value=slider_value
+                    on:input={ move |ev| {
+                        if let Ok(x) = event_target_value(&ev).parse::<f64>() {
+                            commit(Some(spec.value_at(max.get_untracked(), x)));
+                        }
+                    } }
+                />
+                <input
+                    type="text"
+                    inputmode="decimal"
+                    id=id
+                    class="num"
+                    data-testid=format!("field-{path}")
+                    disabled=move || !on()
+                    prop:value=move || {
+                        nonce.track();
+                        value.get().map(format::plain).unwrap_or_default()
+                    }
+                    on:change=move |ev| {
+                        match spec.parse(&event_target_value(&ev)) {
+                            Ok(v) => commit(Some(v)),
+                            Err(m) => local.set(Some(m)),
+                        }
+                    }
+                />
+                <span class="unit">{spec.unit}</span>
+            </div>
+            <p class="err" role="alert" data-testid=format!("error-{path}")>{message}</p>
+        </div>
+    }
+}
+
+/// A drop-down field.
+#[component]
+pub fn SelectField(
+    ui: Ui,
+    which: usize,
+    label: &'static str,
+    help: &'static str,
+    path: String,
+    options: Vec<(String, String)>,
+    get: fn(&Scenario, usize) -> String,
+    set: fn(&mut Scenario, usize, &str),
+    #[prop(default = 0)] idx: usize,
+) -> impl IntoView {
+    let draft = ui.drafts[which];
+    let id = format!("f-{}", sanitize(&path));
+    let current = Memo::new(move |_| draft.with(|s| get(s, idx)));
+    let err = field_error(ui, which, path.clone());
+    let opts = options
+        .into_iter()
+        .map(|(value, text)| {
+            let v = value.clone();
+            view! { <option value=value prop:selected=move || current.get() == v>{text}</option> }
+        })
+        .collect_view();
+    view! {
+        <div class="field" class:invalid=move || err.get().is_some()>
+            <label for=id.clone()><Term label=label def=help/></label>
+            <select
+                id=id
+                data-testid=format!("field-{path}")
+                on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    draft.update(|s| set(s, idx, &v));
+                }
+            >
+                {opts}
+            </select>
+            <p class="err" role="alert" data-testid=format!("error-{path}")>{move || err.get()}</p>
+        </div>
+    }
+}
+
+/// A checkbox field.
+#[component]
+pub fn CheckField(
+    ui: Ui,
+    which: usize,
+    label: &'static str,
+    help: &'static str,
+    path: &'static str,
+    get: fn(&Scenario) -> bool,
+    set: fn(&mut Scenario, bool),
+) -> impl IntoView {
+    let draft = ui.drafts[which];
+    let id = format!("f-{}", sanitize(path));
+    let checked = Memo::new(move |_| draft.with(get));
+    let err = field_error(ui, which, path.to_string());
+    view! {
+        <div class="field check" class:invalid=move || err.get().is_some()>
+            <input
+                type="checkbox"
+                id=id.clone()
+                data-testid=format!("field-{path}")
+                prop:checked=move || checked.get()
+                on:change=move |ev| {
+                    let c = event_target_checked(&ev);
+                    draft.update(|s| set(s, c));
+                }
+            />
+            <label for=id><Term label=label def=help/></label>
+            <p class="err" role="alert" data-testid=format!("error-{path}")>{move || err.get()}</p>
+        </div>
+    }
+}
+
+// ------------------------------------------------------------------ helpers on the scenario
+
+fn class(s: &Scenario, i: usize) -> Option<&ClassConfig> {
+    s.classes.get(i)
+}
+fn class_mut(s: &mut Scenario, i: usize) -> Option<&mut ClassConfig> {
+    s.classes.get_mut(i)
+}
+
+const LEN_NAMES: [&str; 2] = ["input_tokens", "output_tokens"];
+
+/// Length distribution `k` = class × 2 + (0 input, 1 output).
+fn len_dist(s: &Scenario, k: usize) -> Option<&LengthDist> {
+    let c = class(s, k / 2)?;
+    if k % 2 == 0 {
+        c.input_tokens.as_ref()
+    } else {
+        c.output_tokens.as_ref()
+    }
+}
+fn len_dist_mut(s: &mut Scenario, k: usize) -> Option<&mut LengthDist> {
+    let c = class_mut(s, k / 2)?;
+    if k % 2 == 0 {
+        c.input_tokens.as_mut()
+    } else {
+        c.output_tokens.as_mut()
+    }
+}
+
+fn u32_of(v: Option<f64>) -> u32 {
+    v.unwrap_or(0.0).clamp(0.0, f64::from(u32::MAX)) as u32
+}
+
+fn rate_of(a: &Arrival) -> Option<f64> {
+    match a {
+        Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. } => Some(*rate_per_s),
+        _ => None,
+    }
+}
+
+/// A representative length of a distribution, to keep when switching its kind.
+fn typical_len(d: &LengthDist) -> f64 {
+    match d {
+        LengthDist::Fixed { value } => f64::from(*value),
+        LengthDist::Uniform { min, max } => (f64::from(*min) + f64::from(*max)) / 2.0,
+        LengthDist::Lognormal { mean, .. } => *mean,
+    }
+}
+
+// ------------------------------------------------------------------ field specifications
+
+pub static GPU_PRICE: NumSpec = NumSpec {
+    label: "GPU price",
+    help: "Price of one GPU-hour in US dollars (defaults to the catalogue price of the GPU). Sets $/1M tokens.",
+    unit: "$/GPU-h",
+    path: |_| "gpu_usd_per_hour".into(),
+    min: 0.1,
+    max: 20.0,
+    max_of: None,
+    log: true,
+    integer: false,
+    step: 0.0,
+    optional: None,
+    get: |s, _| Some(s.usd_per_hour_per_gpu()),
+    set: |s, _, v| s.gpu_usd_per_hour = v,
+};
+
+pub static MEM_UTIL: NumSpec = NumSpec {
+    label: "Memory utilisation",
+    help: "gpu_memory_utilization: the share of each GPU's memory the server may use for weights, activations and KV cache (like vLLM's flag). The rest is headroom. Higher = more KV cache, less safety margin.",
+    unit: "",
+    path: |_| "gpu_memory_utilization".into(),
+    min: 0.3,
+    max: 1.0,
+    max_of: None,
+    log: false,
+    integer: false,
+    step: 0.01,
+    optional: None,
+    get: |s, _| Some(s.gpu_memory_utilization),
+    set: |s, _, v| s.gpu_memory_utilization = v.unwrap_or(0.9),
+};
+
+pub static MAX_SEQS: NumSpec = NumSpec {
+    label: "Max batch (sequences)",
+    help: "max_num_seqs: most requests running at once, prefilling or decoding. With static batching it is the batch size B.",
+    unit: "seqs",
+    path: |_| "scheduler.max_num_seqs".into(),
+    min: 1.0,
+    max: 1024.0,
+    max_of: None,
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, _| Some(f64::from(s.scheduler.max_num_seqs)),
+    set: |s, _, v| s.scheduler.max_num_seqs = u32_of(v),
+};
+
+pub static MAX_TOKENS: NumSpec = NumSpec {
+    label: "Max batched tokens",
+    help: "max_num_batched_tokens: most tokens (prefill chunks + one per decoding request) one iteration may process. Smaller = shorter iterations (better TPOT), slower prefill.",
+    unit: "tokens",
+    path: |_| "scheduler.max_num_batched_tokens".into(),
+    min: 64.0,
+    max: 65536.0,
+    max_of: None,
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, _| Some(f64::from(s.scheduler.max_num_batched_tokens)),
+    set: |s, _, v| s.scheduler.max_num_batched_tokens = u32_of(v),
+};
+
+pub static BATCH_TIMEOUT: NumSpec = NumSpec {
+    label: "Batch fill timeout",
+    help: "Static batching: the longest the server waits for a batch to fill before starting it anyway.",
+    unit: "ms",
+    path: |_| "scheduler.batch_timeout_ms".into(),
+    min: 0.0,
+    max: 5000.0,
+    max_of: None,
+    log: false,
+    integer: false,
+    step: 10.0,
+    optional: None,
+    get: |s, _| Some(s.scheduler.batch_timeout_ms),
+    set: |s, _, v| s.scheduler.batch_timeout_ms = v.unwrap_or(50.0),
+};
+
+pub static BLOCK_SIZE: NumSpec = NumSpec {
+    label: "Block size",
+    help: "Tokens per KV block (paged layout). A request's last block is partly empty: bigger blocks waste more.",
+    unit: "tokens",
+    path: |_| "scheduler.block_size".into(),
+    min: 1.0,
+    max: 256.0,
+    max_of: None,
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, _| Some(f64::from(s.scheduler.block_size)),
+    set: |s, _, v| s.scheduler.block_size = u32_of(v),
+};
+
+fn model_max_context(s: &Scenario) -> f64 {
+    s.model_spec().map_or(131072.0, |m| f64::from(m.max_context))
+}
+
+pub static MAX_LEN: NumSpec = NumSpec {
+    label: "Max context",
+    help: "max_model_len: the longest sequence (prompt + output) the server accepts; longer requests are rejected. Contiguous KV reserves this much for every request.",
+    unit: "tokens",
+    path: |_| "scheduler.max_model_len".into(),
+    min: 256.0,
+    max: 131072.0,
+    max_of: Some(model_max_context),
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, _| Some(f64::from(s.scheduler.max_model_len)),
+    set: |s, _, v| s.scheduler.max_model_len = u32_of(v),
+};
+
+pub static RESTART_S: NumSpec = NumSpec {
+    label: "Restart time after OOM",
+    help: "How long the server is down after running out of memory.",
+    unit: "s",
+    path: |_| "scheduler.restart_s".into(),
+    min: 0.0,
+    max: 120.0,
+    max_of: None,
+    log: false,
+    integer: false,
+    step: 1.0,
+    optional: None,
+    get: |s, _| Some(s.scheduler.restart_s),
+    set: |s, _, v| s.scheduler.restart_s = v.unwrap_or(30.0),
+};
+
+pub static QUEUE_TIMEOUT: NumSpec = NumSpec {
+    label: "Queue timeout",
+    help: "A request still waiting for its first token this long after arriving is dropped (timed out). Off: requests wait forever.",
+    unit: "ms",
+    path: |_| "scheduler.queue_timeout_ms".into(),
+    min: 50.0,
+    max: 120_000.0,
+    max_of: None,
+    log: true,
+    integer: false,
+    step: 0.0,
+    optional: Some(2000.0),
+    get: |s, _| s.scheduler.queue_timeout_ms,
+    set: |s, _, v| s.scheduler.queue_timeout_ms = v,
+};
+
+pub static MAX_QUEUE: NumSpec = NumSpec {
+    label: "Max queue",
+    help: "Arrivals beyond this many waiting requests are rejected at once (per class with isolation). Off: the queue is unbounded.",
+    unit: "requests",
+    path: |_| "scheduler.max_queue_len".into(),
+    min: 1.0,
+    max: 10_000.0,
+    max_of: None,
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: Some(64.0),
+    get: |s, _| s.scheduler.max_queue_len.map(f64::from),
+    set: |s, _, v| s.scheduler.max_queue_len = v.map(|x| u32_of(Some(x))),
+};
+
+pub static RATE: NumSpec = NumSpec {
+    label: "Arrival rate",
+    help: "Mean requests per second this class sends.",
+    unit: "req/s",
+    path: |i| format!("classes[{i}].arrival.rate_per_s"),
+    min: 0.1,
+    max: 200.0,
+    max_of: None,
+    log: true,
+    integer: false,
+    step: 0.0,
+    optional: None,
+    get: |s, i| class(s, i).and_then(|c| rate_of(&c.arrival)),
+    set: |s, i, v| {
+        if let Some(c) = class_mut(s, i) {
+            match &mut c.arrival {
+                Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. } => *rate_per_s = v.unwrap_or(1.0),
+                _ => {}
+            }
+        }
+    },
+};
+
+pub static CV: NumSpec = NumSpec {
+    label: "Burstiness (CV)",
+    help:
+        "Coefficient of variation of the gaps between arrivals: 1 is Poisson, larger values bunch arrivals into bursts.",
+    unit: "",
+    path: |i| format!("classes[{i}].arrival.cv"),
+    min: 0.1,
+    max: 10.0,
+    max_of: None,
+    log: true,
+    integer: false,
+    step: 0.0,
+    optional: None,
+    get: |s, i| match class(s, i).map(|c| &c.arrival) {
+        Some(Arrival::Bursty { cv, .. }) => Some(*cv),
+        _ => None,
+    },
+    set: |s, i, v| {
+        if let Some(Arrival::Bursty { cv, .. }) = class_mut(s, i).map(|c| &mut c.arrival) {
+            *cv = v.unwrap_or(1.0);
+        }
+    },
+};
+
+pub static USERS: NumSpec = NumSpec {
+    label: "Users",
+    help: "Closed loop: clients that each send a request, wait for its answer, think, and send the next.",
+    unit: "users",
+    path: |i| format!("classes[{i}].arrival.users"),
+    min: 1.0,
+    max: 2000.0,
+    max_of: None,
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, i| match class(s, i).map(|c| &c.arrival) {
+        Some(Arrival::ClosedLoop { users, .. }) => Some(f64::from(*users)),
+        _ => None,
+    },
+    set: |s, i, v| {
+        if let Some(Arrival::ClosedLoop { users, .. }) = class_mut(s, i).map(|c| &mut c.arrival) {
+            *users = u32_of(v);
+        }
+    },
+};
+
+pub static THINK: NumSpec = NumSpec {
+    label: "Think time",
+    help: "Closed loop: mean pause (exponential) between an answer and the user's next request.",
+    unit: "ms",
+    path: |i| format!("classes[{i}].arrival.think_time_ms"),
+    min: 0.0,
+    max: 60_000.0,
+    max_of: None,
+    log: false,
+    integer: false,
+    step: 100.0,
+    optional: None,
+    get: |s, i| match class(s, i).map(|c| &c.arrival) {
+        Some(Arrival::ClosedLoop { think_time_ms, .. }) => Some(*think_time_ms),
+        _ => None,
+    },
+    set: |s, i, v| {
+        if let Some(Arrival::ClosedLoop { think_time_ms, .. }) = class_mut(s, i).map(|c| &mut c.arrival) {
+            *think_time_ms = v.unwrap_or(0.0);
+        }
+    },
+};
+
+pub static SPEEDUP: NumSpec = NumSpec {
+    label: "Replay speed-up",
+    help: "Trace: divide the recorded arrival times by this (2 replays twice as fast, doubling the load).",
+    unit: "×",
+    path: |i| format!("classes[{i}].arrival.speedup"),
+    min: 0.1,
+    max: 100.0,
+    max_of: None,
+    log: true,
+    integer: false,
+    step: 0.0,
+    optional: None,
+    get: |s, i| match class(s, i).map(|c| &c.arrival) {
+        Some(Arrival::Trace { speedup, .. }) => Some(*speedup),
+        _ => None,
+    },
+    set: |s, i, v| {
+        if let Some(Arrival::Trace { speedup, .. }) = class_mut(s, i).map(|c| &mut c.arrival) {
+            *speedup = v.unwrap_or(1.0);
+        }
+    },
+};
+
+pub static NUM_REQUESTS: NumSpec = NumSpec {
+    label: "Requests",
+    help: "How many requests this class sends in the run.",
+    unit: "requests",
+    path: |i| format!("classes[{i}].num_requests"),
+    min: 10.0,
+    max: 20_000.0,
+    max_of: None,
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, i| class(s, i).and_then(|c| c.num_requests).map(|n| n as f64),
+    set: |s, i, v| {
+        if let Some(c) = class_mut(s, i) {
+            c.num_requests = Some(v.unwrap_or(1.0).max(0.0) as u64);
+        }
+    },
+};
+
+fn slo_spec_get(s: &Scenario, i: usize, f: fn(&Slo) -> Option<f64>) -> Option<f64> {
+    class(s, i).and_then(|c| f(&c.slo))
+}
+
+pub static SLO_TTFT: NumSpec = NumSpec {
+    label: "TTFT SLO",
+    help: "A request meets this SLO when its time to first token is at most this. Goodput counts requests meeting every SLO of their class.",
+    unit: "ms",
+    path: |i| format!("classes[{i}].slo.ttft_ms"),
+    min: 10.0,
+    max: 60_000.0,
+    max_of: None,
+    log: true,
+    integer: false,
+    step: 0.0,
+    optional: Some(500.0),
+    get: |s, i| slo_spec_get(s, i, |x| x.ttft_ms),
+    set: |s, i, v| {
+        if let Some(c) = class_mut(s, i) {
+            c.slo.ttft_ms = v;
+        }
+    },
+};
+
+pub static SLO_TPOT: NumSpec = NumSpec {
+    label: "TPOT SLO",
+    help: "A request meets this SLO when its time per output token is at most this.",
+    unit: "ms",
+    path: |i| format!("classes[{i}].slo.tpot_ms"),
+    min: 1.0,
+    max: 1000.0,
+    max_of: None,
+    log: true,
+    integer: false,
+    step: 0.0,
+    optional: Some(50.0),
+    get: |s, i| slo_spec_get(s, i, |x| x.tpot_ms),
+    set: |s, i, v| {
+        if let Some(c) = class_mut(s, i) {
+            c.slo.tpot_ms = v;
+        }
+    },
+};
+
+pub static SLO_E2E: NumSpec = NumSpec {
+    label: "E2E SLO",
+    help: "A request meets this SLO when its end-to-end latency is at most this.",
+    unit: "ms",
+    path: |i| format!("classes[{i}].slo.e2e_ms"),
+    min: 100.0,
+    max: 600_000.0,
+    max_of: None,
+    log: true,
+    integer: false,
+    step: 0.0,
+    optional: Some(60_000.0),
+    get: |s, i| slo_spec_get(s, i, |x| x.e2e_ms),
+    set: |s, i, v| {
+        if let Some(c) = class_mut(s, i) {
+            c.slo.e2e_ms = v;
+        }
+    },
+};
+
+pub static PRIORITY: NumSpec = NumSpec {
+    label: "Priority",
+    help: "With isolation, lower is served first when classes compete (0 = highest).",
+    unit: "",
+    path: |i| format!("classes[{i}].priority"),
+    min: 0.0,
+    max: 10.0,
+    max_of: None,
+    log: false,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, i| class(s, i).map(|c| f64::from(c.priority)),
+    set: |s, i, v| {
+        if let Some(c) = class_mut(s, i) {
+            c.priority = u32_of(v);
+        }
+    },
+};
+
+pub static RESERVED: NumSpec = NumSpec {
+    label: "Reserved share",
+    help: "With isolation: the share of batch slots and KV cache kept for this class. Classes without one split what is left equally.",
+    unit: "",
+    path: |i| format!("classes[{i}].reserved_share"),
+    min: 0.0,
+    max: 1.0,
+    max_of: None,
+    log: false,
+    integer: false,
+    step: 0.05,
+    optional: Some(0.5),
+    get: |s, i| class(s, i).and_then(|c| c.reserved_share),
+    set: |s, i, v| {
+        if let Some(c) = class_mut(s, i) {
+            c.reserved_share = v;
+        }
+    },
+};
+
+fn len_path(k: usize, field: &str) -> String {
+    format!("classes[{}].{}.{field}", k / 2, LEN_NAMES[k % 2])
+}
+
+pub static LEN_FIXED: NumSpec = NumSpec {
+    label: "Tokens",
+    help: "Every request has exactly this many tokens.",
+    unit: "tokens",
+    path: |k| len_path(k, "value"),
+    min: 1.0,
+    max: 32768.0,
+    max_of: None,
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, k| match len_dist(s, k) {
+        Some(LengthDist::Fixed { value }) => Some(f64::from(*value)),
+        _ => None,
+    },
+    set: |s, k, v| {
+        if let Some(LengthDist::Fixed { value }) = len_dist_mut(s, k) {
+            *value = u32_of(v);
+        }
+    },
+};
+
+pub static LEN_MIN: NumSpec = NumSpec {
+    label: "Min",
+    help: "Uniform lengths: the shortest.",
+    unit: "tokens",
+    path: |k| len_path(k, "min"),
+    min: 1.0,
+    max: 32768.0,
+    max_of: None,
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, k| match len_dist(s, k) {
+        Some(LengthDist::Uniform { min, .. }) => Some(f64::from(*min)),
+        _ => None,
+    },
+    set: |s, k, v| {
+        if let Some(LengthDist::Uniform { min, .. }) = len_dist_mut(s, k) {
+            *min = u32_of(v);
+        }
+    },
+};
+
+pub static LEN_MAX: NumSpec = NumSpec {
+    label: "Max",
+    help: "Uniform lengths: the longest.",
+    unit: "tokens",
+    path: |k| len_path(k, "max"),
+    min: 1.0,
+    max: 32768.0,
+    max_of: None,
+    log: true,
+    integer: true,
+    step: 1.0,
+    optional: None,
+    get: |s, k| match len_dist(s, k) {
+        Some(LengthDist::Uniform { max, .. }) => Some(f64::from(*max)),
+        _ => None,
+    },
+    set: |s, k, v| {
+        if let Some(LengthDist::Uniform { max, .. }) = len_dist_mut(s, k) {
+            *max = u32_of(v);
+        }
+    },
+};
+
+pub static LEN_MEAN: NumSpec = NumSpec {
+    label: "Mean",
+    help: "Log-normal lengths: the arithmetic mean (most requests are shorter, a few much longer).",
+    unit: "tokens",
+    path: |k| len_path(k, "mean"),
+    min: 1.0,
+    max: 32768.0,
+    max_of: None,
+    log: true,
+    integer: false,
+    step: 0.0,
+    optional: None,
+    get: |s, k| match len_dist(s, k) {
+        Some(LengthDist::Lognormal { mean, .. }) => Some(*mean),
+        _ => None,
+    },
+    set: |s, k, v| {
+        if let Some(LengthDist::Lognormal { mean, .. }) = len_dist_mut(s, k) {
+            *mean = v.unwrap_or(1.0);
+        }
+    },
+};
+
+pub static LEN_SIGMA: NumSpec = NumSpec {
+    label: "Spread (σ)",
+    help: "Log-normal lengths: sigma in log space. 0 = all the same; 1 = a long tail of very long requests.",
+    unit: "",
+    path: |k| len_path(k, "sigma"),
+    min: 0.0,
+    max: 2.0,
+    max_of: None,
+    log: false,
+    integer: false,
+    step: 0.05,
+    optional: None,
+    get: |s, k| match len_dist(s, k) {
+        Some(LengthDist::Lognormal { sigma, .. }) => Some(*sigma),
+        _ => None,
+    },
+    set: |s, k, v| {
+        if let Some(LengthDist::Lognormal { sigma, .. }) = len_dist_mut(s, k) {
+            *sigma = v.unwrap_or(0.0);
+        }
+    },
+};
+
+// ------------------------------------------------------------------ option lists and setters
+
+fn model_options() -> Vec<(String, String)> {
+    catalog::models()
+        .into_iter()
+        .map(|m| {
+            let label = format!(
+                "{} · {} B params · {} KV heads",
+                m.name,
+                format::plain((m.params_total / 1e8).round() / 10.0),
+                m.num_kv_heads
+            );
+            (m.id, label)
+        })
+        .collect()
+}
+
+fn gpu_options() -> Vec<(String, String)> {
+    catalog::gpus()
+        .into_iter()
+        .map(|g| {
+            let label = format!("{} · {}", g.name, format::usd(g.usd_per_hour));
+            (g.id, label)
+        })
+        .collect()
+}
+
+fn opts(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+fn model_id(s: &Scenario, _: usize) -> String {
+    match &s.model {
+        ModelRef::Id(id) => id.clone(),
+        ModelRef::Custom(m) => m.id.clone(),
+    }
+}
+
+/// Switches the model; a context limit beyond the new model's is lowered to it (the slider's
+/// range follows the model, and the page says so under the field).
+fn set_model(s: &mut Scenario, _: usize, id: &str) {
+    s.model = ModelRef::Id(id.to_string());
+    if let Some(m) = catalog::find_model(id) {
+        if s.scheduler.max_model_len > m.max_context {
+            s.scheduler.max_model_len = m.max_context;
+        }
+    }
+}
+
+fn gpu_id(s: &Scenario, _: usize) -> String {
+    match &s.gpu {
+        GpuRef::Id(id) => id.clone(),
+        GpuRef::Custom(g) => g.id.clone(),
+    }
+}
+
+fn set_gpu(s: &mut Scenario, _: usize, id: &str) {
+    s.gpu = GpuRef::Id(id.to_string());
+    // a price typed for another GPU would be misleading: go back to the catalogue price
+    s.gpu_usd_per_hour = None;
+}
+
+fn dtype_name(d: Dtype) -> String {
+    d.name().to_string()
+}
+
+fn parse_dtype(v: &str) -> Option<Dtype> {
+    match v {
+        "fp16" => Some(Dtype::Fp16),
+        "bf16" => Some(Dtype::Bf16),
+        "fp8" => Some(Dtype::Fp8),
+        _ => None,
+    }
+}
+
+fn arrival_kind(a: &Arrival) -> &'static str {
+    match a {
+        Arrival::Poisson { .. } => "poisson",
+        Arrival::Bursty { .. } => "bursty",
+        Arrival::ClosedLoop { .. } => "closed_loop",
+        Arrival::Trace { .. } => "trace",
+    }
+}
+
+fn set_arrival_kind(s: &mut Scenario, i: usize, kind: &str) {
+    let Some(c) = class_mut(s, i) else { return };
+    if arrival_kind(&c.arrival) == kind {
+        return;
+    }
+    let rate = rate_of(&c.arrival).unwrap_or(5.0);
+    let was_trace = matches!(c.arrival, Arrival::Trace { .. });
+    c.arrival = match kind {
+        "bursty" => Arrival::Bursty { rate_per_s: rate, cv: 3.0 },
+        "closed_loop" => Arrival::ClosedLoop { users: 32, think_time_ms: 2000.0 },
+        "trace" => Arrival::Trace { path: BUILTIN_TRACES[0].0.to_string(), speedup: 1.0 },
+        _ => Arrival::Poisson { rate_per_s: rate },
+    };
+    if kind == "trace" {
+        // the trace gives each request's arrival and lengths
+        c.num_requests = None;
+        c.input_tokens = None;
+        c.output_tokens = None;
+    } else if was_trace {
+        c.num_requests = Some(1000);
+        c.input_tokens = Some(LengthDist::Lognormal { mean: 1000.0, sigma: 0.7 });
+        c.output_tokens = Some(LengthDist::Lognormal { mean: 250.0, sigma: 0.6 });
+    }
+}
+
+fn len_kind(d: Option<&LengthDist>) -> &'static str {
+    match d {
+        Some(LengthDist::Fixed { .. }) => "fixed",
+        Some(LengthDist::Uniform { .. }) => "uniform",
+        Some(LengthDist::Lognormal { .. }) => "lognormal",
+        None => "",
+    }
+}
+
+fn set_len_kind(s: &mut Scenario, k: usize, kind: &str) {
+    let Some(c) = class_mut(s, k / 2) else { return };
+    let slot = if k % 2 == 0 { &mut c.input_tokens } else { &mut c.output_tokens };
+    let typical = slot.as_ref().map_or(500.0, typical_len).max(1.0);
+    *slot = Some(match kind {
+        "fixed" => LengthDist::Fixed { value: typical.round() as u32 },
+        "uniform" => LengthDist::Uniform {
+            min: (typical / 2.0).round().max(1.0) as u32,
+            max: (typical * 1.5).round().max(1.0) as u32,
+        },
+        _ => LengthDist::Lognormal { mean: typical.round(), sigma: 0.6 },
+    });
+}
+
+fn new_class(s: &Scenario) -> ClassConfig {
+    let mut n = s.classes.len();
+    let mut name = if s.classes.iter().any(|c| c.name == "batch") { format!("class {n}") } else { "batch".to_string() };
+    while s.classes.iter().any(|c| c.name == name) {
+        n += 1;
+        name = format!("class {n}");
+    }
+    ClassConfig {
+        name,
+        arrival: Arrival::Poisson { rate_per_s: 2.0 },
+        num_requests: Some(500),
+        input_tokens: Some(LengthDist::Lognormal { mean: 3000.0, sigma: 0.5 }),
+        output_tokens: Some(LengthDist::Lognormal { mean: 400.0, sigma: 0.5 }),
+        slo: Slo { ttft_ms: None, tpot_ms: None, e2e_ms: Some(60_000.0) },
+        priority: 1,
+        reserved_share: None,
+    }
+}
+
+// ------------------------------------------------------------------ the panel
+
+/// The controls of the draft being edited.
+#[component]
+pub fn Controls(ui: Ui) -> impl IntoView {
+    move || {
+        let which = if ui.ab.get() { ui.editing.get().min(1) } else { 0 };
+        view! { <Editor ui=ui which=which/> }
+    }
+}
+
+#[component]
+fn Editor(ui: Ui, which: usize) -> impl IntoView {
+    let draft = ui.drafts[which];
+    let preset_id = ui.presets[which];
+    let edited = Memo::new(move |_| {
+        let id = preset_id.get();
+        let base = sim_core::presets::find(&id).and_then(|p| Scenario::from_json(p.json).ok());
+        draft.with(|s| base.as_ref() != Some(s))
+    });
+    let preset_opts = PRESETS
+        .iter()
+        .map(|p| {
+            let id = p.id;
+            view! { <option value=id prop:selected=move || preset_id.get() == id>{id}</option> }
+        })
+        .collect_view();
+    let preset_summary = move || {
+        let id = preset_id.get();
+        let s = sim_core::presets::find(&id).map(|p| p.summary.to_string()).unwrap_or_default();
+        if edited.get() {
+            format!("{s} — edited")
+        } else {
+            s
+        }
+    };
+    let batching = Memo::new(move |_| draft.with(|s| s.scheduler.batching));
+    let classes = Memo::new(move |_| draft.with(|s| s.classes.len()));
+    let multi = move || classes.get() > 1;
+
+    view! {
+        <div class="editor" data-testid=if which == 0 { "editor-a" } else { "editor-b" }>
+            <section class="group">
+                <h2>{move || if ui.ab.get() { format!("Scenario {}", if which == 0 { "A" } else { "B" }) } else { "Scenario".to_string() }}</h2>
+                <div class="field">
+                    <label for="f-preset">"Preset"</label>
+                    <select
+                        id="f-preset"
+                        data-testid="preset"
+                        on:change=move |ev| ui.load_preset(which, &event_target_value(&ev))
+                    >
+                        {preset_opts}
+                    </select>
+                    <p class="small muted" data-testid="preset-summary">{preset_summary}</p>
+                </div>
+                <p class="rule small">"Every change restarts the run from t = 0 with the same seed, so the same requests arrive."</p>
+            </section>
+
+            <details class="group" open>
+                <summary>"Model & hardware"</summary>
+                <SelectField ui=ui which=which label="Model" help="The model served. Its size sets the weights; its layers, KV heads and head size set the KV cache per token." path="model".into() options=model_options() get=model_id set=set_model/>
+                <SelectField ui=ui which=which label="GPU" help="The accelerator: memory capacity, bandwidth and FLOP/s drive memory fit and iteration time." path="gpu".into() options=gpu_options() get=gpu_id set=set_gpu/>
+                <SelectField ui=ui which=which label="GPUs (tensor parallel)" help="GPUs serving one model replica with tensor parallelism: memory adds up, each iteration pays for communication." path="num_gpus".into()
+                    options=opts(&[("1", "1 GPU"), ("2", "2 GPUs"), ("4", "4 GPUs"), ("8", "8 GPUs")])
+                    get=|s, _| s.num_gpus.to_string()
+                    set=|s, _, v| s.num_gpus = v.parse().unwrap_or(1)/>
+                <SelectField ui=ui which=which label="Precision (weights)" help="Bytes per parameter: fp16/bf16 = 2, fp8 = 1 (needs fp8 tensor cores)." path="dtype".into()
+                    options=opts(&[("bf16", "bf16 (2 bytes)"), ("fp16", "fp16 (2 bytes)"), ("fp8", "fp8 (1 byte)")])
+                    get=|s, _| dtype_name(s.dtype)
+                    set=|s, _, v| if let Some(d) = parse_dtype(v) { s.dtype = d }/>
+                <SelectField ui=ui which=which label="KV cache precision" help="Bytes per cached K or V value; defaults to the weights' precision. fp8 KV halves the cache per token." path="kv_dtype".into()
+                    options=opts(&[("", "same as weights"), ("bf16", "bf16 (2 bytes)"), ("fp16", "fp16 (2 bytes)"), ("fp8", "fp8 (1 byte)")])
+                    get=|s, _| s.kv_dtype.map(dtype_name).unwrap_or_default()
+                    set=|s, _, v| s.kv_dtype = parse_dtype(v)/>
+                <NumField ui=ui which=which spec=&GPU_PRICE/>
+            </details>
+
+            <details class="group" open>
+                <summary>"Workload"</summary>
+                {move || (0..classes.get()).map(|i| view! { <ClassCard ui=ui which=which i=i/> }).collect_view()}
+                <button
+                    class="btn small-btn"
+                    data-testid="add-class"
+                    disabled={move || classes.get() >= 8}
+                    on:click=move |_| draft.update(|s| { let c = new_class(s); s.classes.push(c); })
+                >"+ Add a traffic class"</button>
+            </details>
+
+            <details class="group" open>
+                <summary>"Batching & scheduling"</summary>
+                <SelectField ui=ui which=which label="Batching" help="Static: collect a batch, run it to completion, free every slot at once. Continuous: requests join and leave the batch at every iteration (vLLM, Orca)." path="scheduler.batching".into()
+                    options=opts(&[("continuous", "continuous (iteration-level)"), ("static", "static (whole batches)")])
+                    get=|s, _| if s.scheduler.batching == Batching::Static { "static".into() } else { "continuous".into() }
+                    set=|s, _, v| s.scheduler.batching = if v == "static" { Batching::Static } else { Batching::Continuous }/>
+                <NumField ui=ui which=which spec=&MAX_SEQS/>
+                <NumField ui=ui which=which spec=&MAX_TOKENS/>
+                <CheckField ui=ui which=which label="Chunked prefill" help="Split long prompts into chunks that share iterations with decoding requests (Sarathi-Serve, vLLM): steadier TPOT, no long stalls." path="scheduler.chunked_prefill"
+                    get=|s| s.scheduler.chunked_prefill set=|s, v| s.scheduler.chunked_prefill = v/>
+                {move || (batching.get() == Batching::Static).then(|| view! { <NumField ui=ui which=which spec=&BATCH_TIMEOUT/> })}
+                <CheckField ui=ui which=which label="Isolate classes" help="One queue per class, with priorities and reserved shares of batch slots and KV, instead of one shared first-come-first-served queue." path="scheduler.isolation"
+                    get=|s| s.scheduler.isolation set=|s, v| s.scheduler.isolation = v/>
+                <p class="small muted" class:hidden=multi>"Isolation matters with two or more classes."</p>
+            </details>
+
+            <details class="group" open>
+                <summary>"KV cache & memory"</summary>
+                <SelectField ui=ui which=which label="KV layout" help="Paged: fixed-size blocks allocated as a sequence grows (PagedAttention). Contiguous: every request reserves the max context up front." path="scheduler.kv_layout".into()
+                    options=opts(&[("paged", "paged blocks"), ("contiguous", "contiguous (reserve max context)")])
+                    get=|s, _| if s.scheduler.kv_layout == KvLayout::Contiguous { "contiguous".into() } else { "paged".into() }
+                    set=|s, _, v| s.scheduler.kv_layout = if v == "contiguous" { KvLayout::Contiguous } else { KvLayout::Paged }/>
+                <NumField ui=ui which=which spec=&BLOCK_SIZE/>
+                <NumField ui=ui which=which spec=&MAX_LEN/>
+                <p class="small muted field-note">{move || draft.with(|s| s.model_spec().ok().map(|m| format!("{} accepts at most {} tokens.", if m.name.is_empty() { m.id.clone() } else { m.name.clone() }, format::int(u64::from(m.max_context))))).unwrap_or_default()}</p>
+                <NumField ui=ui which=which spec=&MEM_UTIL/>
+                <CheckField ui=ui which=which label="Over-commit KV" help="Admit on the KV in use now rather than on guaranteed space: more requests fit, but growing outputs can exhaust memory — an OOM restart instead of a preemption." path="scheduler.overcommit"
+                    get=|s| s.scheduler.overcommit set=|s, v| s.scheduler.overcommit = v/>
+                <CheckField ui=ui which=which label="Retry after OOM" help="After an OOM restart, resend the requests that were in flight (up to 3 times) instead of failing them." path="scheduler.retry_on_oom"
+                    get=|s| s.scheduler.retry_on_oom set=|s, v| s.scheduler.retry_on_oom = v/>
+                <NumField ui=ui which=which spec=&RESTART_S/>
+            </details>
+
+            <details class="group" open>
+                <summary>"Queue limits"</summary>
+                <NumField ui=ui which=which spec=&QUEUE_TIMEOUT/>
+                <NumField ui=ui which=which spec=&MAX_QUEUE/>
+            </details>
+        </div>
+    }
+}
+
+/// One traffic class: arrivals, lengths, SLOs, priority.
+#[component]
+fn ClassCard(ui: Ui, which: usize, i: usize) -> impl IntoView {
+    let draft = ui.drafts[which];
+    let kind = Memo::new(move |_| draft.with(|s| class(s, i).map(|c| arrival_kind(&c.arrival))));
+    let isolation = Memo::new(move |_| draft.with(|s| s.scheduler.isolation && s.classes.len() > 1));
+    let name = Memo::new(move |_| draft.with(|s| class(s, i).map(|c| c.name.clone()).unwrap_or_default()));
+    let count = Memo::new(move |_| draft.with(|s| s.classes.len()));
+    let name_path = format!("classes[{i}].name");
+    let name_err = field_error(ui, which, name_path.clone());
+    let arrival_fields = move || {
+        match kind.get() {
+        Some("poisson") => view! { <NumField ui=ui which=which spec=&RATE idx=i/> }.into_any(),
+        Some("bursty") => view! { <NumField ui=ui which=which spec=&RATE idx=i/><NumField ui=ui which=which spec=&CV idx=i/> }.into_any(),
+        Some("closed_loop") => view! { <NumField ui=ui which=which spec=&USERS idx=i/><NumField ui=ui which=which spec=&THINK idx=i/> }.into_any(),
+        Some("trace") => view! {
+            <SelectField ui=ui which=which label="Trace" help="A recorded request trace (arrival time, prompt and output length of each request)." path=format!("classes[{i}].arrival.path") idx=i
+                options=BUILTIN_TRACES.iter().map(|(n, _)| (n.to_string(), n.to_string())).collect()
+                get=|s, i| match class(s, i).map(|c| &c.arrival) { Some(Arrival::Trace { path, .. }) => path.clone(), _ => String::new() }
+                set=|s, i, v| if let Some(Arrival::Trace { path, .. }) = class_mut(s, i).map(|c| &mut c.arrival) { *path = v.to_string() }/>
+            <NumField ui=ui which=which spec=&SPEEDUP idx=i/>
+        }
+        .into_any(),
+        _ => ().into_any(),
+    }
+    };
+    let lengths = move || {
+        (kind.get() != Some("trace")).then(|| {
+            view! {
+                <NumField ui=ui which=which spec=&NUM_REQUESTS idx=i/>
+                <LengthEditor ui=ui which=which k=i * 2 label="Prompt length"/>
+                <LengthEditor ui=ui which=which k=i * 2 + 1 label="Output length"/>
+            }
+        })
+    };
+    view! {
+        <fieldset class="class-card" data-testid=format!("class-{i}")>
+            <legend>
+                <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(i) fill=glyph::colour(i)/></svg>
+                <span class="sr-only">{format!("{} ", glyph::shape_name(i))}</span>
+                <input
+                    type="text"
+                    class="class-name"
+                    aria-label="class name"
+                    data-testid=format!("field-{name_path}")
+                    prop:value=move || name.get()
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        draft.update(|s| if let Some(c) = class_mut(s, i) { c.name = v });
+                    }
+                />
+                <button
+                    class="icon-btn"
+                    title="Remove this class"
+                    aria-label="remove this class"
+                    class:hidden={move || count.get() <= 1}
+                    on:click={move |_| draft.update(|s| if s.classes.len() > 1 && i < s.classes.len() { s.classes.remove(i); })}
+                >"✕"</button>
+            </legend>
+            <p class="err" role="alert">{move || name_err.get()}</p>
+            <SelectField ui=ui which=which label="Arrivals" help="Poisson: random, independent arrivals. Bursty: arrivals bunched into bursts. Closed loop: a fixed number of users who wait for each answer. Trace: replay recorded requests." path=format!("classes[{i}].arrival.kind") idx=i
+                options=opts(&[("poisson", "Poisson (random)"), ("bursty", "bursty"), ("closed_loop", "closed loop (users)"), ("trace", "trace replay")])
+                get=|s, i| class(s, i).map(|c| arrival_kind(&c.arrival).to_string()).unwrap_or_default()
+                set=set_arrival_kind/>
+            {arrival_fields}
+            {lengths}
+            <div class="slos">
+                <NumField ui=ui which=which spec=&SLO_TTFT idx=i/>
+                <NumField ui=ui which=which spec=&SLO_TPOT idx=i/>
+                <NumField ui=ui which=which spec=&SLO_E2E idx=i/>
+            </div>
+            {move || isolation.get().then(|| view! {
+                <NumField ui=ui which=which spec=&PRIORITY idx=i/>
+                <NumField ui=ui which=which spec=&RESERVED idx=i/>
+            })}
+        </fieldset>
+    }
+}
+
+/// Prompt or output length distribution of one class (`k` = class × 2 + 0 or 1).
+#[component]
+fn LengthEditor(ui: Ui, which: usize, k: usize, label: &'static str) -> impl IntoView {
+    let draft = ui.drafts[which];
+    let kind = Memo::new(move |_| draft.with(|s| len_kind(len_dist(s, k))));
+    let fields = move || {
+        match kind.get() {
+        "fixed" => view! { <NumField ui=ui which=which spec=&LEN_FIXED idx=k/> }.into_any(),
+        "uniform" => view! { <NumField ui=ui which=which spec=&LEN_MIN idx=k/><NumField ui=ui which=which spec=&LEN_MAX idx=k/> }.into_any(),
+        "lognormal" => view! { <NumField ui=ui which=which spec=&LEN_MEAN idx=k/><NumField ui=ui which=which spec=&LEN_SIGMA idx=k/> }.into_any(),
+        _ => ().into_any(),
+    }
+    };
+    view! {
+        <div class="lengths">
+            <SelectField ui=ui which=which label=label help="How long requests are, in tokens: fixed, uniform between two bounds, or log-normal (a long tail, like real chat traffic)." path=format!("classes[{}].{}", k / 2, LEN_NAMES[k % 2]) idx=k
+                options=opts(&[("lognormal", "log-normal"), ("uniform", "uniform"), ("fixed", "fixed")])
+                get=|s, k| len_kind(len_dist(s, k)).to_string()
+                set=set_len_kind/>
+            {fields}
+        </div>
+    }
+}

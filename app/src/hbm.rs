@@ -1,0 +1,209 @@
+//! The HBM gauge: one stacked bar of the replica's GPU memory —
+//! weights | activations | KV in use | KV reserved but empty | KV free | headroom —
+//! with the utilisation watermark, and the KV-per-token formula filled in with the model's numbers
+//! next to the article's simplified one.
+
+use leptos::prelude::*;
+
+use crate::defs::{self, Term};
+use crate::engine::RunInfo;
+use crate::format;
+use crate::ui::Ui;
+
+struct Segment {
+    key: &'static str,
+    label: &'static str,
+    def: &'static str,
+    value: fn(&sim_core::sim::HbmUse) -> f64,
+}
+
+static SEGMENTS: [Segment; 6] = [
+    Segment { key: "weights", label: "weights", def: defs::WEIGHTS, value: |h| h.weights },
+    Segment { key: "activations", label: "activations + runtime", def: defs::ACTIVATIONS, value: |h| h.activations },
+    Segment { key: "kv-used", label: "KV in use", def: defs::KV_USED, value: |h| h.kv_used },
+    Segment { key: "kv-waste", label: "KV reserved, empty", def: defs::KV_WASTE, value: |h| h.kv_waste },
+    Segment { key: "kv-free", label: "KV free", def: defs::KV_FREE, value: |h| h.kv_free },
+    Segment { key: "headroom", label: "headroom", def: defs::HEADROOM, value: |h| h.headroom },
+];
+
+/// Memory of run `which`.
+#[component]
+pub fn HbmGauge(ui: Ui, which: usize) -> impl IntoView {
+    let view_sig = ui.views[which];
+    let info = ui.infos[which];
+    let hbm = Memo::new(move |_| view_sig.with(|v| v.as_ref().map(|v| v.hbm)));
+
+    let bars = SEGMENTS
+        .iter()
+        .map(|seg| {
+            let width = move || {
+                hbm.with(|h| {
+                    h.as_ref().map_or("0%".to_string(), |h| {
+                        let v = (seg.value)(h).max(0.0);
+                        format!("{:.3}%", if h.capacity > 0.0 { v / h.capacity * 100.0 } else { 0.0 })
+                    })
+                })
+            };
+            let title = move || {
+                hbm.with(|h| {
+                    h.as_ref().map(|h| format!("{}: {}", seg.label, format::gib((seg.value)(h)))).unwrap_or_default()
+                })
+            };
+            view! { <div class=format!("seg seg-{}", seg.key) style:width=width title=title></div> }
+        })
+        .collect_view();
+
+    let legend = SEGMENTS
+        .iter()
+        .map(|seg| {
+            let value = move || {
+                hbm.with(|h| h.as_ref().map(|h| format::gib((seg.value)(h))).unwrap_or_else(|| format::NONE.into()))
+            };
+            view! {
+                <li>
+                    <span class=format!("swatch seg-{}", seg.key) aria-hidden="true"></span>
+                    <Term label=seg.label def=seg.def/>
+                    " "
+                    <b data-testid=format!("hbm-{}", seg.key)>{value}</b>
+                </li>
+            }
+        })
+        .collect_view();
+
+    let watermark = move || {
+        hbm.with(|h| {
+            h.as_ref().map_or("90%".to_string(), |h| {
+                format!("{:.2}%", if h.capacity > 0.0 { h.utilization_limit / h.capacity * 100.0 } else { 100.0 })
+            })
+        })
+    };
+    let low_mark =
+        move || hbm.with(|h| h.as_ref().is_some_and(|h| h.capacity > 0.0 && h.utilization_limit / h.capacity < 0.35));
+    let watermark_label = move || {
+        info.with(|i| {
+            i.as_ref()
+                .map(|i| format!("utilisation limit {:.0} %", i.scenario.gpu_memory_utilization * 100.0))
+                .unwrap_or_default()
+        })
+    };
+    let capacity = move || {
+        info.with(|i| {
+            i.as_ref()
+                .map(|i| {
+                    let gpu = if i.gpu.name.is_empty() { i.gpu.id.clone() } else { i.gpu.name.clone() };
+                    format!("{} on {} × {}", format::gib(i.plan.capacity_bytes), i.scenario.num_gpus, gpu)
+                })
+                .unwrap_or_default()
+        })
+    };
+    // In A/B mode B's formula is shown only when it differs from A's (another model or KV dtype).
+    let show_formula = move || {
+        which == 0
+            || ui.infos[0].with(|a| {
+                info.with(|b| match (a, b) {
+                    (Some(a), Some(b)) => a.model != b.model || a.scenario.kv_dtype() != b.scenario.kv_dtype(),
+                    _ => true,
+                })
+            })
+    };
+    let over = move || hbm.with(|h| h.as_ref().is_some_and(|h| h.headroom < -1.0));
+    let pool = move || {
+        info.with(|i| {
+            i.as_ref()
+                .map(|i| {
+                    format!(
+                        "KV pool {} = {} tokens",
+                        format::gib(i.plan.kv_capacity_bytes),
+                        format::int(i.plan.kv_capacity_tokens)
+                    )
+                })
+                .unwrap_or_default()
+        })
+    };
+
+    view! {
+        <section class="panel hbm" data-testid=if which == 0 { "hbm-gauge" } else { "hbm-gauge-b" }>
+            <header class="panel-head">
+                <h2><Term label="GPU memory (HBM)" def=defs::HBM/></h2>
+                <span class="muted small" data-testid="hbm-capacity">{capacity}</span>
+            </header>
+            <div class="gauge" role="img" aria-label="GPU memory split">
+                {bars}
+                <div class="watermark" class:low=low_mark style:left=watermark>
+                    <span>{watermark_label}</span>
+                </div>
+            </div>
+            <ul class="legend hbm-legend">{legend}</ul>
+            <p class="small muted">{pool}<span class="warn" class:hidden=move || !over()>" · over-committed: KV has grown into the headroom"</span></p>
+            {move || show_formula().then(|| view! { <KvFormula info=info/> })}
+        </section>
+    }
+}
+
+/// The KV-cache-per-token formula with the current model's numbers, and the article's.
+#[component]
+fn KvFormula(info: RwSignal<Option<RunInfo>>) -> impl IntoView {
+    let body = move || {
+        info.with(|i| {
+            let i = i.as_ref()?;
+            let m = &i.model;
+            let kv = i.scenario.kv_dtype();
+            let bytes = kv.bytes();
+            let name = if m.name.is_empty() { m.id.clone() } else { m.name.clone() };
+            let stored = i.plan.kv_bytes_per_token;
+            let replicated = (stored - i.kv_bytes_formula).abs() > 0.5;
+            let gqa = m.num_kv_heads < m.num_attention_heads;
+            let why = if gqa {
+                format!(
+                    "The article multiplies by the hidden size ({}), as if each of the {} attention heads kept its own K and V. {} uses grouped-query attention: only {} KV heads of {} values each are cached, shared by the query heads. And the article counts values, not bytes: each takes {} B in {} (1 B in fp8).",
+                    format::int(u64::from(m.hidden_size)),
+                    m.num_attention_heads,
+                    name,
+                    m.num_kv_heads,
+                    m.head_dim,
+                    format::plain(bytes),
+                    kv.name()
+                )
+            } else {
+                format!(
+                    "{} has as many KV heads as attention heads (no grouped-query attention), so both count the same values here; the article still leaves out the bytes per value: {} B in {} (1 B in fp8).",
+                    name,
+                    format::plain(bytes),
+                    kv.name()
+                )
+            };
+            Some(view! {
+                <div class="formula-row">
+                    <span class="formula-name">"This lab"</span>
+                    <code data-testid="kv-formula-lab">
+                        "2 (K, V) × " {m.num_layers} " layers × " {m.num_kv_heads} " KV heads × " {m.head_dim} " head dim × "
+                        {format::plain(bytes)} " B (" {kv.name()} ") = "
+                        <b>{format::int(i.kv_bytes_formula.round() as u64)} " B"</b>
+                        " (" {format::bytes(i.kv_bytes_formula)} ") per token"
+                    </code>
+                </div>
+                <div class="formula-row">
+                    <span class="formula-name">"Article"</span>
+                    <code data-testid="kv-formula-article">
+                        "2 × " {m.num_layers} " layers × " {format::int(u64::from(m.hidden_size))} " hidden = "
+                        <b>{format::int(i.article_elements.round() as u64)} " values"</b>
+                        " per token (no bytes per value)"
+                    </code>
+                </div>
+                <p class="small">{why}</p>
+                {replicated.then(|| view! {
+                    <p class="small muted">
+                        "Stored: " {format::bytes(stored)} " per token across " {i.scenario.num_gpus}
+                        " GPUs — with more GPUs than KV heads, each GPU keeps a copy of a head."
+                    </p>
+                })}
+            })
+        })
+    };
+    view! {
+        <div class="formula" data-testid="kv-formula">
+            <h3>"KV cache per token"</h3>
+            {body}
+        </div>
+    }
+}

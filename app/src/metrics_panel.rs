@@ -1,0 +1,301 @@
+//! The live metrics panel: latency percentiles with the mean beside p99, throughput beside
+//! goodput, SLO attainment, cost per million tokens, and the counts of what went wrong.
+//! Numbers come from sim-core's summary at the calm tick; the panel only formats them.
+
+use leptos::prelude::*;
+use sim_core::metrics::{Cost, Counts, Dist, Goodput, Summary, Throughput};
+use sim_core::scenario::Slo;
+
+use crate::defs::{self, Term};
+use crate::format;
+use crate::glyph;
+use crate::ui::Ui;
+
+/// The part of a summary the panel shows: all classes, or one.
+#[derive(Clone, Copy, Default, PartialEq)]
+struct Picked {
+    requests: Counts,
+    ttft: Dist,
+    tpot: Dist,
+    itl: Dist,
+    e2e: Dist,
+    throughput: Throughput,
+    goodput: Goodput,
+    cost: Option<Cost>,
+}
+
+fn pick(s: &Summary, class: Option<&str>) -> Picked {
+    if let Some(c) = class.and_then(|name| s.classes.get(name)) {
+        return Picked {
+            requests: c.requests,
+            ttft: c.ttft_ms,
+            tpot: c.tpot_ms,
+            itl: c.itl_ms,
+            e2e: c.e2e_ms,
+            throughput: c.throughput,
+            goodput: c.goodput,
+            cost: None,
+        };
+    }
+    Picked {
+        requests: s.requests,
+        ttft: s.ttft_ms,
+        tpot: s.tpot_ms,
+        itl: s.itl_ms,
+        e2e: s.e2e_ms,
+        throughput: s.throughput,
+        goodput: s.goodput,
+        cost: Some(s.cost),
+    }
+}
+
+#[derive(Clone, Copy)]
+struct LatencyRow {
+    key: &'static str,
+    label: &'static str,
+    def: &'static str,
+    dist: fn(&Picked) -> Dist,
+    slo: fn(&Slo) -> Option<f64>,
+}
+
+static ROWS: [LatencyRow; 4] = [
+    LatencyRow { key: "ttft", label: "TTFT", def: defs::TTFT, dist: |p| p.ttft, slo: |s| s.ttft_ms },
+    LatencyRow { key: "tpot", label: "TPOT", def: defs::TPOT, dist: |p| p.tpot, slo: |s| s.tpot_ms },
+    LatencyRow { key: "itl", label: "ITL", def: defs::ITL, dist: |p| p.itl, slo: |_| None },
+    LatencyRow { key: "e2e", label: "E2E", def: defs::E2E, dist: |p| p.e2e, slo: |s| s.e2e_ms },
+];
+
+/// Metrics of run `which` (0 = A, 1 = B).
+#[component]
+pub fn MetricsPanel(ui: Ui, which: usize) -> impl IntoView {
+    let view_sig = ui.views[which];
+    let info = ui.infos[which];
+    // The selected class's name, if one is selected and exists in this run.
+    let class_name = Memo::new(move |_| {
+        let c = ui.class_view.get()?;
+        info.with(|i| i.as_ref().and_then(|i| i.class_names.get(c).cloned()))
+    });
+    let picked = Memo::new(move |_| {
+        let name = class_name.get();
+        view_sig.with(|v| v.as_ref().map(|v| pick(&v.summary, name.as_deref())))
+    });
+    let get =
+        move |f: fn(&Picked) -> String| move || picked.with(|p| p.as_ref().map_or_else(|| format::NONE.to_string(), f));
+    // SLOs of the selected class (or of the only class).
+    let slo = Memo::new(move |_| {
+        let c = ui.class_view.get();
+        info.with(|i| {
+            let i = i.as_ref()?;
+            let idx = match c {
+                Some(c) => c,
+                None if i.scenario.classes.len() == 1 => 0,
+                None => return None,
+            };
+            i.scenario.classes.get(idx).map(|c| c.slo.clone())
+        })
+    });
+
+    let rows = ROWS
+        .iter()
+        .map(|row| {
+            let row = *row;
+            let cell = move |stat: &'static str, f: fn(&Dist) -> f64| {
+                let text = move || {
+                    picked.with(|p| {
+                        p.as_ref().map_or_else(
+                            || format::NONE.to_string(),
+                            |p| {
+                                let d = (row.dist)(p);
+                                format::dist_ms(d.count, f(&d))
+                            },
+                        )
+                    })
+                };
+                let over = move || {
+                    let limit = slo.with(|s| s.as_ref().and_then(|s| (row.slo)(s)));
+                    picked.with(|p| match (p, limit) {
+                        (Some(p), Some(l)) => {
+                            let d = (row.dist)(p);
+                            d.count > 0 && f(&d) > l
+                        }
+                        _ => false,
+                    })
+                };
+                view! {
+                    <td class="num" class:over=over data-testid=format!("metric-{}-{}", row.key, stat)>{text}</td>
+                }
+            };
+            let slo_text = move || {
+                slo.with(|s| s.as_ref().and_then(|s| (row.slo)(s)).map(|v| format!("SLO {}", format::ms(v))))
+                    .unwrap_or_default()
+            };
+            view! {
+                <tr>
+                    <th scope="row"><Term label=row.label def=row.def/><span class="slo-tag">{slo_text}</span></th>
+                    {cell("p50", |d| d.p50)}
+                    {cell("p95", |d| d.p95)}
+                    {cell("p99", |d| d.p99)}
+                    {cell("mean", |d| d.mean)}
+                </tr>
+            }
+        })
+        .collect_view();
+
+    let share = move || {
+        picked.with(|p| {
+            p.as_ref().map_or(0.0, |p| {
+                let t = p.throughput.output_tokens_per_s;
+                if t > 0.0 {
+                    (p.goodput.output_tokens_per_s / t).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                }
+            })
+        })
+    };
+    let has_cost = move || picked.with(|p| p.as_ref().is_none_or(|p| p.cost.is_some()));
+
+    let class_tabs = move || {
+        let names = info.with(|i| i.as_ref().map(|i| i.class_names.clone()).unwrap_or_default());
+        (names.len() > 1).then(|| {
+            let tabs = names
+                .into_iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    view! {
+                        <button
+                            class="tab"
+                            class:active=move || ui.class_view.get() == Some(i)
+                            aria-pressed=move || (ui.class_view.get() == Some(i)).to_string()
+                            data-testid=format!("class-tab-{i}")
+                            on:click=move |_| ui.class_view.set(Some(i))
+                        >
+                            <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(i) fill=glyph::colour(i)/></svg>
+                            {name}
+                        </button>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="tabs" role="group" aria-label="Metrics for">
+                    <button
+                        class="tab"
+                        class:active=move || ui.class_view.get().is_none()
+                        aria-pressed=move || ui.class_view.get().is_none().to_string()
+                        data-testid="class-tab-all"
+                        on:click=move |_| ui.class_view.set(None)
+                    >"All classes"</button>
+                    {tabs}
+                </div>
+            }
+        })
+    };
+
+    let title = move || {
+        let n = if ui.ab.get() {
+            if which == 0 {
+                "Run A"
+            } else {
+                "Run B"
+            }
+        } else {
+            "Live metrics"
+        };
+        n.to_string()
+    };
+    let when = move || {
+        view_sig.with(|v| {
+            v.as_ref().map_or_else(String::new, |v| {
+                let state = if v.finished { " · finished" } else { "" };
+                format!("after {} simulated{}", format::sim_time(v.now_s), state)
+            })
+        })
+    };
+
+    view! {
+        <section class="panel metrics" data-testid=if which == 0 { "metrics-a" } else { "metrics-b" } aria-live="off">
+            <header class="panel-head">
+                <h2>{title}</h2>
+                <span class="muted small">{when}</span>
+            </header>
+            {class_tabs}
+            <table class="lat">
+                <thead>
+                    <tr>
+                        <th scope="col"><span class="muted small">"latency"</span></th>
+                        <th scope="col"><Term label="p50" def=defs::P50/></th>
+                        <th scope="col"><Term label="p95" def=defs::P95/></th>
+                        <th scope="col"><Term label="p99" def=defs::P99/></th>
+                        <th scope="col" class="mean-head"><Term label="mean" def=defs::MEAN/></th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+            <p class="hint small">"Mean sits beside p99: averages hide the tail. Red ▲: beyond the class's SLO."</p>
+
+            <div class="tput">
+                <div class="kv">
+                    <Term label="Throughput" def=defs::THROUGHPUT/>
+                    <span class="big" data-testid="metric-throughput">{get(|p| format!("{} tok/s", format::rate(p.throughput.output_tokens_per_s)))}</span>
+                    <span class="muted small" data-testid="metric-throughput-req">{get(|p| format!("{} req/s", format::rate(p.throughput.requests_per_s)))}</span>
+                </div>
+                <div class="kv">
+                    <Term label="Goodput" def=defs::GOODPUT/>
+                    <span class="big good" data-testid="metric-goodput">{get(|p| format!("{} tok/s", format::rate(p.goodput.output_tokens_per_s)))}</span>
+                    <span class="muted small" data-testid="metric-goodput-req">{get(|p| format!("{} req/s", format::rate(p.goodput.requests_per_s)))}</span>
+                </div>
+                <div class="bar-pair" role="img" aria-label="goodput as a share of throughput">
+                    <div class="bar-good" style:width=move || format!("{:.1}%", share() * 100.0)></div>
+                </div>
+                <div class="kv">
+                    <Term label="SLO attainment" def=defs::SLO_ATTAINMENT/>
+                    <span class="big" data-testid="metric-slo-attainment">{get(|p| {
+                        // attainment is a share of ended requests: none ended yet, nothing to show
+                        let r = &p.requests;
+                        if r.completed + r.rejected + r.timed_out + r.failed == 0 {
+                            format::NONE.to_string()
+                        } else {
+                            format::pct(p.goodput.slo_attainment)
+                        }
+                    })}</span>
+                </div>
+            </div>
+
+            <div class="cost" class:hidden=move || !has_cost()>
+                <div class="kv">
+                    <Term label="$ / 1M output tokens" def=defs::COST_OUTPUT/>
+                    <span class="big" data-testid="metric-cost-output">{get(|p| p.cost.map_or_else(|| format::NONE.to_string(), |c| format::usd(c.usd_per_million_output_tokens)))}</span>
+                </div>
+                <div class="kv">
+                    <Term label="$ / 1M good tokens" def=defs::COST_GOOD/>
+                    <span class="big" data-testid="metric-cost-good">{get(|p| p.cost.map_or_else(|| format::NONE.to_string(), |c| format::usd(c.usd_per_million_good_tokens)))}</span>
+                </div>
+            </div>
+            <p class="hint small" class:hidden=has_cost>"Cost is for the whole server: select All classes."</p>
+
+            <dl class="counts">
+                {count("completed", "Completed", defs::COMPLETED, get(|p| format::int(p.requests.completed)))}
+                {count("in-flight", "In flight", defs::IN_FLIGHT, get(|p| format::int(p.requests.in_flight)))}
+                {count("rejected", "Rejected", defs::REJECTED, get(|p| format::int(p.requests.rejected)))}
+                {count("timed-out", "Timed out", defs::TIMED_OUT, get(|p| format::int(p.requests.timed_out)))}
+                {count("preempted", "Preempted", defs::PREEMPTED, get(|p| format::int(p.requests.preempted)))}
+                {count("oom-restarts", "OOM restarts", defs::OOM, get(|p| format::int(p.requests.oom_restarts)))}
+                {count("failed", "Lost in OOM", defs::FAILED, get(|p| format::int(p.requests.failed)))}
+            </dl>
+        </section>
+    }
+}
+
+fn count(
+    key: &'static str,
+    label: &'static str,
+    def: &'static str,
+    value: impl Fn() -> String + Send + Sync + 'static,
+) -> impl IntoView {
+    view! {
+        <div class="count">
+            <dt><Term label=label def=def/></dt>
+            <dd data-testid=format!("count-{key}")>{value}</dd>
+        </div>
+    }
+}

@@ -1,0 +1,265 @@
+//! Shared UI state: the scenario drafts being edited, their validation errors, play state, and
+//! the numbers the calm tick publishes. Applying a draft builds fresh simulations; the rule is
+//! simple and shown in the page: every scenario change restarts from t = 0 with the same seed.
+
+use leptos::prelude::*;
+use sim_core::presets;
+use sim_core::{Scenario, ScenarioError, Simulation};
+
+use crate::engine::{self, RunInfo, RunView};
+
+/// Speeds the slider spans, simulated seconds per wall-clock second.
+pub const MIN_SPEED: f64 = 0.1;
+pub const MAX_SPEED: f64 = 100.0;
+
+/// Signals shared by every panel. `Copy`: pass it around freely.
+#[derive(Clone, Copy)]
+pub struct Ui {
+    /// Scenario of run A and run B as edited (may be invalid).
+    pub drafts: [RwSignal<Scenario>; 2],
+    /// Why a draft cannot run, if it cannot.
+    pub errors: [RwSignal<Option<ScenarioError>>; 2],
+    /// Preset a draft started from.
+    pub presets: [RwSignal<String>; 2],
+    /// Facts of the runs on screen (the last good configuration).
+    pub infos: [RwSignal<Option<RunInfo>>; 2],
+    /// Numbers of the runs on screen, refreshed at the calm tick.
+    pub views: [RwSignal<Option<RunView>>; 2],
+    /// A/B mode: two configurations side by side on the same arrivals.
+    pub ab: RwSignal<bool>,
+    /// Which draft the controls edit (0 = A, 1 = B).
+    pub editing: RwSignal<usize>,
+    pub playing: RwSignal<bool>,
+    pub speed: RwSignal<f64>,
+    pub fast_forward: RwSignal<bool>,
+    /// The runs cannot keep up with the requested speed.
+    pub behind: RwSignal<bool>,
+    /// Metrics and charts for one class, or all classes together.
+    pub class_view: RwSignal<Option<usize>>,
+    /// Restarts so far (the status line says when the run last restarted).
+    pub restarts: RwSignal<u32>,
+}
+
+impl Ui {
+    pub fn new() -> Ui {
+        let preset = presets::find(presets::DEFAULT_PRESET).or_else(|| presets::PRESETS.first());
+        let scenario = preset.and_then(|p| Scenario::from_json(p.json).ok()).unwrap_or_else(fallback_scenario);
+        let id = preset.map(|p| p.id.to_string()).unwrap_or_default();
+        Ui {
+            drafts: [RwSignal::new(scenario.clone()), RwSignal::new(scenario)],
+            errors: [RwSignal::new(None), RwSignal::new(None)],
+            presets: [RwSignal::new(id.clone()), RwSignal::new(id)],
+            infos: [RwSignal::new(None), RwSignal::new(None)],
+            views: [RwSignal::new(None), RwSignal::new(None)],
+            ab: RwSignal::new(false),
+            editing: RwSignal::new(0),
+            playing: RwSignal::new(true),
+            speed: RwSignal::new(1.0),
+            fast_forward: RwSignal::new(false),
+            behind: RwSignal::new(false),
+            class_view: RwSignal::new(None),
+            restarts: RwSignal::new(0),
+        }
+    }
+
+    /// Runs on screen: 1, or 2 in A/B mode.
+    pub fn run_count(&self) -> usize {
+        if self.ab.get_untracked() {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Builds simulations from the drafts and installs them, restarting from t = 0; when a draft
+    /// cannot run, its errors are published and the runs on screen stay as they are.
+    /// With `force`, restarts even if nothing changed (the reset button).
+    pub fn apply(&self, force: bool) {
+        let n = self.run_count();
+        let drafts: Vec<Scenario> = (0..n).map(|i| self.drafts[i].get_untracked()).collect();
+        let running = engine::with(|e| e.scenarios()).unwrap_or_default();
+        if !force && running.len() >= n && running[..n] == drafts[..] {
+            for e in &self.errors {
+                if e.with_untracked(Option::is_some) {
+                    e.set(None);
+                }
+            }
+            if running.len() > n {
+                engine::with(|e| e.truncate(n));
+                self.infos[1].set(None);
+                self.views[1].set(None);
+            }
+            return;
+        }
+        let mut sims = Vec::with_capacity(n);
+        let mut failed = false;
+        for (i, d) in drafts.iter().enumerate() {
+            match Simulation::new(d) {
+                Ok(sim) => {
+                    self.errors[i].set(None);
+                    sims.push(sim);
+                }
+                Err(e) => {
+                    self.errors[i].set(Some(e));
+                    failed = true;
+                }
+            }
+        }
+        if failed {
+            return;
+        }
+        let installed = engine::with(|e| {
+            e.replace(sims);
+            e.infos()
+        });
+        if installed.is_none() {
+            return;
+        }
+        self.set_infos(installed.unwrap_or_default());
+        self.fast_forward.set(false);
+        self.playing.set(true);
+        self.restarts.update(|r| *r += 1);
+        self.refresh(true);
+    }
+
+    /// Publishes the facts of the runs on screen.
+    pub fn set_infos(&self, infos: Vec<RunInfo>) {
+        for i in 0..2 {
+            let next = infos.get(i).cloned();
+            if self.infos[i].with_untracked(|cur| *cur != next) {
+                self.infos[i].set(next);
+            }
+            if infos.get(i).is_none() {
+                self.views[i].set(None);
+            }
+        }
+        // a class view beyond the classes on screen falls back to all classes
+        let classes = infos.first().map_or(0, |i| i.class_names.len());
+        let selected = self.class_view.get_untracked();
+        if selected.is_some_and(|c| c >= classes || classes <= 1) {
+            self.class_view.set(None);
+        }
+    }
+
+    /// Restarts every run from t = 0 with the scenarios on screen.
+    pub fn reset(&self) {
+        if engine::with(|e| e.reset()).is_some() {
+            self.fast_forward.set(false);
+            self.playing.set(true);
+            self.restarts.update(|r| *r += 1);
+            self.refresh(true);
+        }
+    }
+
+    /// Loads a built-in preset into draft `which`.
+    pub fn load_preset(&self, which: usize, id: &str) {
+        if let Some(s) = presets::find(id).and_then(|p| Scenario::from_json(p.json).ok()) {
+            self.presets[which].set(id.to_string());
+            self.drafts[which].set(s);
+        }
+    }
+
+    /// Enters A/B mode with two presets, or with B a copy of A when `pair` is `None`.
+    pub fn start_ab(&self, pair: Option<(&str, &str)>) {
+        match pair {
+            Some((a, b)) => {
+                self.load_preset(0, a);
+                self.load_preset(1, b);
+            }
+            None => {
+                self.drafts[1].set(self.drafts[0].get_untracked());
+                self.presets[1].set(self.presets[0].get_untracked());
+            }
+        }
+        self.ab.set(true);
+        self.editing.set(1);
+    }
+}
+
+impl Default for Ui {
+    fn default() -> Self {
+        Ui::new()
+    }
+}
+
+/// Used only if the built-in presets could not be read: a minimal valid chat scenario.
+fn fallback_scenario() -> Scenario {
+    let json = r#"{"version":1,"seed":7,"model":"llama-3-8b","gpu":"h100-sxm","dtype":"bf16","gpu_memory_utilization":0.9,
+      "scheduler":{"batching":"continuous","max_num_seqs":32,"max_num_batched_tokens":2048,"chunked_prefill":true,"kv_layout":"paged","max_model_len":8192},
+      "classes":[{"name":"chat","arrival":{"kind":"poisson","rate_per_s":8.0},"num_requests":2000,
+      "input_tokens":{"kind":"lognormal","mean":1000,"sigma":0.7},"output_tokens":{"kind":"lognormal","mean":250,"sigma":0.6},
+      "slo":{"ttft_ms":500,"tpot_ms":50}}]}"#;
+    match Scenario::from_json(json) {
+        Ok(s) => s,
+        Err(e) => {
+            // Not reachable with a valid literal; surfaces through the panic view if it ever is.
+            panic!("fallback scenario is invalid: {e}")
+        }
+    }
+}
+
+/// Paths of the values where two scenarios differ ("scheduler.batching"), for the A/B header.
+pub fn differences(a: &Scenario, b: &Scenario) -> Vec<String> {
+    let (Ok(va), Ok(vb)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    diff_values(&va, &vb, String::new(), &mut out);
+    out
+}
+
+fn diff_values(a: &serde_json::Value, b: &serde_json::Value, path: String, out: &mut Vec<String>) {
+    use serde_json::Value;
+    if a == b {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(ma), Value::Object(mb)) => {
+            let mut keys: Vec<&String> = ma.keys().chain(mb.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                diff_values(ma.get(k).unwrap_or(&Value::Null), mb.get(k).unwrap_or(&Value::Null), p, out);
+            }
+        }
+        (Value::Array(xa), Value::Array(xb)) if xa.len() == xb.len() => {
+            for (i, (x, y)) in xa.iter().zip(xb).enumerate() {
+                diff_values(x, y, format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {
+            if path != "name" {
+                out.push(path);
+            }
+        }
+    }
+}
+
+impl Ui {
+    /// Publishes fresh numbers from the engine (the calm tick, or right after a step).
+    pub fn refresh(&self, force: bool) {
+        let class = self.class_view.get_untracked();
+        let Some(Some(views)) = engine::with(|e| e.calm(force, class)) else { return };
+        for i in 0..2 {
+            let next = views.get(i).cloned();
+            if self.views[i].with_untracked(|cur| *cur != next) {
+                self.views[i].set(next);
+            }
+        }
+    }
+
+    /// Advances every run by one scheduler iteration, paused.
+    pub fn step(&self) {
+        self.playing.set(false);
+        self.fast_forward.set(false);
+        engine::with(|e| e.step_iteration());
+        self.refresh(true);
+    }
+
+    /// True when every run on screen has ended all its requests.
+    pub fn finished(&self) -> bool {
+        let n = if self.ab.get() { 2 } else { 1 };
+        (0..n).all(|i| self.views[i].with(|v| v.as_ref().is_some_and(|v| v.finished)))
+    }
+}

@@ -1,0 +1,143 @@
+// Budgets, measured and reported (timings are reported, not asserted): wasm size, time to the
+// first animated frame, frame time with 2,000 requests in flight, and the same sim-core run
+// natively (llmsim) and in the browser's wasm, which must print the same summary.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { after, before, describe, test } from 'node:test';
+import { ARTIFACTS, DIST, ROOT, assertBuilt, launchBrowser, openLab, sleep, tid } from './lib.mjs';
+
+const report = {};
+
+async function stats(page) {
+  return JSON.parse(await page.evaluate(() => window.wasmBindings.lab_stats()));
+}
+
+describe('budgets', { timeout: 240_000 }, () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    assertBuilt();
+    const { serveDir } = await import('./lib.mjs');
+    server = await serveDir();
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await mkdir(ARTIFACTS, { recursive: true });
+    await writeFile(join(ARTIFACTS, 'budgets.json'), `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
+  });
+
+  test('wasm size after wasm-opt, raw and gzip -9 (target ≤ 400 KB gzip)', () => {
+    const wasm = readdirSync(DIST).filter((f) => f.endsWith('.wasm'));
+    assert.equal(wasm.length, 1, `expected one .wasm in dist/, found ${wasm.length}`);
+    const bytes = readFileSync(join(DIST, wasm[0]));
+    const gz = gzipSync(bytes, { level: 9 }).length;
+    report.wasm = { file: wasm[0], raw_bytes: bytes.length, gzip_bytes: gz, gzip_kib: +(gz / 1024).toFixed(1) };
+    assert.ok(gz <= 400 * 1024, `gzip size ${gz} B is over 400 KB`);
+  });
+
+  test('time to the first animated frame (headless Chromium)', async () => {
+    const { page, errors } = await openLab(browser.context, server.url);
+    await page.waitForFunction(() => window.wasmBindings?.lab_stats && JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms != null, null, { timeout: 20_000 });
+    const s = await stats(page);
+    const nav = await page.evaluate(() => {
+      const n = performance.getEntriesByType('navigation')[0];
+      return { dom_content_loaded_ms: +n.domContentLoadedEventEnd.toFixed(1), load_ms: +n.loadEventEnd.toFixed(1) };
+    });
+    report.first_animated_frame_ms = s.first_animated_ms;
+    report.navigation = nav;
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('frame time with 2,000 requests in flight', async () => {
+    const { page, errors } = await openLab(browser.context, server.url);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator(tid('stage')).first().waitFor();
+    // Throughput-first documents, flooded: 60 requests/s against a server that serves ~6.
+    await page.selectOption(tid('preset'), 'batch-throughput-first');
+    const rate = page.locator(tid('field-classes[0].arrival.rate_per_s'));
+    await rate.fill('60');
+    await rate.press('Enter');
+    const n = page.locator(tid('field-classes[0].num_requests'));
+    await n.fill('20000');
+    await n.press('Enter');
+    await page.locator(tid('speed-10')).click();
+    await page.waitForFunction(() => JSON.parse(window.wasmBindings.lab_stats()).live_a >= 2000, null, { timeout: 60_000 });
+    await page.locator(tid('speed-1')).click();
+    await sleep(300);
+    await page.evaluate(() => window.wasmBindings.lab_reset_stats());
+    await sleep(4000);
+    const s = await stats(page);
+    // the same, measured from the page's own requestAnimationFrame
+    const raf = await page.evaluate(
+      () =>
+        new Promise((done) => {
+          const gaps = [];
+          let last = performance.now();
+          const tick = (t) => {
+            gaps.push(t - last);
+            last = t;
+            if (gaps.length < 180) requestAnimationFrame(tick);
+            else done(gaps.slice(1).sort((a, b) => a - b));
+          };
+          requestAnimationFrame(tick);
+        }),
+    );
+    const q = (arr, p) => +arr[Math.min(arr.length - 1, Math.round((arr.length - 1) * p))].toFixed(2);
+    report.frames_with_2000_in_flight = {
+      live_requests: s.live_a,
+      frames_measured: s.samples,
+      work_ms_p50: s.work_ms_p50,
+      work_ms_p95: s.work_ms_p95,
+      work_ms_max: s.work_ms_max,
+      frame_interval_ms_p50: s.interval_ms_p50,
+      frame_interval_ms_p95: s.interval_ms_p95,
+      raf_interval_ms_p95: q(raf, 0.95),
+      calm_tick_ms_p50: s.calm_tick_ms_p50,
+      calm_tick_ms_p95: s.calm_tick_ms_p95,
+      charts_ms_p95: s.charts_ms_p95,
+    };
+    assert.ok(s.live_a >= 2000, `only ${s.live_a} requests in flight`);
+    await page.screenshot({ path: join(ARTIFACTS, 'stage-2000-in-flight.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('sim-core natively (llmsim) and in the browser print the same summary', async () => {
+    // build the CLI from the same sources as the wasm (a no-op when it is up to date)
+    execFileSync('cargo', ['build', '--quiet', '--release', '-p', 'llmsim'], { cwd: ROOT, stdio: 'inherit' });
+    const llmsim = join(ROOT, 'target', 'release', 'llmsim');
+    assert.ok(existsSync(llmsim), 'target/release/llmsim is missing');
+    const presets = execFileSync(llmsim, ['presets'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/)[0])
+      .filter((id) => /^[a-z0-9-]+$/.test(id ?? ''));
+    assert.ok(presets.length >= 10, `presets: ${presets}`);
+    const { page, errors } = await openLab(browser.context, server.url);
+    await page.waitForFunction(() => window.wasmBindings?.lab_run_preset);
+    const results = {};
+    for (const id of presets) {
+      const native = execFileSync(llmsim, ['run', '--preset', id, '--format', 'json'], { cwd: ROOT, encoding: 'utf8' }).trim();
+      const t0 = Date.now();
+      const wasm = (await page.evaluate((p) => window.wasmBindings.lab_run_preset(p), id)).trim();
+      results[id] = { identical: native === wasm, wasm_run_ms: Date.now() - t0 };
+      if (native !== wasm) {
+        await writeFile(join(ARTIFACTS, `summary-${id}-native.json`), native);
+        await writeFile(join(ARTIFACTS, `summary-${id}-wasm.json`), wasm);
+      }
+    }
+    report.native_vs_wasm = results;
+    for (const [id, r] of Object.entries(results)) assert.ok(r.identical, `${id}: native and wasm summaries differ`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
