@@ -10,7 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const table = (name) => JSON.parse(readFileSync(join(root, 'app', 'i18n', name), 'utf8'));
 const placeholders = (s) => [...s.matchAll(/\{([a-z0-9_]+)\}/g)].map((m) => m[1]).sort();
 
-for (const part of ['ui', 'lessons']) {
+for (const part of ['ui', 'features', 'lessons']) {
   test(`${part}: en and zh have the same keys and placeholders`, () => {
     const en = table(`${part}.en.json`);
     const zh = table(`${part}.zh.json`);
@@ -23,7 +23,7 @@ for (const part of ['ui', 'lessons']) {
 }
 
 test('every key the app code uses exists in the English table', () => {
-  const en = { ...table('ui.en.json'), ...table('lessons.en.json') };
+  const en = { ...table('ui.en.json'), ...table('features.en.json'), ...table('lessons.en.json') };
   const src = join(root, 'app', 'src');
   const missing = [];
   let used = 0;

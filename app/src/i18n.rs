@@ -69,8 +69,16 @@ fn parse(parts: &[&str]) -> Table {
 
 thread_local! {
     static TABLES: Tables = Tables {
-        en: parse(&[include_str!("../i18n/ui.en.json"), include_str!("../i18n/lessons.en.json")]),
-        zh: parse(&[include_str!("../i18n/ui.zh.json"), include_str!("../i18n/lessons.zh.json")]),
+        en: parse(&[
+            include_str!("../i18n/ui.en.json"),
+            include_str!("../i18n/features.en.json"),
+            include_str!("../i18n/lessons.en.json"),
+        ]),
+        zh: parse(&[
+            include_str!("../i18n/ui.zh.json"),
+            include_str!("../i18n/features.zh.json"),
+            include_str!("../i18n/lessons.zh.json"),
+        ]),
     };
     static LOCALE: RefCell<Option<RwSignal<Locale>>> = const { RefCell::new(None) };
 }

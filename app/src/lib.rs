@@ -19,6 +19,7 @@ pub mod engine;
 pub mod format;
 pub mod glyph;
 pub mod hbm;
+pub mod i18n;
 pub mod metrics_panel;
 pub mod panels;
 mod panic_view;

@@ -38,6 +38,15 @@ pub struct Ui {
     pub class_view: RwSignal<Option<usize>>,
     /// Restarts so far (the status line says when the run last restarted).
     pub restarts: RwSignal<u32>,
+    /// Controls (scenario field paths, e.g. `scheduler.isolation`) the learner may not change:
+    /// set by a teacher's link or an exercise.
+    pub locked: RwSignal<Vec<String>>,
+    /// Open lesson and its step.
+    pub lesson: RwSignal<Option<(String, u32)>>,
+    /// Open exercise.
+    pub exercise: RwSignal<Option<String>>,
+    /// Compact layout for iframes (`embed=1`).
+    pub embed: RwSignal<bool>,
 }
 
 impl Ui {
@@ -59,7 +68,16 @@ impl Ui {
             behind: RwSignal::new(false),
             class_view: RwSignal::new(None),
             restarts: RwSignal::new(0),
+            locked: RwSignal::new(Vec::new()),
+            lesson: RwSignal::new(None),
+            exercise: RwSignal::new(None),
+            embed: RwSignal::new(false),
         }
+    }
+
+    /// Whether a control (scenario field path) is locked.
+    pub fn is_locked(&self, field: &str) -> bool {
+        self.locked.with(|l| l.iter().any(|f| f == field))
     }
 
     /// Runs on screen: 1, or 2 in A/B mode.
