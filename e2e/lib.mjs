@@ -198,7 +198,7 @@ export async function selectPreset(page, id) {
   await page.selectOption(tid('preset'), id);
   await page.waitForFunction(
     (want) => document.querySelector('[data-testid="preset"]')?.value === want
-      && document.querySelector('[data-testid="run-state"]')?.textContent === 'playing',
+      && document.querySelector('[data-testid="run-state"]')?.dataset.state === 'playing',
     id,
   );
 }
@@ -207,7 +207,7 @@ export async function selectPreset(page, id) {
 export async function runToEnd(page, timeout = 60_000) {
   await page.locator(tid('run-to-end')).click();
   await page.waitForFunction(
-    () => document.querySelector('[data-testid="run-state"]')?.textContent === 'finished',
+    () => document.querySelector('[data-testid="run-state"]')?.dataset.state === 'finished',
     null,
     { timeout },
   );

@@ -7,14 +7,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::format;
 use crate::glyph;
+use crate::i18n::t_untracked;
 use crate::stage::dash;
-
-const AXIS: &str = "#94a3b8";
-const GRID: &str = "#e7ecf2";
-const TEXT: &str = "#1e293b";
-const MUTED: &str = "#5b6b80";
-const FONT: &str = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
-const FONT_TITLE: &str = "600 12px system-ui, -apple-system, 'Segoe UI', sans-serif";
+use crate::theme::palette;
 
 /// Points per CDF curve.
 const CDF_POINTS: usize = 80;
@@ -186,20 +181,21 @@ impl<'a> Plot<'a> {
         ya: Axis,
         yu: Units,
     ) -> Plot<'a> {
-        ctx.set_fill_style_str("#ffffff");
+        let pal = palette();
+        ctx.set_fill_style_str(pal.bg);
         ctx.fill_rect(0.0, 0.0, w, h);
-        ctx.set_font(FONT_TITLE);
-        ctx.set_fill_style_str(TEXT);
+        ctx.set_font(pal.font_title);
+        ctx.set_fill_style_str(pal.text);
         ctx.set_text_align("left");
         ctx.set_text_baseline("alphabetic");
         let _ = ctx.fill_text(title, 8.0, 15.0);
         let p =
             Plot { ctx, x0: 46.0, y0: 24.0, x1: w - 20.0, y1: h - 22.0, xa, ya, legend_y: 24.0, legend_bottom: false };
-        ctx.set_font(FONT);
+        ctx.set_font(pal.font_small);
         ctx.set_line_width(1.0);
         // grid and tick labels
-        ctx.set_stroke_style_str(GRID);
-        ctx.set_fill_style_str(MUTED);
+        ctx.set_stroke_style_str(pal.grid);
+        ctx.set_fill_style_str(pal.muted);
         ctx.set_text_align("right");
         for t in ya.ticks() {
             let y = p.py(t);
@@ -219,7 +215,7 @@ impl<'a> Plot<'a> {
             let _ = ctx.fill_text(&tick_label(t, xu), x, p.y1 + 14.0);
         }
         ctx.set_text_align("left");
-        ctx.set_stroke_style_str(AXIS);
+        ctx.set_stroke_style_str(pal.axis);
         ctx.begin_path();
         ctx.move_to(p.x0 + 0.5, p.y0);
         ctx.line_to(p.x0 + 0.5, p.y1 + 0.5);
@@ -261,7 +257,8 @@ impl<'a> Plot<'a> {
         ctx.restore();
     }
 
-    /// A vertical reference line at x with a label at its top.
+    /// A vertical reference line at x with a label near its foot (the label in the text colour:
+    /// line colours are too light for small text).
     pub fn vline(&self, x: f64, colour: &str, label: &str) {
         let ctx = self.ctx;
         let px = self.px(x).round() + 0.5;
@@ -274,8 +271,9 @@ impl<'a> Plot<'a> {
         ctx.stroke();
         let _ = ctx.set_line_dash(&dash(&[]));
         ctx.set_line_width(1.0);
-        ctx.set_font(FONT);
-        ctx.set_fill_style_str(colour);
+        let pal = palette();
+        ctx.set_font(pal.font_small);
+        ctx.set_fill_style_str(pal.text);
         let right = px > (self.x0 + self.x1) / 2.0;
         ctx.set_text_align(if right { "right" } else { "left" });
         let _ = ctx.fill_text(label, if right { px - 3.0 } else { px + 3.0 }, self.y1 - 6.0);
@@ -293,22 +291,34 @@ impl<'a> Plot<'a> {
         ctx.line_to(self.x1, py);
         ctx.stroke();
         let _ = ctx.set_line_dash(&dash(&[]));
-        ctx.set_font(FONT);
-        ctx.set_fill_style_str(colour);
+        let pal = palette();
+        ctx.set_font(pal.font_small);
+        ctx.set_fill_style_str(pal.text);
         let _ = ctx.fill_text(label, self.x0 + 4.0, py - 3.0);
     }
 
     /// One legend entry, stacked at the top right.
     pub fn legend(&mut self, label: &str, colour: &str, pattern: &[f64]) {
+        self.legend_entry(label, colour, pattern, None);
+    }
+
+    /// A legend entry for a traffic class: its line with its glyph on it (shape and name, not
+    /// colour alone).
+    pub fn legend_class(&mut self, label: &str, class: usize) {
+        self.legend_entry(label, glyph::colour(class), &[], Some(class));
+    }
+
+    fn legend_entry(&mut self, label: &str, colour: &str, pattern: &[f64], class: Option<usize>) {
         let ctx = self.ctx;
-        ctx.set_font(FONT);
+        let pal = palette();
+        ctx.set_font(pal.font_small);
         let tw = ctx.measure_text(label).map(|m| m.width()).unwrap_or(60.0);
         let x = self.x1 - tw - 30.0;
         if self.legend_bottom && self.legend_y == self.y0 {
             self.legend_y = self.y1 - 22.0;
         }
         let y = self.legend_y + 8.0;
-        ctx.set_fill_style_str("rgba(255,255,255,0.85)");
+        ctx.set_fill_style_str(pal.legend_bg);
         ctx.fill_rect(x - 4.0, y - 9.0, tw + 34.0, 14.0);
         ctx.set_stroke_style_str(colour);
         ctx.set_line_width(2.0);
@@ -319,7 +329,15 @@ impl<'a> Plot<'a> {
         ctx.stroke();
         let _ = ctx.set_line_dash(&dash(&[]));
         ctx.set_line_width(1.0);
-        ctx.set_fill_style_str(TEXT);
+        if let Some(c) = class {
+            ctx.begin_path();
+            glyph::add_path(ctx, glyph::shape(c), x + 11.0, y - 3.0, 4.5);
+            ctx.set_fill_style_str(colour);
+            ctx.fill();
+            ctx.set_stroke_style_str(pal.bg);
+            ctx.stroke();
+        }
+        ctx.set_fill_style_str(pal.text);
         let _ = ctx.fill_text(label, x + 26.0, y + 1.0);
         self.legend_y += if self.legend_bottom { -14.0 } else { 14.0 };
     }
@@ -332,11 +350,25 @@ impl<'a> Plot<'a> {
     /// A note in the middle of an empty plot.
     pub fn note(&self, text: &str) {
         let ctx = self.ctx;
-        ctx.set_font(FONT);
-        ctx.set_fill_style_str(MUTED);
+        let pal = palette();
+        ctx.set_font(pal.font_small);
+        ctx.set_fill_style_str(pal.muted);
         ctx.set_text_align("center");
         let _ = ctx.fill_text(text, (self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0);
         ctx.set_text_align("left");
+    }
+
+    /// A filled dot at (x, y) in data coordinates, ringed with the background colour (a sweep's
+    /// measured points).
+    pub fn dot(&self, x: f64, y: f64, colour: &str, r: f64) {
+        let ctx = self.ctx;
+        ctx.begin_path();
+        let _ = ctx.arc(self.px(x), self.py(y), r, 0.0, std::f64::consts::TAU);
+        ctx.set_fill_style_str(colour);
+        ctx.fill();
+        ctx.set_stroke_style_str(palette().bg);
+        ctx.set_line_width(1.0);
+        ctx.stroke();
     }
 }
 
@@ -348,14 +380,14 @@ pub struct ChartInput<'a> {
 
 const RUN_DASH: [&[f64]; 2] = [&[], &[6.0, 4.0]];
 
-/// Chart canvases: id, title.
+/// Chart canvases: id, title (a translation key).
 pub const CHARTS: [(&str, &str); 6] = [
-    ("chart-ttft", "TTFT distribution (CDF)"),
-    ("chart-tpot", "TPOT distribution (CDF)"),
-    ("chart-queue", "Queue length"),
-    ("chart-batch", "Batch size (running sequences)"),
-    ("chart-kv", "KV cache fill"),
-    ("chart-goodput", "Throughput vs goodput"),
+    ("chart-ttft", "chart.ttft"),
+    ("chart-tpot", "chart.tpot"),
+    ("chart-queue", "chart.queue"),
+    ("chart-batch", "chart.batch"),
+    ("chart-kv", "chart.kv"),
+    ("chart-goodput", "chart.goodput"),
 ];
 
 const CHART_H: f64 = 180.0;
@@ -364,10 +396,11 @@ const CHART_MIN_W: f64 = 300.0;
 /// Redraws the chart canvases found in the page: all of them, or (to spread the work over calm
 /// ticks) only those whose index has the parity `half`.
 pub fn draw(input: &ChartInput<'_>, half: Option<usize>) {
-    for (i, (id, title)) in CHARTS.iter().enumerate() {
+    for (i, (id, key)) in CHARTS.iter().enumerate() {
         if half.is_some_and(|h| i % 2 != h % 2) {
             continue;
         }
+        let title = &t_untracked(key);
         let Some(canvas) = canvas_by_id(id) else { continue };
         let Some((ctx, w, h)) = fit_canvas(&canvas, CHART_MIN_W, CHART_H) else { continue };
         match i {
@@ -441,7 +474,7 @@ fn cdf_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, input:
     let xa = Axis::log_decades(lo, hi);
     let mut plot = Plot::new(ctx, w, h, title, xa, Units::Ms, Axis::Linear { min: 0.0, max: 1.0 }, Units::Share);
     if curves.iter().all(|(_, _, p)| p.is_empty()) {
-        plot.note("no request has completed yet");
+        plot.note(&t_untracked("chart.no_completed"));
     }
     plot.legend_at_bottom();
     let multi_run = input.runs.len() > 1;
@@ -461,12 +494,12 @@ fn cdf_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, input:
     let names: Vec<String> = input.runs.first().map(|(_, s)| s.class_names().to_vec()).unwrap_or_default();
     if names.len() > 1 && input.class.is_none() {
         for (c, name) in names.iter().enumerate() {
-            plot.legend(name, glyph::colour(c), &[]);
+            plot.legend_class(name, c);
         }
     }
     if multi_run {
         for (ri, (label, _)) in input.runs.iter().enumerate() {
-            plot.legend(label, "#334155", RUN_DASH[ri.min(1)]);
+            plot.legend(label, palette().run_line, RUN_DASH[ri.min(1)]);
         }
     }
     let _ = ctx;
@@ -508,8 +541,8 @@ fn series_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, inp
     };
     let xa = Axis::zero_to(t_max.max(1.0));
     let full_title = match which {
-        Series::Goodput => format!("{title} (output tok/s)"),
-        Series::Kv => format!("{title} (% of the KV pool allocated)"),
+        Series::Goodput => t_untracked("chart.goodput_full"),
+        Series::Kv => t_untracked("chart.kv_full"),
         _ => title.to_string(),
     };
     let mut plot = Plot::new(ctx, w, h, &full_title, xa, Units::Seconds, ya, yu);
@@ -530,26 +563,26 @@ fn series_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, inp
                 if ri == 0 || sim.scenario().scheduler.max_num_seqs != input.runs[0].1.scenario().scheduler.max_num_seqs
                 {
                     let m = f64::from(sim.scenario().scheduler.max_num_seqs);
-                    plot.hline(m, "#64748b", &format!("max_num_seqs {}", format::int(m as u64)));
+                    plot.hline(m, palette().ref_line, &format!("max_num_seqs {}", format::int(m as u64)));
                 }
             }
             Series::Kv => plot.line(&pick(&|s| s.kv_fill * 100.0), "#7c3aed", pattern, 1.8),
             Series::Goodput => {
-                plot.line(&pick(&|s| s.throughput_tok_s), "#94a3b8", pattern, 3.0);
+                plot.line(&pick(&|s| s.throughput_tok_s), palette().throughput_line, pattern, 3.0);
                 plot.line(&pick(&|s| s.goodput_tok_s), "#15803d", pattern, 1.4);
             }
         }
     }
     if which == Series::Goodput {
-        plot.legend("throughput", "#94a3b8", &[]);
-        plot.legend("goodput (met every SLO)", "#15803d", &[]);
+        plot.legend(&t_untracked("chart.legend_throughput"), palette().throughput_line, &[]);
+        plot.legend(&t_untracked("chart.legend_goodput"), "#15803d", &[]);
     }
     if multi_run {
         for (ri, (label, _)) in input.runs.iter().enumerate() {
-            plot.legend(label, "#334155", RUN_DASH[ri.min(1)]);
+            plot.legend(label, palette().run_line, RUN_DASH[ri.min(1)]);
         }
     }
     if input.runs.iter().all(|(_, s)| s.series().is_empty()) {
-        plot.note("the first sample comes after 0.25 s of simulated time");
+        plot.note(&t_untracked("chart.first_sample"));
     }
 }

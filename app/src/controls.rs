@@ -3,6 +3,10 @@
 //! Sliders clamp to a sensible range; the number box beside each accepts any value and shows
 //! sim-core's validation message for that field (`ScenarioError::for_field`). Fields are data
 //! (`NumSpec`: label, definition, path, range, getter, setter) rendered by one component.
+//! Labels, definitions and option texts are translation keys (`app/i18n/ui.*.json`).
+//!
+//! A control whose scenario path is locked (`Ui::locked`, set by a teacher's link or an
+//! exercise) is disabled and shows a lock with the reason.
 
 use leptos::prelude::*;
 use sim_core::catalog;
@@ -11,10 +15,16 @@ use sim_core::scenario::{Arrival, Batching, ClassConfig, GpuRef, KvLayout, Lengt
 use sim_core::workload::BUILTIN_TRACES;
 use sim_core::{Dtype, Scenario};
 
+use std::sync::Arc;
+
 use crate::defs::Term;
 use crate::format;
 use crate::glyph;
+use crate::i18n::{t, tf, tx};
 use crate::ui::Ui;
+
+/// Text of a drop-down option, computed in the current language.
+pub type OptText = Arc<dyn Fn() -> String + Send + Sync>;
 
 /// A numeric field.
 pub struct NumSpec {
@@ -63,15 +73,16 @@ impl NumSpec {
         }
     }
 
-    /// Reads what was typed: a number (a whole number for integer fields).
-    fn parse(&self, text: &str) -> Result<f64, String> {
-        let t = text.trim().replace(',', "");
-        let v: f64 = t.parse().map_err(|_| "enter a number".to_string())?;
+    /// Reads what was typed: a number (a whole number for integer fields). The error is a
+    /// translation key.
+    fn parse(&self, text: &str) -> Result<f64, &'static str> {
+        let text = text.trim().replace(',', "");
+        let v: f64 = text.parse().map_err(|_| "ctl.err.number")?;
         if !v.is_finite() {
-            return Err("enter a finite number".into());
+            return Err("ctl.err.finite");
         }
         if self.integer && (v.fract() != 0.0 || v < 0.0 || v > f64::from(u32::MAX)) {
-            return Err("enter a whole number ≥ 0".into());
+            return Err("ctl.err.whole");
         }
         Ok(v)
     }
@@ -89,11 +100,64 @@ fn sanitize(path: &str) -> String {
     path.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
 }
 
-/// sim-core's message for `path`, if the draft is invalid there.
+/// sim-core's message for `path`, if the draft is invalid there (sim-core's words, English,
+/// after a translated lead-in).
 fn field_error(ui: Ui, which: usize, path: String) -> Memo<Option<String>> {
     Memo::new(move |_| {
-        ui.errors[which].with(|e| e.as_ref().and_then(|e| e.for_field(&path)).map(|f| f.message.clone()))
+        ui.errors[which]
+            .with(|e| e.as_ref().and_then(|e| e.for_field(&path)).map(|f| f.message.clone()))
+            .map(|m| tf("ctl.field_error", &[("message", m)]))
     })
+}
+
+/// A scenario path without its class indices: `classes[1].slo.ttft_ms` → `classes.slo.ttft_ms`.
+fn control_id(path: &str) -> String {
+    let mut plain = String::with_capacity(path.len());
+    let mut depth = 0u32;
+    for ch in path.chars() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => plain.push(ch),
+            _ => {}
+        }
+    }
+    plain
+}
+
+/// Whether lock `lock` covers the control at `path`. Locks name controls by scenario path, with or
+/// without class indices (`classes[0].arrival.rate_per_s`, `classes.arrival.rate_per_s`); a lock
+/// also covers the fields under it (`classes.slo` covers `classes[0].slo.ttft_ms`), except
+/// `classes`, which locks the list of classes (adding and removing one).
+pub fn lock_covers(lock: &str, path: &str) -> bool {
+    if lock == path {
+        return true;
+    }
+    let plain = control_id(path);
+    plain == lock
+        || (lock != "classes"
+            && ((plain.starts_with(lock) && plain.as_bytes().get(lock.len()) == Some(&b'.'))
+                || (path.starts_with(lock) && matches!(path.as_bytes().get(lock.len()), Some(b'.' | b'[')))))
+}
+
+/// Whether the control at `path` is locked (by a teacher's link or an exercise).
+pub fn locked_at(ui: Ui, path: &str) -> bool {
+    ui.locked.with(|l| l.iter().any(|lock| lock_covers(lock, path)))
+}
+
+/// Whether any control is locked (loading a preset would change them all).
+fn any_locked(ui: Ui) -> bool {
+    ui.locked.with(|l| !l.is_empty())
+}
+
+/// The lock shown beside a locked control.
+fn lock_badge(locked: impl Fn() -> bool + Send + Sync + 'static) -> impl IntoView {
+    view! {
+        <span class="lock" class:hidden=move || !locked() title=tx("ctl.locked") data-testid="lock">
+            <span aria-hidden="true">"🔒"</span>
+            <span class="sr-only">{tx("ctl.locked")}</span>
+        </span>
+    }
 }
 
 /// A slider and a number box for one numeric field.
@@ -104,7 +168,7 @@ pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0
     let id = format!("f-{}", sanitize(&path));
     let value = Memo::new(move |_| draft.with(|s| (spec.get)(s, idx)));
     let max = Memo::new(move |_| draft.with(|s| spec.max_of.map_or(spec.max, |f| f(s)).max(spec.min)));
-    let local = RwSignal::new(None::<String>);
+    let local = RwSignal::new(None::<&'static str>);
     // Text that could not be read is dropped when the scenario changes in any other way.
     let nonce = RwSignal::new(0u32);
     Effect::new(move |_| {
@@ -115,7 +179,9 @@ pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0
         }
     });
     let sim_err = field_error(ui, which, path.clone());
-    let message = move || local.get().or_else(|| sim_err.get());
+    let message = move || local.get().map(t).or_else(|| sim_err.get());
+    let lock_path = path.clone();
+    let locked = Memo::new(move |_| locked_at(ui, &lock_path));
     let commit = move |v: Option<f64>| {
         local.set(None);
         draft.update(|s| (spec.set)(s, idx, v));
@@ -128,8 +194,9 @@ pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0
             <input
                 type="checkbox"
                 class="opt"
-                aria-label=format!("use {}", spec.label)
+                aria-label=move || tf("ctl.use", &[("name", t(spec.label))])
                 data-testid=format!("toggle-{path}")
+                disabled=move || locked.get()
                 prop:checked=on
                 on:change=move |ev| {
                     let checked = event_target_checked(&ev);
@@ -139,10 +206,11 @@ pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0
         }
     });
     view! {
-        <div class="field" class:invalid=move || message().is_some() class:off=move || !on()>
+        <div class="field" class:invalid=move || message().is_some() class:off=move || !on() class:locked=move || locked.get()>
             <div class="field-head">
                 {toggle}
                 <label for=id.clone()><Term label=spec.label def=spec.help/></label>
+                {lock_badge(move || locked.get())}
             </div>
             <div class="inputs">
                 <input
@@ -150,9 +218,9 @@ pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0
                     min=s_min
                     max=move || if spec.log { LOG_STEPS } else { max.get().max(s_max.min(max.get())) }
                     step={ if s_step > 0.0 { s_step.to_string() } else { "any".to_string() } }
-                    aria-label=format!("{} slider", spec.label)
+                    aria-label=move || tf("ctl.slider", &[("name", t(spec.label))])
                     data-testid=format!("slider-{path}")
-                    disabled=move || !on()
+                    disabled=move || !on() || locked.get()
                     prop:value=slider_value
                     on:input={ move |ev| {
                         if let Ok(x) = event_target_value(&ev).parse::<f64>() {
@@ -166,7 +234,7 @@ pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0
                     id=id
                     class="num"
                     data-testid=format!("field-{path}")
-                    disabled=move || !on()
+                    disabled=move || !on() || locked.get()
                     prop:value=move || {
                         nonce.track();
                         value.get().map(format::plain).unwrap_or_default()
@@ -178,7 +246,7 @@ pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0
                         }
                     }
                 />
-                <span class="unit">{spec.unit}</span>
+                <span class="unit">{tx(spec.unit)}</span>
             </div>
             <p class="err" role="alert" data-testid=format!("error-{path}")>{message}</p>
         </div>
@@ -193,7 +261,7 @@ pub fn SelectField(
     label: &'static str,
     help: &'static str,
     path: String,
-    options: Vec<(String, String)>,
+    options: Vec<(String, OptText)>,
     get: fn(&Scenario, usize) -> String,
     set: fn(&mut Scenario, usize, &str),
     #[prop(default = 0)] idx: usize,
@@ -202,19 +270,25 @@ pub fn SelectField(
     let id = format!("f-{}", sanitize(&path));
     let current = Memo::new(move |_| draft.with(|s| get(s, idx)));
     let err = field_error(ui, which, path.clone());
+    let lock_path = path.clone();
+    let locked = Memo::new(move |_| locked_at(ui, &lock_path));
     let opts = options
         .into_iter()
         .map(|(value, text)| {
             let v = value.clone();
-            view! { <option value=value prop:selected=move || current.get() == v>{text}</option> }
+            view! { <option value=value prop:selected=move || current.get() == v>{move || text()}</option> }
         })
         .collect_view();
     view! {
-        <div class="field" class:invalid=move || err.get().is_some()>
-            <label for=id.clone()><Term label=label def=help/></label>
+        <div class="field" class:invalid=move || err.get().is_some() class:locked=move || locked.get()>
+            <div class="field-head">
+                <label for=id.clone()><Term label=label def=help/></label>
+                {lock_badge(move || locked.get())}
+            </div>
             <select
                 id=id
                 data-testid=format!("field-{path}")
+                disabled=move || locked.get()
                 on:change=move |ev| {
                     let v = event_target_value(&ev);
                     draft.update(|s| set(s, idx, &v));
@@ -242,12 +316,14 @@ pub fn CheckField(
     let id = format!("f-{}", sanitize(path));
     let checked = Memo::new(move |_| draft.with(get));
     let err = field_error(ui, which, path.to_string());
+    let locked = Memo::new(move |_| locked_at(ui, path));
     view! {
-        <div class="field check" class:invalid=move || err.get().is_some()>
+        <div class="field check" class:invalid=move || err.get().is_some() class:locked=move || locked.get()>
             <input
                 type="checkbox"
                 id=id.clone()
                 data-testid=format!("field-{path}")
+                disabled=move || locked.get()
                 prop:checked=move || checked.get()
                 on:change=move |ev| {
                     let c = event_target_checked(&ev);
@@ -255,6 +331,7 @@ pub fn CheckField(
                 }
             />
             <label for=id><Term label=label def=help/></label>
+            {lock_badge(move || locked.get())}
             <p class="err" role="alert" data-testid=format!("error-{path}")>{move || err.get()}</p>
         </div>
     }
@@ -312,8 +389,8 @@ fn typical_len(d: &LengthDist) -> f64 {
 // ------------------------------------------------------------------ field specifications
 
 pub static GPU_PRICE: NumSpec = NumSpec {
-    label: "GPU price",
-    help: "Price of one GPU-hour in US dollars (defaults to the catalogue price of the GPU). Sets $/1M tokens.",
+    label: "ctl.gpu_price.label",
+    help: "ctl.gpu_price.def",
     unit: "$/GPU-h",
     path: |_| "gpu_usd_per_hour".into(),
     min: 0.1,
@@ -328,8 +405,8 @@ pub static GPU_PRICE: NumSpec = NumSpec {
 };
 
 pub static MEM_UTIL: NumSpec = NumSpec {
-    label: "Memory utilisation",
-    help: "gpu_memory_utilization: the share of each GPU's memory the server may use for weights, activations and KV cache (like vLLM's flag). The rest is headroom. Higher = more KV cache, less safety margin.",
+    label: "ctl.mem_util.label",
+    help: "ctl.mem_util.def",
     unit: "",
     path: |_| "gpu_memory_utilization".into(),
     min: 0.3,
@@ -344,9 +421,9 @@ pub static MEM_UTIL: NumSpec = NumSpec {
 };
 
 pub static MAX_SEQS: NumSpec = NumSpec {
-    label: "Max batch (sequences)",
-    help: "max_num_seqs: most requests running at once, prefilling or decoding. With static batching it is the batch size B.",
-    unit: "seqs",
+    label: "ctl.max_seqs.label",
+    help: "ctl.max_seqs.def",
+    unit: "unit.seqs",
     path: |_| "scheduler.max_num_seqs".into(),
     min: 1.0,
     max: 1024.0,
@@ -360,9 +437,9 @@ pub static MAX_SEQS: NumSpec = NumSpec {
 };
 
 pub static MAX_TOKENS: NumSpec = NumSpec {
-    label: "Max batched tokens",
-    help: "max_num_batched_tokens: most tokens (prefill chunks + one per decoding request) one iteration may process. Smaller = shorter iterations (better TPOT), slower prefill.",
-    unit: "tokens",
+    label: "ctl.max_tokens.label",
+    help: "ctl.max_tokens.def",
+    unit: "unit.tokens",
     path: |_| "scheduler.max_num_batched_tokens".into(),
     min: 64.0,
     max: 65536.0,
@@ -376,8 +453,8 @@ pub static MAX_TOKENS: NumSpec = NumSpec {
 };
 
 pub static BATCH_TIMEOUT: NumSpec = NumSpec {
-    label: "Batch fill timeout",
-    help: "Static batching: the longest the server waits for a batch to fill before starting it anyway.",
+    label: "ctl.batch_timeout.label",
+    help: "ctl.batch_timeout.def",
     unit: "ms",
     path: |_| "scheduler.batch_timeout_ms".into(),
     min: 0.0,
@@ -392,9 +469,9 @@ pub static BATCH_TIMEOUT: NumSpec = NumSpec {
 };
 
 pub static BLOCK_SIZE: NumSpec = NumSpec {
-    label: "Block size",
-    help: "Tokens per KV block (paged layout). A request's last block is partly empty: bigger blocks waste more.",
-    unit: "tokens",
+    label: "ctl.block_size.label",
+    help: "ctl.block_size.def",
+    unit: "unit.tokens",
     path: |_| "scheduler.block_size".into(),
     min: 1.0,
     max: 256.0,
@@ -412,9 +489,9 @@ fn model_max_context(s: &Scenario) -> f64 {
 }
 
 pub static MAX_LEN: NumSpec = NumSpec {
-    label: "Max context",
-    help: "max_model_len: the longest sequence (prompt + output) the server accepts; longer requests are rejected. Contiguous KV reserves this much for every request.",
-    unit: "tokens",
+    label: "ctl.max_len.label",
+    help: "ctl.max_len.def",
+    unit: "unit.tokens",
     path: |_| "scheduler.max_model_len".into(),
     min: 256.0,
     max: 131072.0,
@@ -428,8 +505,8 @@ pub static MAX_LEN: NumSpec = NumSpec {
 };
 
 pub static RESTART_S: NumSpec = NumSpec {
-    label: "Restart time after OOM",
-    help: "How long the server is down after running out of memory.",
+    label: "ctl.restart_s.label",
+    help: "ctl.restart_s.def",
     unit: "s",
     path: |_| "scheduler.restart_s".into(),
     min: 0.0,
@@ -444,8 +521,8 @@ pub static RESTART_S: NumSpec = NumSpec {
 };
 
 pub static QUEUE_TIMEOUT: NumSpec = NumSpec {
-    label: "Queue timeout",
-    help: "A request still waiting for its first token this long after arriving is dropped (timed out). Off: requests wait forever.",
+    label: "ctl.queue_timeout.label",
+    help: "ctl.queue_timeout.def",
     unit: "ms",
     path: |_| "scheduler.queue_timeout_ms".into(),
     min: 50.0,
@@ -460,9 +537,9 @@ pub static QUEUE_TIMEOUT: NumSpec = NumSpec {
 };
 
 pub static MAX_QUEUE: NumSpec = NumSpec {
-    label: "Max queue",
-    help: "Arrivals beyond this many waiting requests are rejected at once (per class with isolation). Off: the queue is unbounded.",
-    unit: "requests",
+    label: "ctl.max_queue.label",
+    help: "ctl.max_queue.def",
+    unit: "unit.requests",
     path: |_| "scheduler.max_queue_len".into(),
     min: 1.0,
     max: 10_000.0,
@@ -476,8 +553,8 @@ pub static MAX_QUEUE: NumSpec = NumSpec {
 };
 
 pub static RATE: NumSpec = NumSpec {
-    label: "Arrival rate",
-    help: "Mean requests per second this class sends.",
+    label: "ctl.rate.label",
+    help: "ctl.rate.def",
     unit: "req/s",
     path: |i| format!("classes[{i}].arrival.rate_per_s"),
     min: 0.1,
@@ -499,9 +576,8 @@ pub static RATE: NumSpec = NumSpec {
 };
 
 pub static CV: NumSpec = NumSpec {
-    label: "Burstiness (CV)",
-    help:
-        "Coefficient of variation of the gaps between arrivals: 1 is Poisson, larger values bunch arrivals into bursts.",
+    label: "ctl.cv.label",
+    help: "ctl.cv.def",
     unit: "",
     path: |i| format!("classes[{i}].arrival.cv"),
     min: 0.1,
@@ -523,9 +599,9 @@ pub static CV: NumSpec = NumSpec {
 };
 
 pub static USERS: NumSpec = NumSpec {
-    label: "Users",
-    help: "Closed loop: clients that each send a request, wait for its answer, think, and send the next.",
-    unit: "users",
+    label: "ctl.users.label",
+    help: "ctl.users.def",
+    unit: "unit.users",
     path: |i| format!("classes[{i}].arrival.users"),
     min: 1.0,
     max: 2000.0,
@@ -546,8 +622,8 @@ pub static USERS: NumSpec = NumSpec {
 };
 
 pub static THINK: NumSpec = NumSpec {
-    label: "Think time",
-    help: "Closed loop: mean pause (exponential) between an answer and the user's next request.",
+    label: "ctl.think.label",
+    help: "ctl.think.def",
     unit: "ms",
     path: |i| format!("classes[{i}].arrival.think_time_ms"),
     min: 0.0,
@@ -569,8 +645,8 @@ pub static THINK: NumSpec = NumSpec {
 };
 
 pub static SPEEDUP: NumSpec = NumSpec {
-    label: "Replay speed-up",
-    help: "Trace: divide the recorded arrival times by this (2 replays twice as fast, doubling the load).",
+    label: "ctl.speedup.label",
+    help: "ctl.speedup.def",
     unit: "×",
     path: |i| format!("classes[{i}].arrival.speedup"),
     min: 0.1,
@@ -592,9 +668,9 @@ pub static SPEEDUP: NumSpec = NumSpec {
 };
 
 pub static NUM_REQUESTS: NumSpec = NumSpec {
-    label: "Requests",
-    help: "How many requests this class sends in the run.",
-    unit: "requests",
+    label: "ctl.num_requests.label",
+    help: "ctl.num_requests.def",
+    unit: "unit.requests",
     path: |i| format!("classes[{i}].num_requests"),
     min: 10.0,
     max: 20_000.0,
@@ -616,8 +692,8 @@ fn slo_spec_get(s: &Scenario, i: usize, f: fn(&Slo) -> Option<f64>) -> Option<f6
 }
 
 pub static SLO_TTFT: NumSpec = NumSpec {
-    label: "TTFT SLO",
-    help: "A request meets this SLO when its time to first token is at most this. Goodput counts requests meeting every SLO of their class.",
+    label: "ctl.slo_ttft.label",
+    help: "ctl.slo_ttft.def",
     unit: "ms",
     path: |i| format!("classes[{i}].slo.ttft_ms"),
     min: 10.0,
@@ -636,8 +712,8 @@ pub static SLO_TTFT: NumSpec = NumSpec {
 };
 
 pub static SLO_TPOT: NumSpec = NumSpec {
-    label: "TPOT SLO",
-    help: "A request meets this SLO when its time per output token is at most this.",
+    label: "ctl.slo_tpot.label",
+    help: "ctl.slo_tpot.def",
     unit: "ms",
     path: |i| format!("classes[{i}].slo.tpot_ms"),
     min: 1.0,
@@ -656,8 +732,8 @@ pub static SLO_TPOT: NumSpec = NumSpec {
 };
 
 pub static SLO_E2E: NumSpec = NumSpec {
-    label: "E2E SLO",
-    help: "A request meets this SLO when its end-to-end latency is at most this.",
+    label: "ctl.slo_e2e.label",
+    help: "ctl.slo_e2e.def",
     unit: "ms",
     path: |i| format!("classes[{i}].slo.e2e_ms"),
     min: 100.0,
@@ -676,8 +752,8 @@ pub static SLO_E2E: NumSpec = NumSpec {
 };
 
 pub static PRIORITY: NumSpec = NumSpec {
-    label: "Priority",
-    help: "With isolation, lower is served first when classes compete (0 = highest).",
+    label: "ctl.priority.label",
+    help: "ctl.priority.def",
     unit: "",
     path: |i| format!("classes[{i}].priority"),
     min: 0.0,
@@ -696,8 +772,8 @@ pub static PRIORITY: NumSpec = NumSpec {
 };
 
 pub static RESERVED: NumSpec = NumSpec {
-    label: "Reserved share",
-    help: "With isolation: the share of batch slots and KV cache kept for this class. Classes without one split what is left equally.",
+    label: "ctl.reserved.label",
+    help: "ctl.reserved.def",
     unit: "",
     path: |i| format!("classes[{i}].reserved_share"),
     min: 0.0,
@@ -720,9 +796,9 @@ fn len_path(k: usize, field: &str) -> String {
 }
 
 pub static LEN_FIXED: NumSpec = NumSpec {
-    label: "Tokens",
-    help: "Every request has exactly this many tokens.",
-    unit: "tokens",
+    label: "ctl.len_fixed.label",
+    help: "ctl.len_fixed.def",
+    unit: "unit.tokens",
     path: |k| len_path(k, "value"),
     min: 1.0,
     max: 32768.0,
@@ -743,9 +819,9 @@ pub static LEN_FIXED: NumSpec = NumSpec {
 };
 
 pub static LEN_MIN: NumSpec = NumSpec {
-    label: "Min",
-    help: "Uniform lengths: the shortest.",
-    unit: "tokens",
+    label: "ctl.len_min.label",
+    help: "ctl.len_min.def",
+    unit: "unit.tokens",
     path: |k| len_path(k, "min"),
     min: 1.0,
     max: 32768.0,
@@ -766,9 +842,9 @@ pub static LEN_MIN: NumSpec = NumSpec {
 };
 
 pub static LEN_MAX: NumSpec = NumSpec {
-    label: "Max",
-    help: "Uniform lengths: the longest.",
-    unit: "tokens",
+    label: "ctl.len_max.label",
+    help: "ctl.len_max.def",
+    unit: "unit.tokens",
     path: |k| len_path(k, "max"),
     min: 1.0,
     max: 32768.0,
@@ -789,9 +865,9 @@ pub static LEN_MAX: NumSpec = NumSpec {
 };
 
 pub static LEN_MEAN: NumSpec = NumSpec {
-    label: "Mean",
-    help: "Log-normal lengths: the arithmetic mean (most requests are shorter, a few much longer).",
-    unit: "tokens",
+    label: "ctl.len_mean.label",
+    help: "ctl.len_mean.def",
+    unit: "unit.tokens",
     path: |k| len_path(k, "mean"),
     min: 1.0,
     max: 32768.0,
@@ -812,8 +888,8 @@ pub static LEN_MEAN: NumSpec = NumSpec {
 };
 
 pub static LEN_SIGMA: NumSpec = NumSpec {
-    label: "Spread (σ)",
-    help: "Log-normal lengths: sigma in log space. 0 = all the same; 1 = a long tail of very long requests.",
+    label: "ctl.len_sigma.label",
+    help: "ctl.len_sigma.def",
     unit: "",
     path: |k| len_path(k, "sigma"),
     min: 0.0,
@@ -836,33 +912,74 @@ pub static LEN_SIGMA: NumSpec = NumSpec {
 
 // ------------------------------------------------------------------ option lists and setters
 
-fn model_options() -> Vec<(String, String)> {
+fn model_options() -> Vec<(String, OptText)> {
     catalog::models()
         .into_iter()
         .map(|m| {
-            let label = format!(
-                "{} · {} B params · {} KV heads",
-                m.name,
-                format::plain((m.params_total / 1e8).round() / 10.0),
-                m.num_kv_heads
-            );
-            (m.id, label)
+            let name = m.name.clone();
+            let params = format::plain((m.params_total / 1e8).round() / 10.0);
+            let kv = m.num_kv_heads.to_string();
+            let text: OptText = Arc::new(move || {
+                tf("ctl.model.option", &[("name", name.clone()), ("params", params.clone()), ("kv_heads", kv.clone())])
+            });
+            (m.id, text)
         })
         .collect()
 }
 
-fn gpu_options() -> Vec<(String, String)> {
+fn gpu_options() -> Vec<(String, OptText)> {
     catalog::gpus()
         .into_iter()
         .map(|g| {
             let label = format!("{} · {}", g.name, format::usd(g.usd_per_hour));
-            (g.id, label)
+            let text: OptText = Arc::new(move || label.clone());
+            (g.id, text)
         })
         .collect()
 }
 
-fn opts(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+/// Options whose texts are translation keys.
+fn opts(list: &[(&str, &'static str)]) -> Vec<(String, OptText)> {
+    list.iter()
+        .map(|&(value, key)| {
+            let text: OptText = Arc::new(move || t(key));
+            (value.to_string(), text)
+        })
+        .collect()
+}
+
+/// Options shown as their values (names that need no translation).
+fn verbatim(list: impl IntoIterator<Item = String>) -> Vec<(String, OptText)> {
+    list.into_iter()
+        .map(|v| {
+            let shown = v.clone();
+            let text: OptText = Arc::new(move || shown.clone());
+            (v, text)
+        })
+        .collect()
+}
+
+/// A built-in preset's one-line summary in the current language (sim-core's English words when
+/// the table has none).
+pub fn preset_summary(id: &str) -> String {
+    let key = format!("preset.{id}.summary");
+    if crate::i18n::has(&key) {
+        t(&key)
+    } else {
+        sim_core::presets::find(id).map(|p| p.summary.to_string()).unwrap_or_default()
+    }
+}
+
+/// A scenario's name for headings: a built-in preset's name in the current language, any other
+/// name as written.
+pub fn scenario_title(name: &str) -> String {
+    for p in PRESETS {
+        let key = format!("preset.{}.name", p.id);
+        if crate::i18n::has(&key) && crate::i18n::lookup(crate::i18n::Locale::En, &key) == name {
+            return t(&key);
+        }
+    }
+    name.to_string()
 }
 
 fn model_id(s: &Scenario, _: usize) -> String {
@@ -1013,14 +1130,15 @@ fn Editor(ui: Ui, which: usize) -> impl IntoView {
         })
         .collect_view();
     let preset_summary = move || {
-        let id = preset_id.get();
-        let s = sim_core::presets::find(&id).map(|p| p.summary.to_string()).unwrap_or_default();
-        if edited.get() {
-            format!("{s} — edited")
+        let s = preset_summary(&preset_id.get());
+        if edited.get() && !s.is_empty() {
+            tf("ctl.edited", &[("summary", s)])
         } else {
             s
         }
     };
+    let presets_locked = Memo::new(move |_| any_locked(ui));
+    let classes_locked = Memo::new(move |_| locked_at(ui, "classes"));
     let batching = Memo::new(move |_| draft.with(|s| s.scheduler.batching));
     let classes = Memo::new(move |_| draft.with(|s| s.classes.len()));
     let multi = move || classes.get() > 1;
@@ -1028,86 +1146,91 @@ fn Editor(ui: Ui, which: usize) -> impl IntoView {
     view! {
         <div class="editor" data-testid=if which == 0 { "editor-a" } else { "editor-b" }>
             <section class="group">
-                <h2>{move || if ui.ab.get() { format!("Scenario {}", if which == 0 { "A" } else { "B" }) } else { "Scenario".to_string() }}</h2>
-                <div class="field">
-                    <label for="f-preset">"Preset"</label>
+                <h2>{move || if ui.ab.get() { tf("ctl.scenario_ab", &[("run", (if which == 0 { "A" } else { "B" }).to_string())]) } else { t("ctl.scenario") }}</h2>
+                <div class="field" class:locked=move || presets_locked.get()>
+                    <div class="field-head">
+                        <label for="f-preset">{tx("ctl.preset")}</label>
+                        {lock_badge(move || presets_locked.get())}
+                    </div>
                     <select
                         id="f-preset"
                         data-testid="preset"
+                        disabled=move || presets_locked.get()
                         on:change=move |ev| ui.load_preset(which, &event_target_value(&ev))
                     >
                         {preset_opts}
                     </select>
                     <p class="small muted" data-testid="preset-summary">{preset_summary}</p>
                 </div>
-                <p class="rule small">"Every change restarts the run from t = 0 with the same seed, so the same requests arrive."</p>
+                <p class="rule small">{tx("ctl.rule")}</p>
             </section>
 
             <details class="group" open>
-                <summary>"Model & hardware"</summary>
-                <SelectField ui=ui which=which label="Model" help="The model served. Its size sets the weights; its layers, KV heads and head size set the KV cache per token." path="model".into() options=model_options() get=model_id set=set_model/>
-                <SelectField ui=ui which=which label="GPU" help="The accelerator: memory capacity, bandwidth and FLOP/s drive memory fit and iteration time." path="gpu".into() options=gpu_options() get=gpu_id set=set_gpu/>
-                <SelectField ui=ui which=which label="GPUs (tensor parallel)" help="GPUs serving one model replica with tensor parallelism: memory adds up, each iteration pays for communication." path="num_gpus".into()
-                    options=opts(&[("1", "1 GPU"), ("2", "2 GPUs"), ("4", "4 GPUs"), ("8", "8 GPUs")])
+                <summary>{tx("ctl.group.model")}</summary>
+                <SelectField ui=ui which=which label="ctl.model.label" help="ctl.model.def" path="model".into() options=model_options() get=model_id set=set_model/>
+                <SelectField ui=ui which=which label="ctl.gpu.label" help="ctl.gpu.def" path="gpu".into() options=gpu_options() get=gpu_id set=set_gpu/>
+                <SelectField ui=ui which=which label="ctl.num_gpus.label" help="ctl.num_gpus.def" path="num_gpus".into()
+                    options=opts(&[("1", "ctl.num_gpus.1"), ("2", "ctl.num_gpus.2"), ("4", "ctl.num_gpus.4"), ("8", "ctl.num_gpus.8")])
                     get=|s, _| s.num_gpus.to_string()
                     set=|s, _, v| s.num_gpus = v.parse().unwrap_or(1)/>
-                <SelectField ui=ui which=which label="Precision (weights)" help="Bytes per parameter: fp16/bf16 = 2, fp8 = 1 (needs fp8 tensor cores)." path="dtype".into()
-                    options=opts(&[("bf16", "bf16 (2 bytes)"), ("fp16", "fp16 (2 bytes)"), ("fp8", "fp8 (1 byte)")])
+                <SelectField ui=ui which=which label="ctl.dtype.label" help="ctl.dtype.def" path="dtype".into()
+                    options=opts(&[("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")])
                     get=|s, _| dtype_name(s.dtype)
                     set=|s, _, v| if let Some(d) = parse_dtype(v) { s.dtype = d }/>
-                <SelectField ui=ui which=which label="KV cache precision" help="Bytes per cached K or V value; defaults to the weights' precision. fp8 KV halves the cache per token." path="kv_dtype".into()
-                    options=opts(&[("", "same as weights"), ("bf16", "bf16 (2 bytes)"), ("fp16", "fp16 (2 bytes)"), ("fp8", "fp8 (1 byte)")])
+                <SelectField ui=ui which=which label="ctl.kv_dtype.label" help="ctl.kv_dtype.def" path="kv_dtype".into()
+                    options=opts(&[("", "ctl.kv_dtype.same"), ("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")])
                     get=|s, _| s.kv_dtype.map(dtype_name).unwrap_or_default()
                     set=|s, _, v| s.kv_dtype = parse_dtype(v)/>
                 <NumField ui=ui which=which spec=&GPU_PRICE/>
             </details>
 
             <details class="group" open>
-                <summary>"Workload"</summary>
+                <summary>{tx("ctl.group.workload")}</summary>
                 {move || (0..classes.get()).map(|i| view! { <ClassCard ui=ui which=which i=i/> }).collect_view()}
                 <button
                     class="btn small-btn"
                     data-testid="add-class"
-                    disabled={move || classes.get() >= 8}
+                    disabled={move || classes.get() >= 8 || classes_locked.get()}
+                    title=move || if classes_locked.get() { t("ctl.locked") } else { String::new() }
                     on:click=move |_| draft.update(|s| { let c = new_class(s); s.classes.push(c); })
-                >"+ Add a traffic class"</button>
+                >{tx("ctl.add_class")}</button>
             </details>
 
             <details class="group" open>
-                <summary>"Batching & scheduling"</summary>
-                <SelectField ui=ui which=which label="Batching" help="Static: collect a batch, run it to completion, free every slot at once. Continuous: requests join and leave the batch at every iteration (vLLM, Orca)." path="scheduler.batching".into()
-                    options=opts(&[("continuous", "continuous (iteration-level)"), ("static", "static (whole batches)")])
+                <summary>{tx("ctl.group.batching")}</summary>
+                <SelectField ui=ui which=which label="ctl.batching.label" help="ctl.batching.def" path="scheduler.batching".into()
+                    options=opts(&[("continuous", "ctl.batching.continuous"), ("static", "ctl.batching.static")])
                     get=|s, _| if s.scheduler.batching == Batching::Static { "static".into() } else { "continuous".into() }
                     set=|s, _, v| s.scheduler.batching = if v == "static" { Batching::Static } else { Batching::Continuous }/>
                 <NumField ui=ui which=which spec=&MAX_SEQS/>
                 <NumField ui=ui which=which spec=&MAX_TOKENS/>
-                <CheckField ui=ui which=which label="Chunked prefill" help="Split long prompts into chunks that share iterations with decoding requests (Sarathi-Serve, vLLM): steadier TPOT, no long stalls." path="scheduler.chunked_prefill"
+                <CheckField ui=ui which=which label="ctl.chunked.label" help="ctl.chunked.def" path="scheduler.chunked_prefill"
                     get=|s| s.scheduler.chunked_prefill set=|s, v| s.scheduler.chunked_prefill = v/>
                 {move || (batching.get() == Batching::Static).then(|| view! { <NumField ui=ui which=which spec=&BATCH_TIMEOUT/> })}
-                <CheckField ui=ui which=which label="Isolate classes" help="One queue per class, with priorities and reserved shares of batch slots and KV, instead of one shared first-come-first-served queue." path="scheduler.isolation"
+                <CheckField ui=ui which=which label="ctl.isolation.label" help="ctl.isolation.def" path="scheduler.isolation"
                     get=|s| s.scheduler.isolation set=|s, v| s.scheduler.isolation = v/>
-                <p class="small muted" class:hidden=multi>"Isolation matters with two or more classes."</p>
+                <p class="small muted" class:hidden=multi>{tx("ctl.isolation.note")}</p>
             </details>
 
             <details class="group" open>
-                <summary>"KV cache & memory"</summary>
-                <SelectField ui=ui which=which label="KV layout" help="Paged: fixed-size blocks allocated as a sequence grows (PagedAttention). Contiguous: every request reserves the max context up front." path="scheduler.kv_layout".into()
-                    options=opts(&[("paged", "paged blocks"), ("contiguous", "contiguous (reserve max context)")])
+                <summary>{tx("ctl.group.kv")}</summary>
+                <SelectField ui=ui which=which label="ctl.kv_layout.label" help="ctl.kv_layout.def" path="scheduler.kv_layout".into()
+                    options=opts(&[("paged", "ctl.kv_layout.paged"), ("contiguous", "ctl.kv_layout.contiguous")])
                     get=|s, _| if s.scheduler.kv_layout == KvLayout::Contiguous { "contiguous".into() } else { "paged".into() }
                     set=|s, _, v| s.scheduler.kv_layout = if v == "contiguous" { KvLayout::Contiguous } else { KvLayout::Paged }/>
                 <NumField ui=ui which=which spec=&BLOCK_SIZE/>
                 <NumField ui=ui which=which spec=&MAX_LEN/>
-                <p class="small muted field-note">{move || draft.with(|s| s.model_spec().ok().map(|m| format!("{} accepts at most {} tokens.", if m.name.is_empty() { m.id.clone() } else { m.name.clone() }, format::int(u64::from(m.max_context))))).unwrap_or_default()}</p>
+                <p class="small muted field-note">{move || draft.with(|s| s.model_spec().ok().map(|m| tf("ctl.max_context_note", &[("model", if m.name.is_empty() { m.id.clone() } else { m.name.clone() }), ("tokens", format::int(u64::from(m.max_context)))]))).unwrap_or_default()}</p>
                 <NumField ui=ui which=which spec=&MEM_UTIL/>
-                <CheckField ui=ui which=which label="Over-commit KV" help="Admit on the KV in use now rather than on guaranteed space: more requests fit, but growing outputs can exhaust memory — an OOM restart instead of a preemption." path="scheduler.overcommit"
+                <CheckField ui=ui which=which label="ctl.overcommit.label" help="ctl.overcommit.def" path="scheduler.overcommit"
                     get=|s| s.scheduler.overcommit set=|s, v| s.scheduler.overcommit = v/>
-                <CheckField ui=ui which=which label="Retry after OOM" help="After an OOM restart, resend the requests that were in flight (up to 3 times) instead of failing them." path="scheduler.retry_on_oom"
+                <CheckField ui=ui which=which label="ctl.retry.label" help="ctl.retry.def" path="scheduler.retry_on_oom"
                     get=|s| s.scheduler.retry_on_oom set=|s, v| s.scheduler.retry_on_oom = v/>
                 <NumField ui=ui which=which spec=&RESTART_S/>
             </details>
 
             <details class="group" open>
-                <summary>"Queue limits"</summary>
+                <summary>{tx("ctl.group.queue")}</summary>
                 <NumField ui=ui which=which spec=&QUEUE_TIMEOUT/>
                 <NumField ui=ui which=which spec=&MAX_QUEUE/>
             </details>
@@ -1125,14 +1248,17 @@ fn ClassCard(ui: Ui, which: usize, i: usize) -> impl IntoView {
     let count = Memo::new(move |_| draft.with(|s| s.classes.len()));
     let name_path = format!("classes[{i}].name");
     let name_err = field_error(ui, which, name_path.clone());
+    let name_lock = name_path.clone();
+    let name_locked = Memo::new(move |_| locked_at(ui, &name_lock));
+    let classes_locked = Memo::new(move |_| locked_at(ui, "classes"));
     let arrival_fields = move || {
         match kind.get() {
         Some("poisson") => view! { <NumField ui=ui which=which spec=&RATE idx=i/> }.into_any(),
         Some("bursty") => view! { <NumField ui=ui which=which spec=&RATE idx=i/><NumField ui=ui which=which spec=&CV idx=i/> }.into_any(),
         Some("closed_loop") => view! { <NumField ui=ui which=which spec=&USERS idx=i/><NumField ui=ui which=which spec=&THINK idx=i/> }.into_any(),
         Some("trace") => view! {
-            <SelectField ui=ui which=which label="Trace" help="A recorded request trace (arrival time, prompt and output length of each request)." path=format!("classes[{i}].arrival.path") idx=i
-                options=BUILTIN_TRACES.iter().map(|(n, _)| (n.to_string(), n.to_string())).collect()
+            <SelectField ui=ui which=which label="ctl.trace.label" help="ctl.trace.def" path=format!("classes[{i}].arrival.path") idx=i
+                options=verbatim(BUILTIN_TRACES.iter().map(|(n, _)| n.to_string()))
                 get=|s, i| match class(s, i).map(|c| &c.arrival) { Some(Arrival::Trace { path, .. }) => path.clone(), _ => String::new() }
                 set=|s, i, v| if let Some(Arrival::Trace { path, .. }) = class_mut(s, i).map(|c| &mut c.arrival) { *path = v.to_string() }/>
             <NumField ui=ui which=which spec=&SPEEDUP idx=i/>
@@ -1145,8 +1271,8 @@ fn ClassCard(ui: Ui, which: usize, i: usize) -> impl IntoView {
         (kind.get() != Some("trace")).then(|| {
             view! {
                 <NumField ui=ui which=which spec=&NUM_REQUESTS idx=i/>
-                <LengthEditor ui=ui which=which k=i * 2 label="Prompt length"/>
-                <LengthEditor ui=ui which=which k=i * 2 + 1 label="Output length"/>
+                <LengthEditor ui=ui which=which k=i * 2 label="ctl.prompt_len"/>
+                <LengthEditor ui=ui which=which k=i * 2 + 1 label="ctl.output_len"/>
             }
         })
     };
@@ -1154,12 +1280,13 @@ fn ClassCard(ui: Ui, which: usize, i: usize) -> impl IntoView {
         <fieldset class="class-card" data-testid=format!("class-{i}")>
             <legend>
                 <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(i) fill=glyph::colour(i)/></svg>
-                <span class="sr-only">{format!("{} ", glyph::shape_name(i))}</span>
+                <span class="sr-only">{move || format!("{} ", t(glyph::shape_name(i)))}</span>
                 <input
                     type="text"
                     class="class-name"
-                    aria-label="class name"
+                    aria-label=tx("ctl.class_name")
                     data-testid=format!("field-{name_path}")
+                    disabled=move || name_locked.get()
                     prop:value=move || name.get()
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
@@ -1168,15 +1295,16 @@ fn ClassCard(ui: Ui, which: usize, i: usize) -> impl IntoView {
                 />
                 <button
                     class="icon-btn"
-                    title="Remove this class"
-                    aria-label="remove this class"
+                    title=tx("ctl.remove_class")
+                    aria-label=tx("ctl.remove_class")
+                    disabled=move || classes_locked.get()
                     class:hidden={move || count.get() <= 1}
                     on:click={move |_| draft.update(|s| if s.classes.len() > 1 && i < s.classes.len() { s.classes.remove(i); })}
                 >"✕"</button>
             </legend>
             <p class="err" role="alert">{move || name_err.get()}</p>
-            <SelectField ui=ui which=which label="Arrivals" help="Poisson: random, independent arrivals. Bursty: arrivals bunched into bursts. Closed loop: a fixed number of users who wait for each answer. Trace: replay recorded requests." path=format!("classes[{i}].arrival.kind") idx=i
-                options=opts(&[("poisson", "Poisson (random)"), ("bursty", "bursty"), ("closed_loop", "closed loop (users)"), ("trace", "trace replay")])
+            <SelectField ui=ui which=which label="ctl.arrivals.label" help="ctl.arrivals.def" path=format!("classes[{i}].arrival.kind") idx=i
+                options=opts(&[("poisson", "ctl.arrivals.poisson"), ("bursty", "ctl.arrivals.bursty"), ("closed_loop", "ctl.arrivals.closed_loop"), ("trace", "ctl.arrivals.trace")])
                 get=|s, i| class(s, i).map(|c| arrival_kind(&c.arrival).to_string()).unwrap_or_default()
                 set=set_arrival_kind/>
             {arrival_fields}
@@ -1209,8 +1337,8 @@ fn LengthEditor(ui: Ui, which: usize, k: usize, label: &'static str) -> impl Int
     };
     view! {
         <div class="lengths">
-            <SelectField ui=ui which=which label=label help="How long requests are, in tokens: fixed, uniform between two bounds, or log-normal (a long tail, like real chat traffic)." path=format!("classes[{}].{}", k / 2, LEN_NAMES[k % 2]) idx=k
-                options=opts(&[("lognormal", "log-normal"), ("uniform", "uniform"), ("fixed", "fixed")])
+            <SelectField ui=ui which=which label=label help="ctl.len.def" path=format!("classes[{}].{}", k / 2, LEN_NAMES[k % 2]) idx=k
+                options=opts(&[("lognormal", "ctl.len.lognormal"), ("uniform", "ctl.len.uniform"), ("fixed", "ctl.len.fixed")])
                 get=|s, k| len_kind(len_dist(s, k)).to_string()
                 set=set_len_kind/>
             {fields}

@@ -35,7 +35,17 @@ const COLOURS: [&str; 8] = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800
 /// Light tints of the class colours, for cell backgrounds.
 const TINTS: [&str; 8] = ["#d6e8f5", "#f8dccb", "#cdeee4", "#f4e0eb", "#f3e6c7", "#d8ebf8", "#e6e1c4", "#e2e2e2"];
 
-const NAMES: [&str; 8] = ["circle", "square", "triangle", "diamond", "inverted triangle", "hexagon", "cross", "pill"];
+/// Translation keys of the shapes' names (legends say the shape for screen readers).
+const NAMES: [&str; 8] = [
+    "glyph.circle",
+    "glyph.square",
+    "glyph.triangle",
+    "glyph.diamond",
+    "glyph.triangle_down",
+    "glyph.hexagon",
+    "glyph.cross",
+    "glyph.pill",
+];
 
 pub fn shape(class: usize) -> Shape {
     SHAPES[class % SHAPES.len()]
@@ -49,6 +59,7 @@ pub fn tint(class: usize) -> &'static str {
     TINTS[class % TINTS.len()]
 }
 
+/// Translation key of the class's shape name.
 pub fn shape_name(class: usize) -> &'static str {
     NAMES[class % NAMES.len()]
 }

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::defs::{self, Term};
 use crate::engine::RunInfo;
 use crate::format;
+use crate::i18n::{t, tf, tx};
 use crate::ui::Ui;
 
 struct Segment {
@@ -18,12 +19,12 @@ struct Segment {
 }
 
 static SEGMENTS: [Segment; 6] = [
-    Segment { key: "weights", label: "weights", def: defs::WEIGHTS, value: |h| h.weights },
-    Segment { key: "activations", label: "activations + runtime", def: defs::ACTIVATIONS, value: |h| h.activations },
-    Segment { key: "kv-used", label: "KV in use", def: defs::KV_USED, value: |h| h.kv_used },
-    Segment { key: "kv-waste", label: "KV reserved, empty", def: defs::KV_WASTE, value: |h| h.kv_waste },
-    Segment { key: "kv-free", label: "KV free", def: defs::KV_FREE, value: |h| h.kv_free },
-    Segment { key: "headroom", label: "headroom", def: defs::HEADROOM, value: |h| h.headroom },
+    Segment { key: "weights", label: "hbm.weights", def: defs::WEIGHTS, value: |h| h.weights },
+    Segment { key: "activations", label: "hbm.activations", def: defs::ACTIVATIONS, value: |h| h.activations },
+    Segment { key: "kv-used", label: "hbm.kv_used", def: defs::KV_USED, value: |h| h.kv_used },
+    Segment { key: "kv-waste", label: "hbm.kv_waste", def: defs::KV_WASTE, value: |h| h.kv_waste },
+    Segment { key: "kv-free", label: "hbm.kv_free", def: defs::KV_FREE, value: |h| h.kv_free },
+    Segment { key: "headroom", label: "hbm.headroom", def: defs::HEADROOM, value: |h| h.headroom },
 ];
 
 /// Memory of run `which`.
@@ -46,7 +47,7 @@ pub fn HbmGauge(ui: Ui, which: usize) -> impl IntoView {
             };
             let title = move || {
                 hbm.with(|h| {
-                    h.as_ref().map(|h| format!("{}: {}", seg.label, format::gib((seg.value)(h)))).unwrap_or_default()
+                    h.as_ref().map(|h| format!("{}: {}", t(seg.label), format::gib((seg.value)(h)))).unwrap_or_default()
                 })
             };
             view! { <div class=format!("seg seg-{}", seg.key) style:width=width title=title></div> }
@@ -82,7 +83,7 @@ pub fn HbmGauge(ui: Ui, which: usize) -> impl IntoView {
     let watermark_label = move || {
         info.with(|i| {
             i.as_ref()
-                .map(|i| format!("utilisation limit {:.0} %", i.scenario.gpu_memory_utilization * 100.0))
+                .map(|i| tf("hbm.limit", &[("pct", format!("{:.0}", i.scenario.gpu_memory_utilization * 100.0))]))
                 .unwrap_or_default()
         })
     };
@@ -91,7 +92,14 @@ pub fn HbmGauge(ui: Ui, which: usize) -> impl IntoView {
             i.as_ref()
                 .map(|i| {
                     let gpu = if i.gpu.name.is_empty() { i.gpu.id.clone() } else { i.gpu.name.clone() };
-                    format!("{} on {} × {}", format::gib(i.plan.capacity_bytes), i.scenario.num_gpus, gpu)
+                    tf(
+                        "hbm.capacity",
+                        &[
+                            ("size", format::gib(i.plan.capacity_bytes)),
+                            ("n", i.scenario.num_gpus.to_string()),
+                            ("gpu", gpu),
+                        ],
+                    )
                 })
                 .unwrap_or_default()
         })
@@ -107,14 +115,32 @@ pub fn HbmGauge(ui: Ui, which: usize) -> impl IntoView {
             })
     };
     let over = move || hbm.with(|h| h.as_ref().is_some_and(|h| h.headroom < -1.0));
+    // the split in words, for screen readers
+    let gauge_label = move || {
+        let parts = hbm.with(|h| {
+            h.as_ref().map(|h| {
+                SEGMENTS
+                    .iter()
+                    .map(|seg| format!("{} {}", t(seg.label), format::gib((seg.value)(h))))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+        });
+        match parts {
+            Some(p) => format!("{}: {p}", t("hbm.aria")),
+            None => t("hbm.aria"),
+        }
+    };
     let pool = move || {
         info.with(|i| {
             i.as_ref()
                 .map(|i| {
-                    format!(
-                        "KV pool {} = {} tokens",
-                        format::gib(i.plan.kv_capacity_bytes),
-                        format::int(i.plan.kv_capacity_tokens)
+                    tf(
+                        "hbm.pool",
+                        &[
+                            ("size", format::gib(i.plan.kv_capacity_bytes)),
+                            ("tokens", format::int(i.plan.kv_capacity_tokens)),
+                        ],
                     )
                 })
                 .unwrap_or_default()
@@ -124,17 +150,17 @@ pub fn HbmGauge(ui: Ui, which: usize) -> impl IntoView {
     view! {
         <section class="panel hbm" data-testid=if which == 0 { "hbm-gauge" } else { "hbm-gauge-b" }>
             <header class="panel-head">
-                <h2><Term label="GPU memory (HBM)" def=defs::HBM/></h2>
+                <h2><Term label="hbm.title" def=defs::HBM/></h2>
                 <span class="muted small" data-testid="hbm-capacity">{capacity}</span>
             </header>
-            <div class="gauge" role="img" aria-label="GPU memory split">
+            <div class="gauge" role="img" aria-label=gauge_label>
                 {bars}
                 <div class="watermark" class:low=low_mark style:left=watermark>
                     <span>{watermark_label}</span>
                 </div>
             </div>
             <ul class="legend hbm-legend">{legend}</ul>
-            <p class="small muted">{pool}<span class="warn" class:hidden=move || !over()>" · over-committed: KV has grown into the headroom"</span></p>
+            <p class="small muted">{pool}<span class="warn" class:hidden=move || !over()>{tx("hbm.over")}</span></p>
             {move || show_formula().then(|| view! { <KvFormula info=info/> })}
         </section>
     }
@@ -154,47 +180,54 @@ fn KvFormula(info: RwSignal<Option<RunInfo>>) -> impl IntoView {
             let replicated = (stored - i.kv_bytes_formula).abs() > 0.5;
             let gqa = m.num_kv_heads < m.num_attention_heads;
             let why = if gqa {
-                format!(
-                    "The article multiplies by the hidden size ({}), as if each of the {} attention heads kept its own K and V. {} uses grouped-query attention: only {} KV heads of {} values each are cached, shared by the query heads. And the article counts values, not bytes: each takes {} B in {} (1 B in fp8).",
-                    format::int(u64::from(m.hidden_size)),
-                    m.num_attention_heads,
-                    name,
-                    m.num_kv_heads,
-                    m.head_dim,
-                    format::plain(bytes),
-                    kv.name()
+                tf(
+                    "hbm.why_gqa",
+                    &[
+                        ("hidden", format::int(u64::from(m.hidden_size))),
+                        ("heads", m.num_attention_heads.to_string()),
+                        ("model", name.clone()),
+                        ("kv_heads", m.num_kv_heads.to_string()),
+                        ("head_dim", m.head_dim.to_string()),
+                        ("bytes", format::plain(bytes)),
+                        ("dtype", kv.name().to_string()),
+                    ],
                 )
             } else {
-                format!(
-                    "{} has as many KV heads as attention heads (no grouped-query attention), so both count the same values here; the article still leaves out the bytes per value: {} B in {} (1 B in fp8).",
-                    name,
-                    format::plain(bytes),
-                    kv.name()
+                tf(
+                    "hbm.why_mha",
+                    &[("model", name.clone()), ("bytes", format::plain(bytes)), ("dtype", kv.name().to_string())],
                 )
             };
             Some(view! {
                 <div class="formula-row">
-                    <span class="formula-name">"This lab"</span>
+                    <span class="formula-name">{t("hbm.this_lab")}</span>
                     <code data-testid="kv-formula-lab">
-                        "2 (K, V) × " {m.num_layers} " layers × " {m.num_kv_heads} " KV heads × " {m.head_dim} " head dim × "
-                        {format::plain(bytes)} " B (" {kv.name()} ") = "
+                        {tf("hbm.formula_lab", &[
+                            ("layers", m.num_layers.to_string()),
+                            ("kv_heads", m.num_kv_heads.to_string()),
+                            ("head_dim", m.head_dim.to_string()),
+                            ("bytes", format::plain(bytes)),
+                            ("dtype", kv.name().to_string()),
+                        ])}
                         <b>{format::int(i.kv_bytes_formula.round() as u64)} " B"</b>
-                        " (" {format::bytes(i.kv_bytes_formula)} ") per token"
+                        {tf("hbm.formula_lab_per_token", &[("size", format::bytes(i.kv_bytes_formula))])}
                     </code>
                 </div>
                 <div class="formula-row">
-                    <span class="formula-name">"Article"</span>
+                    <span class="formula-name">{t("hbm.article")}</span>
                     <code data-testid="kv-formula-article">
-                        "2 × " {m.num_layers} " layers × " {format::int(u64::from(m.hidden_size))} " hidden = "
-                        <b>{format::int(i.article_elements.round() as u64)} " values"</b>
-                        " per token (no bytes per value)"
+                        {tf("hbm.formula_article", &[
+                            ("layers", m.num_layers.to_string()),
+                            ("hidden", format::int(u64::from(m.hidden_size))),
+                        ])}
+                        <b>{tf("hbm.values", &[("n", format::int(i.article_elements.round() as u64))])}</b>
+                        {t("hbm.formula_article_per_token")}
                     </code>
                 </div>
                 <p class="small">{why}</p>
                 {replicated.then(|| view! {
                     <p class="small muted">
-                        "Stored: " {format::bytes(stored)} " per token across " {i.scenario.num_gpus}
-                        " GPUs — with more GPUs than KV heads, each GPU keeps a copy of a head."
+                        {tf("hbm.stored", &[("size", format::bytes(stored)), ("n", i.scenario.num_gpus.to_string())])}
                     </p>
                 })}
             })
@@ -202,7 +235,7 @@ fn KvFormula(info: RwSignal<Option<RunInfo>>) -> impl IntoView {
     };
     view! {
         <div class="formula" data-testid="kv-formula">
-            <h3>"KV cache per token"</h3>
+            <h3>{tx("hbm.kv_per_token")}</h3>
             {body}
         </div>
     }

@@ -109,6 +109,13 @@ pub fn t(key: &str) -> String {
     lookup(locale().get(), key)
 }
 
+/// The text for `key` as a reactive closure: `{tx("metrics.title")}` in a view, or
+/// `title=tx("toolbar.reset_title")`. Every call returns the same closure type, so the view code
+/// for translated text is compiled once rather than once per `move || t("…")` (a smaller wasm).
+pub fn tx(key: &'static str) -> impl Fn() -> String + Copy + Send + Sync + 'static {
+    move || t(key)
+}
+
 /// Like [`t`] without tracking (event handlers, canvas drawing).
 pub fn t_untracked(key: &str) -> String {
     lookup(locale().get_untracked(), key)

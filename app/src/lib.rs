@@ -7,31 +7,49 @@
 //! * [`stage`]: the animated canvas; [`glyph`]: class colours and shapes
 //! * [`charts`]: a small canvas chart helper and the lab's charts
 //! * [`metrics_panel`], [`hbm`], [`controls`], [`toolbar`], [`panels`]: the page's sections
+//! * [`header`]: title, language switch, projector profile, footer; [`theme`]: colour profiles
+//! * [`share`]: share links, embed mode and events to an embedding page; [`a11y`]: the live summary
+//! * [`i18n`]: the English and Chinese tables every text comes from
+//! * [`workbench`]: guided [`lessons`], the [`sweep_panel`], the [`contract_panel`] and
+//!   classroom [`exercises`], one tab each
 //! * [`panic_view`]: the error view if anything ever panics
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+pub mod a11y;
 pub mod charts;
+pub mod contract_panel;
 pub mod controls;
 pub mod defs;
 pub mod engine;
+pub mod exercises;
 pub mod format;
 pub mod glyph;
 pub mod hbm;
+pub mod header;
 pub mod i18n;
+pub mod lessons;
 pub mod metrics_panel;
 pub mod panels;
 mod panic_view;
+pub mod share;
 pub mod stage;
+pub mod sweep_panel;
+pub mod theme;
 pub mod toolbar;
 pub mod ui;
+pub mod workbench;
 
+use crate::a11y::LiveSummary;
 use crate::controls::Controls;
+use crate::header::{PageFooter, PageHeader};
 use crate::metrics_panel::MetricsPanel;
 use crate::panels::{AbPairs, AbTabs, ChartsRow, ErrorBanner, StageBlock};
+use crate::share::LinkBanner;
 use crate::toolbar::Toolbar;
 use crate::ui::Ui;
+use crate::workbench::Workbench;
 
 /// How often the panels' numbers refresh, ms (the calm tick: about 7 times a second).
 const CALM_TICK_MS: u32 = 150;
@@ -81,6 +99,8 @@ pub fn reset_stats() {
 #[component]
 pub fn App() -> impl IntoView {
     let ui = Ui::new();
+    // a shared link, embed mode, language and colour profile from the address
+    share::init(ui);
     match sim_core::Simulation::new(&ui.drafts[0].get_untracked()) {
         Ok(sim) => {
             engine::install(vec![sim]);
@@ -102,21 +122,20 @@ pub fn App() -> impl IntoView {
         ui.refresh(true);
     });
 
+    share::watch(ui);
     start_animation(ui);
     gloo_timers::callback::Interval::new(CALM_TICK_MS, move || ui.refresh(false)).forget();
     let keys = window_event_listener(leptos::ev::keydown, move |ev| on_key(ui, &ev));
     on_cleanup(move || keys.remove());
 
     view! {
-        <header class="top">
-            <div class="brand">
-                <h1>"LLM Serving Lab"</h1>
-                <p class="tagline">"Requests flow queue → prefill → decode on a virtual GPU. Change a setting and watch TTFT, TPOT, the tail, goodput, memory and cost react."</p>
-            </div>
-        </header>
+        <PageHeader ui=ui/>
         <Toolbar ui=ui/>
+        <LinkBanner/>
+        <LiveSummary ui=ui/>
+        <Workbench ui=ui/>
         <main class="lab" class:ab=move || ui.ab.get()>
-            <aside class="controls-col" aria-label="Scenario settings">
+            <aside class="controls-col" aria-label=i18n::tx("app.settings")>
                 <AbTabs ui=ui/>
                 <Controls ui=ui/>
                 <AbPairs ui=ui/>
@@ -138,10 +157,7 @@ pub fn App() -> impl IntoView {
                 <ChartsRow ui=ui/>
             </div>
         </main>
-        <footer class="foot small muted">
-            "Every number comes from sim-core, a deterministic simulation: hover or focus a label for its definition. "
-            "Keys: Space play/pause, → one iteration."
-        </footer>
+        <PageFooter/>
     }
 }
 

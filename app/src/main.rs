@@ -22,3 +22,10 @@ pub fn lab_stats() -> String {
 pub fn lab_reset_stats() {
     app::reset_stats();
 }
+
+/// A guided lesson's outcome computed straight through (`Lesson::run`): the answer the runs bear
+/// out and the numbers its explanation quotes, as JSON `{"id", "answer", "numbers"}`.
+#[wasm_bindgen]
+pub fn lab_lesson_outcome(id: &str) -> String {
+    app::lessons::outcome_json(id)
+}

@@ -9,6 +9,7 @@ use sim_core::scenario::Slo;
 use crate::defs::{self, Term};
 use crate::format;
 use crate::glyph;
+use crate::i18n::{t, tf, tx};
 use crate::ui::Ui;
 
 /// The part of a summary the panel shows: all classes, or one.
@@ -171,20 +172,21 @@ pub fn MetricsPanel(ui: Ui, which: usize) -> impl IntoView {
                             on:click=move |_| ui.class_view.set(Some(i))
                         >
                             <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(i) fill=glyph::colour(i)/></svg>
+                            <span class="sr-only">{tx(glyph::shape_name(i))}" "</span>
                             {name}
                         </button>
                     }
                 })
                 .collect_view();
             view! {
-                <div class="tabs" role="group" aria-label="Metrics for">
+                <div class="tabs" role="group" aria-label=tx("metrics.for")>
                     <button
                         class="tab"
                         class:active=move || ui.class_view.get().is_none()
                         aria-pressed=move || ui.class_view.get().is_none().to_string()
                         data-testid="class-tab-all"
                         on:click=move |_| ui.class_view.set(None)
-                    >"All classes"</button>
+                    >{tx("metrics.all_classes")}</button>
                     {tabs}
                 </div>
             }
@@ -192,22 +194,17 @@ pub fn MetricsPanel(ui: Ui, which: usize) -> impl IntoView {
     };
 
     let title = move || {
-        let n = if ui.ab.get() {
-            if which == 0 {
-                "Run A"
-            } else {
-                "Run B"
-            }
+        if ui.ab.get() {
+            tf("metrics.run", &[("run", (if which == 0 { "A" } else { "B" }).to_string())])
         } else {
-            "Live metrics"
-        };
-        n.to_string()
+            t("metrics.title")
+        }
     };
     let when = move || {
         view_sig.with(|v| {
             v.as_ref().map_or_else(String::new, |v| {
-                let state = if v.finished { " · finished" } else { "" };
-                format!("after {} simulated{}", format::sim_time(v.now_s), state)
+                let key = if v.finished { "metrics.after_finished" } else { "metrics.after" };
+                tf(key, &[("time", format::sim_time(v.now_s))])
             })
         })
     };
@@ -222,33 +219,33 @@ pub fn MetricsPanel(ui: Ui, which: usize) -> impl IntoView {
             <table class="lat">
                 <thead>
                     <tr>
-                        <th scope="col"><span class="muted small">"latency"</span></th>
+                        <th scope="col"><span class="muted small">{tx("metrics.latency")}</span></th>
                         <th scope="col"><Term label="p50" def=defs::P50/></th>
                         <th scope="col"><Term label="p95" def=defs::P95/></th>
                         <th scope="col"><Term label="p99" def=defs::P99/></th>
-                        <th scope="col" class="mean-head"><Term label="mean" def=defs::MEAN/></th>
+                        <th scope="col" class="mean-head"><Term label="metrics.mean" def=defs::MEAN/></th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
-            <p class="hint small">"Mean sits beside p99: averages hide the tail. Red ▲: beyond the class's SLO."</p>
+            <p class="hint small">{tx("metrics.hint")}</p>
 
             <div class="tput">
                 <div class="kv">
-                    <Term label="Throughput" def=defs::THROUGHPUT/>
+                    <Term label="metrics.throughput" def=defs::THROUGHPUT/>
                     <span class="big" data-testid="metric-throughput">{get(|p| format!("{} tok/s", format::rate(p.throughput.output_tokens_per_s)))}</span>
                     <span class="muted small" data-testid="metric-throughput-req">{get(|p| format!("{} req/s", format::rate(p.throughput.requests_per_s)))}</span>
                 </div>
                 <div class="kv">
-                    <Term label="Goodput" def=defs::GOODPUT/>
+                    <Term label="metrics.goodput" def=defs::GOODPUT/>
                     <span class="big good" data-testid="metric-goodput">{get(|p| format!("{} tok/s", format::rate(p.goodput.output_tokens_per_s)))}</span>
                     <span class="muted small" data-testid="metric-goodput-req">{get(|p| format!("{} req/s", format::rate(p.goodput.requests_per_s)))}</span>
                 </div>
-                <div class="bar-pair" role="img" aria-label="goodput as a share of throughput">
+                <div class="bar-pair" role="img" aria-label=move || tf("metrics.share_bar", &[("pct", format::pct(share()))])>
                     <div class="bar-good" style:width=move || format!("{:.1}%", share() * 100.0)></div>
                 </div>
                 <div class="kv">
-                    <Term label="SLO attainment" def=defs::SLO_ATTAINMENT/>
+                    <Term label="metrics.slo_attainment" def=defs::SLO_ATTAINMENT/>
                     <span class="big" data-testid="metric-slo-attainment">{get(|p| {
                         // attainment is a share of ended requests: none ended yet, nothing to show
                         let r = &p.requests;
@@ -263,24 +260,24 @@ pub fn MetricsPanel(ui: Ui, which: usize) -> impl IntoView {
 
             <div class="cost" class:hidden=move || !has_cost()>
                 <div class="kv">
-                    <Term label="$ / 1M output tokens" def=defs::COST_OUTPUT/>
+                    <Term label="metrics.cost_output" def=defs::COST_OUTPUT/>
                     <span class="big" data-testid="metric-cost-output">{get(|p| p.cost.map_or_else(|| format::NONE.to_string(), |c| format::usd(c.usd_per_million_output_tokens)))}</span>
                 </div>
                 <div class="kv">
-                    <Term label="$ / 1M good tokens" def=defs::COST_GOOD/>
+                    <Term label="metrics.cost_good" def=defs::COST_GOOD/>
                     <span class="big" data-testid="metric-cost-good">{get(|p| p.cost.map_or_else(|| format::NONE.to_string(), |c| format::usd(c.usd_per_million_good_tokens)))}</span>
                 </div>
             </div>
-            <p class="hint small" class:hidden=has_cost>"Cost is for the whole server: select All classes."</p>
+            <p class="hint small" class:hidden=has_cost>{tx("metrics.cost_hint")}</p>
 
             <dl class="counts">
-                {count("completed", "Completed", defs::COMPLETED, get(|p| format::int(p.requests.completed)))}
-                {count("in-flight", "In flight", defs::IN_FLIGHT, get(|p| format::int(p.requests.in_flight)))}
-                {count("rejected", "Rejected", defs::REJECTED, get(|p| format::int(p.requests.rejected)))}
-                {count("timed-out", "Timed out", defs::TIMED_OUT, get(|p| format::int(p.requests.timed_out)))}
-                {count("preempted", "Preempted", defs::PREEMPTED, get(|p| format::int(p.requests.preempted)))}
-                {count("oom-restarts", "OOM restarts", defs::OOM, get(|p| format::int(p.requests.oom_restarts)))}
-                {count("failed", "Lost in OOM", defs::FAILED, get(|p| format::int(p.requests.failed)))}
+                {count("completed", "metrics.completed", defs::COMPLETED, get(|p| format::int(p.requests.completed)))}
+                {count("in-flight", "metrics.in_flight", defs::IN_FLIGHT, get(|p| format::int(p.requests.in_flight)))}
+                {count("rejected", "metrics.rejected", defs::REJECTED, get(|p| format::int(p.requests.rejected)))}
+                {count("timed-out", "metrics.timed_out", defs::TIMED_OUT, get(|p| format::int(p.requests.timed_out)))}
+                {count("preempted", "metrics.preempted", defs::PREEMPTED, get(|p| format::int(p.requests.preempted)))}
+                {count("oom-restarts", "metrics.oom_restarts", defs::OOM, get(|p| format::int(p.requests.oom_restarts)))}
+                {count("failed", "metrics.failed", defs::FAILED, get(|p| format::int(p.requests.failed)))}
             </dl>
         </section>
     }

@@ -4,9 +4,11 @@
 use leptos::prelude::*;
 
 use crate::charts::CHARTS;
+use crate::controls::scenario_title;
 use crate::engine::STAGE_IDS;
 use crate::glyph;
 use crate::hbm::HbmGauge;
+use crate::i18n::{t, tf, tx};
 use crate::ui::{self, Ui};
 
 /// One run: its heading (in A/B mode), the animated stage, a legend and the memory gauge.
@@ -16,7 +18,7 @@ pub fn StageBlock(ui: Ui, which: usize) -> impl IntoView {
     let heading = move || {
         let ab = ui.ab.get();
         info.with(|i| {
-            let name = i.as_ref().and_then(|i| i.scenario.name.clone()).unwrap_or_default();
+            let name = i.as_ref().and_then(|i| i.scenario.name.as_deref().map(scenario_title)).unwrap_or_default();
             if ab {
                 format!("{} · {}", if which == 0 { "A" } else { "B" }, name)
             } else {
@@ -31,11 +33,7 @@ pub fn StageBlock(ui: Ui, which: usize) -> impl IntoView {
         let a = ui.infos[0].with(|i| i.as_ref().map(|i| i.scenario.clone()))?;
         let b = info.with(|i| i.as_ref().map(|i| i.scenario.clone()))?;
         let d = ui::differences(&a, &b);
-        Some(if d.is_empty() {
-            "same settings as A".to_string()
-        } else {
-            format!("differs from A in {}", d.join(", "))
-        })
+        Some(if d.is_empty() { t("panels.same_as_a") } else { tf("panels.differs", &[("fields", d.join(", "))]) })
     };
     let legend = move || {
         info.with(|i| {
@@ -46,11 +44,11 @@ pub fn StageBlock(ui: Ui, which: usize) -> impl IntoView {
                     .iter()
                     .enumerate()
                     .map(|(c, name)| {
-                        let prio = isolation.then(|| format!(" (priority {})", i.scenario.classes.get(c).map_or(0, |c| c.priority)));
+                        let prio = isolation.then(|| tf("panels.priority", &[("n", i.scenario.classes.get(c).map_or(0, |c| c.priority).to_string())]));
                         view! {
                             <li>
                                 <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(c) fill=glyph::colour(c)/></svg>
-                                <span class="sr-only">{glyph::shape_name(c)}</span>
+                                <span class="sr-only">{t(glyph::shape_name(c))}</span>
                                 {name.clone()}
                                 {prio}
                             </li>
@@ -71,13 +69,14 @@ pub fn StageBlock(ui: Ui, which: usize) -> impl IntoView {
                 class="stage"
                 data-testid="stage"
                 role="img"
-                aria-label="Requests moving from arrival through the queue, prefill and decode to their outcome"
+                aria-label=tx("panels.stage_aria")
             ></canvas>
-            <ul class="legend stage-legend" aria-label="Legend">
+            <ul class="legend stage-legend" aria-label=tx("panels.legend")>
+                <li class="legend-note muted">{tx("panels.legend_classes")}</li>
                 {legend}
-                <li><span class="mk mk-bar" aria-hidden="true"></span>"bar = tokens done / needed"</li>
-                <li><span class="mk mk-ring" aria-hidden="true"></span>"ring = just preempted, back to the queue"</li>
-                <li><span class="mk mk-hatch" aria-hidden="true"></span>"striped = finished, slot held until the static batch ends"</li>
+                <li><span class="mk mk-bar" aria-hidden="true"></span>{tx("panels.legend_bar")}</li>
+                <li><span class="mk mk-ring" aria-hidden="true"></span>{tx("panels.legend_ring")}</li>
+                <li><span class="mk mk-hatch" aria-hidden="true"></span>{tx("panels.legend_hatch")}</li>
             </ul>
             <HbmGauge ui=ui which=which/>
         </section>
@@ -100,22 +99,15 @@ pub fn ErrorBanner(ui: Ui) -> impl IntoView {
                 .map(|e| (e.field.clone(), e.message.clone()))
                 .collect();
             let label = if ui.ab.get() {
-                if which == 0 {
-                    "Scenario A: "
-                } else {
-                    "Scenario B: "
-                }
+                tf("panels.err_run", &[("run", (if which == 0 { "A" } else { "B" }).to_string())])
             } else {
-                ""
+                String::new()
             };
             let title = if top.is_empty() {
-                format!(
-                    "{label}{} setting{} out of range",
-                    fields.len(),
-                    if fields.len() == 1 { " is" } else { "s are" }
-                )
+                let key = if fields.len() == 1 { "panels.err_fields_one" } else { "panels.err_fields" };
+                format!("{label}{}", tf(key, &[("n", fields.len().to_string())]))
             } else {
-                format!("{label}This configuration cannot run")
+                format!("{label}{}", t("panels.err_cannot_run"))
             };
             Some(view! {
                 <div class="banner error" role="alert" data-testid="config-error">
@@ -125,7 +117,7 @@ pub fn ErrorBanner(ui: Ui) -> impl IntoView {
                         {fields.into_iter().map(|(f, m)| view! { <li><code>{f}</code> " " {m}</li> }).collect_view()}
                     </ul>
                     <p class="small">
-                        "Still showing the last configuration that ran. "
+                        {t("panels.err_still")} " "
                         <button
                             class="btn small-btn"
                             data-testid="back-to-running"
@@ -134,7 +126,7 @@ pub fn ErrorBanner(ui: Ui) -> impl IntoView {
                                     ui.drafts[which].set(s);
                                 }
                             }
-                        >"Back to those settings"</button>
+                        >{t("panels.err_back")}</button>
                     </p>
                 </div>
             })
@@ -148,13 +140,13 @@ pub fn ErrorBanner(ui: Ui) -> impl IntoView {
 pub fn AbTabs(ui: Ui) -> impl IntoView {
     view! {
         <section class="ab-bar" class:hidden=move || !ui.ab.get()>
-            <div class="tabs" role="group" aria-label="Edit scenario">
-                <span class="small">"Editing"</span>
+            <div class="tabs" role="group" aria-label=tx("panels.edit_group")>
+                <span class="small">{tx("panels.editing")}</span>
                 <button class="tab" class:active=move || ui.editing.get() == 0 aria-pressed=move || (ui.editing.get() == 0).to_string() data-testid="edit-a" on:click=move |_| ui.editing.set(0)>"A"</button>
                 <button class="tab" class:active=move || ui.editing.get() == 1 aria-pressed=move || (ui.editing.get() == 1).to_string() data-testid="edit-b" on:click=move |_| ui.editing.set(1)>"B"</button>
-                <button class="btn small-btn" title="Make B a copy of A" data-testid="copy-a-to-b" on:click=move |_| ui.drafts[1].set(ui.drafts[0].get_untracked())>"copy A → B"</button>
+                <button class="btn small-btn" title=tx("panels.copy_ab_title") data-testid="copy-a-to-b" on:click=move |_| ui.drafts[1].set(ui.drafts[0].get_untracked())>{tx("panels.copy_ab")}</button>
             </div>
-            <p class="small muted">"A solid, B dashed in the charts. Both restart together on any change."</p>
+            <p class="small muted">{tx("panels.ab_note")}</p>
         </section>
     }
 }
@@ -163,21 +155,21 @@ pub fn AbTabs(ui: Ui) -> impl IntoView {
 #[component]
 pub fn AbPairs(ui: Ui) -> impl IntoView {
     let pairs: [(&str, &str, &str); 2] = [
-        ("Static vs continuous batching", "static-batching", "continuous-batching"),
-        ("Shared vs isolated queues", "mixed-shared", "mixed-isolated"),
+        ("panels.pair_batching", "static-batching", "continuous-batching"),
+        ("panels.pair_isolation", "mixed-shared", "mixed-isolated"),
     ];
     let pair_buttons = pairs
         .into_iter()
         .map(|(label, a, b)| {
             view! {
-                <button class="btn small-btn" data-testid=format!("pair-{a}") on:click=move |_| ui.start_ab(Some((a, b)))>{label}</button>
+                <button class="btn small-btn" data-testid=format!("pair-{a}") on:click=move |_| ui.start_ab(Some((a, b)))>{tx(label)}</button>
             }
         })
         .collect_view();
     view! {
         <section class="ab-bar">
-            <h2>"Compare A/B"</h2>
-            <p class="small muted">"Two configurations on the same arrivals (same seed): the fair way to compare strategies."</p>
+            <h2>{tx("panels.compare")}</h2>
+            <p class="small muted">{tx("panels.compare_note")}</p>
             <div class="pairs">{pair_buttons}</div>
         </section>
     }
@@ -189,21 +181,21 @@ pub fn ChartsRow(ui: Ui) -> impl IntoView {
     let scope = move || {
         let c = ui.class_view.get();
         let name = c.and_then(|c| ui.infos[0].with(|i| i.as_ref().and_then(|i| i.class_names.get(c).cloned())));
-        let runs = if ui.ab.get() { " · A solid, B dashed" } else { "" };
+        let runs = if ui.ab.get() { t("panels.scope_ab") } else { String::new() };
         match name {
-            Some(n) => format!("Latency CDFs for class “{n}”; time series for all classes{runs}"),
-            None => format!("All classes{runs}"),
+            Some(n) => tf("panels.scope_class", &[("name", n), ("runs", runs)]),
+            None => tf("panels.scope_all", &[("runs", runs)]),
         }
     };
     view! {
-        <section class="charts" aria-label="Charts">
+        <section class="charts" aria-label=tx("panels.charts")>
             <header class="panel-head">
-                <h2>"Charts"</h2>
+                <h2>{tx("panels.charts")}</h2>
                 <span class="muted small">{scope}</span>
             </header>
             <div class="chart-grid">
                 {CHARTS.iter().map(|(id, title)| view! {
-                    <canvas id=*id class="chart" data-testid=*id role="img" aria-label=*title></canvas>
+                    <canvas id=*id class="chart" data-testid=*id role="img" aria-label=tx(title)></canvas>
                 }).collect_view()}
             </div>
         </section>

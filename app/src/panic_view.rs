@@ -5,6 +5,8 @@ use std::{
     sync::atomic::{AtomicBool, Ordering},
 };
 
+use crate::i18n::{lookup, Locale};
+
 /// Only the first panic is shown: later ones are usually its aftermath.
 static SHOWN: AtomicBool = AtomicBool::new(false);
 
@@ -18,11 +20,18 @@ pub fn install() {
     }));
 }
 
-/// Plain DOM calls only: after a panic the reactive runtime cannot be trusted.
+/// Plain DOM calls only: after a panic the reactive runtime cannot be trusted. The language is
+/// read from `<html lang>` (the page keeps it in step with the locale), not from a signal.
 fn show(message: &str) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
+    let locale = document
+        .document_element()
+        .and_then(|e| e.get_attribute("lang"))
+        .and_then(|l| Locale::parse(&l))
+        .unwrap_or(Locale::En);
+    let text = |key: &str| lookup(locale, key);
     let Some(body) = document.body() else {
         return;
     };
@@ -32,26 +41,29 @@ fn show(message: &str) {
     let _ = view.set_attribute("class", "panic");
     let _ = view.set_attribute("role", "alert");
     let _ = view.set_attribute("data-testid", "panic");
-    for (tag, text) in [
-        ("h1", "The lab stopped"),
-        (
-            "p",
-            "Something went wrong inside the lab. Your settings were not saved; reset to start again from the default scenario.",
-        ),
-        ("pre", message),
-    ] {
+    for (tag, text) in [("h1", text("panic.title")), ("p", text("panic.body")), ("pre", message.to_string())] {
         if let Ok(el) = document.create_element(tag) {
-            el.set_text_content(Some(text));
+            el.set_text_content(Some(&text));
             let _ = view.append_child(&el);
         }
     }
     // A plain link: after a panic the wasm instance cannot be trusted to run a click handler.
     if let Ok(reset) = document.create_element("a") {
         let here = web_sys::window().and_then(|w| w.location().pathname().ok()).unwrap_or_else(|| "./".into());
+        // the default scenario, keeping how the page is shown (embedded, language, contrast)
+        let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+        let kept: Vec<&str> = search
+            .trim_start_matches('?')
+            .split('&')
+            .filter(|p| matches!(p.split('=').next(), Some("embed" | "locale" | "contrast")))
+            .collect();
+        let here = if kept.is_empty() { here } else { format!("{here}?{}", kept.join("&")) };
         let _ = reset.set_attribute("href", &here);
         let _ = reset.set_attribute("class", "btn primary");
         let _ = reset.set_attribute("data-testid", "panic-reset");
-        reset.set_text_content(Some("Reset the lab"));
+        // in an iframe the reset stays in the frame (embedded pages open other links in a new tab)
+        let _ = reset.set_attribute("target", "_self");
+        reset.set_text_content(Some(&text("panic.reset")));
         let _ = view.append_child(&reset);
     }
     body.set_text_content(None);

@@ -18,6 +18,13 @@ use web_sys::CanvasRenderingContext2d;
 
 use crate::format;
 use crate::glyph;
+use crate::i18n::{fill, t_untracked};
+use crate::theme::palette;
+
+/// Template text in the current language, without tracking (the canvas redraws every frame).
+fn tr(key: &str, args: &[(&str, String)]) -> String {
+    fill(&t_untracked(key), args)
+}
 
 /// A multiply-rotate hasher for request ids: they are small sequential integers.
 #[derive(Default)]
@@ -48,16 +55,6 @@ const MAX_GHOSTS: usize = 400;
 /// Most decode slots drawn (max_num_seqs may reach 4096).
 const MAX_CELLS: usize = 1024;
 
-const BG: &str = "#ffffff";
-const ZONE: &str = "#f1f5f9";
-const ZONE_LINE: &str = "#d5dde7";
-const TEXT: &str = "#1e293b";
-const MUTED: &str = "#5b6b80";
-const PREEMPT: &str = "#7c3aed";
-const FONT_TITLE: &str = "600 12px system-ui, -apple-system, 'Segoe UI', sans-serif";
-const FONT_SMALL: &str = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
-const FONT_TINY: &str = "10px system-ui, -apple-system, 'Segoe UI', sans-serif";
-
 struct Sprite {
     x: f64,
     y: f64,
@@ -81,12 +78,12 @@ struct Ghost {
     bin: usize,
 }
 
-/// Outcome bins, top to bottom.
-const BINS: [(&str, &str, &str); 4] = [
-    ("✓", "completed", "#15803d"),
-    ("✕", "rejected", "#b91c1c"),
-    ("◷", "timed out", "#b45309"),
-    ("!", "OOM lost", "#7f1d1d"),
+/// Outcome bins, top to bottom: icon and label (a translation key); colours in the palette.
+const BINS: [(&str, &str); 4] = [
+    ("✓", "stage.bin.completed"),
+    ("✕", "stage.bin.rejected"),
+    ("◷", "stage.bin.timed_out"),
+    ("!", "stage.bin.oom_lost"),
 ];
 
 fn bin_of(ending: Ending) -> Option<usize> {
@@ -568,7 +565,8 @@ impl StageState {
         live: &[LiveRequest],
         calm: &StageCalm,
     ) {
-        ctx.set_fill_style_str(BG);
+        let pal = palette();
+        ctx.set_fill_style_str(pal.bg);
         ctx.fill_rect(0.0, 0.0, g.w, g.h);
 
         let waiting: usize = self.lane_order.iter().map(Vec::len).sum();
@@ -581,20 +579,27 @@ impl StageState {
         title(
             ctx,
             g.q0,
-            "Queue",
-            &format!("{} arrived · {} waiting", format::int(calm.counts.arrived), format::int(waiting as u64)),
+            &t_untracked("stage.queue"),
+            &tr(
+                "stage.queue_sub",
+                &[("arrived", format::int(calm.counts.arrived)), ("waiting", format::int(waiting as u64))],
+            ),
         );
-        title(ctx, g.p0, "Prefill", &format!("{} prompt{}", prefilling, if prefilling == 1 { "" } else { "s" }));
+        let prompts = if prefilling == 1 { "stage.prompts_one" } else { "stage.prompts" };
+        title(ctx, g.p0, &t_untracked("stage.prefill"), &tr(prompts, &[("n", prefilling.to_string())]));
         title(
             ctx,
             g.d0,
-            "Decode",
-            &format!("running batch {} / {}", format::int(running as u64), format::int(self.cfg.max_num_seqs as u64)),
+            &t_untracked("stage.decode"),
+            &tr(
+                "stage.decode_sub",
+                &[("n", format::int(running as u64)), ("max", format::int(self.cfg.max_num_seqs as u64))],
+            ),
         );
-        title(ctx, g.o0, "Outcome", "");
+        title(ctx, g.o0, &t_untracked("stage.outcome"), "");
 
         // The running batch as a whole: one bracket around prefill and decode.
-        ctx.set_stroke_style_str("#a5b4c8");
+        ctx.set_stroke_style_str(pal.bracket);
         ctx.set_line_width(1.0);
         let _ = ctx.set_line_dash(&dash(&[4.0, 3.0]));
         round_rect(ctx, g.p0 - 6.0, g.top - 5.0, g.d1 - g.p0 + 12.0, g.bottom - g.top + 10.0, 8.0);
@@ -602,46 +607,49 @@ impl StageState {
         let _ = ctx.set_line_dash(&dash(&[]));
 
         // Arrival door.
-        ctx.set_fill_style_str(ZONE);
+        ctx.set_fill_style_str(pal.zone);
         for lane in 0..g.lanes.len() {
             let y = g.lane_mid(lane);
-            ctx.set_fill_style_str("#e2e8f0");
+            ctx.set_fill_style_str(pal.door);
             round_rect(ctx, g.spawn_x - 7.0, y - 14.0, 14.0, 28.0, 4.0);
             ctx.fill();
-            ctx.set_fill_style_str(MUTED);
-            ctx.set_font(FONT_SMALL);
+            ctx.set_fill_style_str(pal.muted);
+            ctx.set_font(pal.font_small);
             ctx.set_text_align("center");
             let _ = ctx.fill_text("→", g.spawn_x, y + 4.0);
-            ctx.set_font(FONT_TINY);
-            let _ = ctx.fill_text("in", g.spawn_x, y + 26.0);
+            ctx.set_font(pal.font_tiny);
+            let _ = ctx.fill_text(&t_untracked("stage.in"), g.spawn_x, y + 26.0);
         }
         ctx.set_text_align("left");
 
         // Queue lanes.
         for (lane, (y0, y1)) in g.lanes.iter().enumerate() {
-            ctx.set_fill_style_str(ZONE);
-            ctx.set_stroke_style_str(ZONE_LINE);
+            ctx.set_fill_style_str(pal.zone);
+            ctx.set_stroke_style_str(pal.zone_line);
             round_rect(ctx, g.q0, *y0, g.q1 - g.q0, y1 - y0, 6.0);
             ctx.fill();
             ctx.stroke();
-            ctx.set_font(FONT_TINY);
-            ctx.set_fill_style_str(MUTED);
+            ctx.set_font(pal.font_tiny);
+            ctx.set_fill_style_str(pal.muted);
             let n = self.lane_order[lane].len();
             let label = if self.cfg.isolation {
                 let name = self.cfg.class_names.get(lane).map(String::as_str).unwrap_or("");
                 let prio = self.cfg.priorities.get(lane).copied().unwrap_or(0);
-                format!("{name} · priority {prio} · {}", format::int(n as u64))
+                tr(
+                    "stage.lane",
+                    &[("name", name.to_string()), ("prio", prio.to_string()), ("n", format::int(n as u64))],
+                )
             } else {
-                "shared queue · head →".to_string()
+                t_untracked("stage.shared_queue")
             };
             let _ = ctx.fill_text(&label, g.q0 + 6.0, y0 + 12.0);
             let grid = LaneGrid::new(g, lane, n);
             if n > grid.cap {
                 let (x, y) = grid.pos(grid.cap - 1);
-                ctx.set_fill_style_str(ZONE);
+                ctx.set_fill_style_str(pal.zone);
                 ctx.fill_rect(x - grid.pitch * 2.5, y - grid.pitch / 2.0, grid.pitch * 3.0, grid.pitch);
-                ctx.set_fill_style_str(TEXT);
-                ctx.set_font(FONT_TINY);
+                ctx.set_fill_style_str(pal.text);
+                ctx.set_font(pal.font_tiny);
                 ctx.set_text_align("right");
                 let _ =
                     ctx.fill_text(&format!("+{}", format::int((n - grid.cap) as u64)), x + grid.pitch / 2.0, y + 3.5);
@@ -651,8 +659,8 @@ impl StageState {
 
         // Prefill rows: chunk progress of each prompt.
         let rows = PrefillRows::new(g, prefilling);
-        ctx.set_fill_style_str(ZONE);
-        ctx.set_stroke_style_str(ZONE_LINE);
+        ctx.set_fill_style_str(pal.zone);
+        ctx.set_stroke_style_str(pal.zone_line);
         round_rect(ctx, g.p0, g.top, g.p1 - g.p0, g.bottom - g.top, 6.0);
         ctx.fill();
         ctx.stroke();
@@ -667,8 +675,8 @@ impl StageState {
             ctx.set_fill_style_str(glyph::colour(c));
             ctx.fill_rect(x, y, w * share.clamp(0.0, 1.0), h);
             if h >= 11.0 {
-                ctx.set_font(FONT_TINY);
-                ctx.set_fill_style_str(TEXT);
+                ctx.set_font(pal.font_tiny);
+                ctx.set_fill_style_str(pal.text);
                 let _ = ctx.fill_text(
                     &format!(
                         "{} / {} tok",
@@ -681,9 +689,13 @@ impl StageState {
             }
         }
         if prefilling > rows.shown {
-            ctx.set_font(FONT_TINY);
-            ctx.set_fill_style_str(TEXT);
-            let _ = ctx.fill_text(&format!("+{} more", prefilling - rows.shown), g.p0 + 6.0, g.bottom - 4.0);
+            ctx.set_font(pal.font_tiny);
+            ctx.set_fill_style_str(pal.text);
+            let _ = ctx.fill_text(
+                &tr("stage.more", &[("n", (prefilling - rows.shown).to_string())]),
+                g.p0 + 6.0,
+                g.bottom - 4.0,
+            );
         }
 
         // Decode slots: one cell per batch slot, filling as tokens are generated.
@@ -695,7 +707,7 @@ impl StageState {
                 _ => overflow += 1,
             }
         }
-        ctx.set_stroke_style_str("#cbd5e1");
+        ctx.set_stroke_style_str(pal.cell_line);
         ctx.set_line_width(1.0);
         for (i, slot) in cell_req.iter().enumerate() {
             let (x, y, w, h) = g.cell_rect(i);
@@ -709,7 +721,7 @@ impl StageState {
                 Some(r) => {
                     let c = r.class as usize;
                     let done = r.generated >= r.output_tokens;
-                    ctx.set_fill_style_str(if done { "#e5e7eb" } else { glyph::tint(c) });
+                    ctx.set_fill_style_str(if done { pal.done_cell } else { glyph::tint(c) });
                     ctx.fill_rect(x, y, w, h);
                     let share =
                         if r.output_tokens > 0 { f64::from(r.generated) / f64::from(r.output_tokens) } else { 0.0 };
@@ -723,11 +735,11 @@ impl StageState {
                         ctx.set_global_alpha(1.0);
                     }
                     if h >= 13.0 && w >= 72.0 {
-                        ctx.set_font(FONT_TINY);
-                        ctx.set_fill_style_str(TEXT);
+                        ctx.set_font(pal.font_tiny);
+                        ctx.set_fill_style_str(pal.text);
                         ctx.set_text_align("right");
                         let text = if done {
-                            "done · waits".to_string()
+                            t_untracked("stage.done_waits")
                         } else {
                             format!(
                                 "{} / {}",
@@ -742,16 +754,18 @@ impl StageState {
             }
         }
         if overflow > 0 {
-            ctx.set_font(FONT_TINY);
-            ctx.set_fill_style_str(TEXT);
-            let _ = ctx.fill_text(&format!("+{} not drawn", format::int(overflow as u64)), g.d0, g.bottom + 12.0);
+            ctx.set_font(pal.font_tiny);
+            ctx.set_fill_style_str(pal.text);
+            let _ =
+                ctx.fill_text(&tr("stage.not_drawn", &[("n", format::int(overflow as u64))]), g.d0, g.bottom + 12.0);
         }
 
         // Outcome bins.
-        for (i, (icon, label, colour)) in BINS.iter().enumerate() {
+        for (i, (icon, label)) in BINS.iter().enumerate() {
+            let colour = pal.bins[i];
             let (x, y, w, h) = g.bin_rect(i);
-            ctx.set_fill_style_str(if self.bin_flash[i] > 0.0 { "#eef2ff" } else { ZONE });
-            ctx.set_stroke_style_str(ZONE_LINE);
+            ctx.set_fill_style_str(if self.bin_flash[i] > 0.0 { pal.flash } else { pal.zone });
+            ctx.set_stroke_style_str(pal.zone_line);
             round_rect(ctx, x, y, w, h, 6.0);
             ctx.fill();
             ctx.stroke();
@@ -762,12 +776,12 @@ impl StageState {
                 _ => calm.counts.failed,
             };
             ctx.set_fill_style_str(colour);
-            ctx.set_font(FONT_TITLE);
+            ctx.set_font(pal.font_title);
             let _ = ctx.fill_text(icon, x + 6.0, y + 16.0);
-            ctx.set_font(FONT_SMALL);
-            ctx.set_fill_style_str(TEXT);
-            let _ = ctx.fill_text(label, x + 22.0, y + 15.0);
-            ctx.set_font(FONT_TITLE);
+            ctx.set_font(pal.font_small);
+            ctx.set_fill_style_str(pal.text);
+            let _ = ctx.fill_text(&fit(ctx, &t_untracked(label), w - 23.0), x + 21.0, y + 15.0);
+            ctx.set_font(pal.font_title);
             let _ = ctx.fill_text(&format::int(count), x + 6.0, y + h - 8.0);
         }
 
@@ -775,7 +789,7 @@ impl StageState {
         let preempted = calm.counts.preempted;
         if preempted > 0 || self.preempt_flash > 0.0 {
             let hot = self.preempt_flash > 0.0;
-            ctx.set_stroke_style_str(if hot { PREEMPT } else { "#c4b5fd" });
+            ctx.set_stroke_style_str(if hot { pal.preempt } else { pal.preempt_soft });
             ctx.set_line_width(if hot { 2.0 } else { 1.0 });
             let _ = ctx.set_line_dash(&dash(&[5.0, 4.0]));
             let (x0, y0) = ((g.d0 + g.d1) / 2.0, g.top - 4.0);
@@ -790,15 +804,15 @@ impl StageState {
             ctx.line_to(x1 + 7.0, y1 - 4.0);
             ctx.line_to(x1 + 8.0, y1 + 3.0);
             ctx.close_path();
-            ctx.set_fill_style_str(if hot { PREEMPT } else { "#c4b5fd" });
+            ctx.set_fill_style_str(if hot { pal.preempt } else { pal.preempt_soft });
             ctx.fill();
-            ctx.set_font(FONT_TINY);
-            let label = format!("↺ preempted {}", format::int(preempted));
+            ctx.set_font(pal.font_tiny);
+            let label = tr("stage.preempted", &[("n", format::int(preempted))]);
             let tw = ctx.measure_text(&label).map(|m| m.width()).unwrap_or(70.0);
             let mid = (x0 + x1) / 2.0;
-            ctx.set_fill_style_str(BG);
+            ctx.set_fill_style_str(pal.bg);
             ctx.fill_rect(mid - tw / 2.0 - 3.0, g.top - 19.0, tw + 6.0, 12.0);
-            ctx.set_fill_style_str(PREEMPT);
+            ctx.set_fill_style_str(pal.preempt);
             ctx.set_text_align("center");
             let _ = ctx.fill_text(&label, mid, g.top - 9.5);
             ctx.set_text_align("left");
@@ -835,7 +849,7 @@ impl StageState {
             }
         }
         ctx.set_line_width(1.0);
-        ctx.set_stroke_style_str("#ffffff");
+        ctx.set_stroke_style_str(pal.bg);
         for (class, list) in self.glyphs.iter().enumerate() {
             if list.is_empty() {
                 continue;
@@ -852,7 +866,7 @@ impl StageState {
             }
         }
         if !rings.is_empty() {
-            ctx.set_stroke_style_str(PREEMPT);
+            ctx.set_stroke_style_str(pal.preempt);
             ctx.set_line_width(2.0);
             ctx.begin_path();
             for (x, y, r) in rings {
@@ -871,7 +885,7 @@ impl StageState {
             ctx.set_global_alpha(alpha.clamp(0.0, 1.0));
             ctx.begin_path();
             glyph::add_path(ctx, glyph::shape(gh.class as usize), x, y, gh.r);
-            ctx.set_fill_style_str(if gh.bin == 0 { glyph::colour(gh.class as usize) } else { BINS[gh.bin].2 });
+            ctx.set_fill_style_str(if gh.bin == 0 { glyph::colour(gh.class as usize) } else { pal.bins[gh.bin] });
             ctx.fill();
         }
         ctx.set_global_alpha(1.0);
@@ -882,11 +896,11 @@ impl StageState {
             if until > now {
                 ctx.set_fill_style_str("rgba(185, 28, 28, 0.14)");
                 ctx.fill_rect(g.p0 - 6.0, g.top - 5.0, g.d1 - g.p0 + 12.0, g.bottom - g.top + 10.0);
-                ctx.set_fill_style_str("#7f1d1d");
-                ctx.set_font(FONT_TITLE);
+                ctx.set_fill_style_str(pal.bins[3]);
+                ctx.set_font(pal.font_title);
                 ctx.set_text_align("center");
                 let _ = ctx.fill_text(
-                    &format!("Out of memory: server restarting until t = {}", format::sim_time(until)),
+                    &tr("stage.oom", &[("t", format::sim_time(until))]),
                     (g.p0 + g.d1) / 2.0,
                     (g.top + g.bottom) / 2.0,
                 );
@@ -896,32 +910,38 @@ impl StageState {
 
         // Footer: clock and the last iteration.
         let now = sim.now() as f64 / 1e6;
-        ctx.set_font(FONT_TITLE);
-        ctx.set_fill_style_str(TEXT);
+        ctx.set_font(pal.font_title);
+        ctx.set_fill_style_str(pal.text);
         let clock = format!("t = {}", format::sim_time(now));
         let _ = ctx.fill_text(&clock, 6.0, g.h - 8.0);
         let step = &calm.last_step;
-        ctx.set_font(FONT_SMALL);
-        ctx.set_fill_style_str(MUTED);
+        ctx.set_font(pal.font_small);
+        ctx.set_fill_style_str(pal.muted);
         let text = if sim.is_finished() {
-            "finished: every request has ended".to_string()
+            t_untracked("stage.finished")
         } else if step.duration_ms > 0.0 {
-            format!(
-                "last iteration {} · {} prefill tokens + {} decoding · {:.0} % compute-bound",
-                format::ms(step.duration_ms),
-                format::int(step.prefill_tokens),
-                format::int(step.decode_seqs),
-                step.compute_bound_share * 100.0
+            tr(
+                "stage.last_iteration",
+                &[
+                    ("ms", format::ms(step.duration_ms)),
+                    ("prefill", format::int(step.prefill_tokens)),
+                    ("decode", format::int(step.decode_seqs)),
+                    ("pct", format!("{:.0}", step.compute_bound_share * 100.0)),
+                ],
             )
         } else {
-            "waiting for the first iteration".to_string()
+            t_untracked("stage.waiting_first")
         };
-        let _ = ctx.fill_text(&text, 110.0, g.h - 8.0);
+        // static batching adds a note at the right; the iteration line gives way to it
+        let mut room = g.w - 116.0;
         if self.cfg.static_batching {
+            let note = fit(ctx, &t_untracked("stage.static_note"), room / 2.0);
+            room -= ctx.measure_text(&note).map(|m| m.width()).unwrap_or(0.0) + 12.0;
             ctx.set_text_align("right");
-            let _ = ctx.fill_text("static batching: slots free only when the whole batch ends", g.w - 6.0, g.h - 8.0);
+            let _ = ctx.fill_text(&note, g.w - 6.0, g.h - 8.0);
             ctx.set_text_align("left");
         }
+        let _ = ctx.fill_text(&fit(ctx, &text, room), 110.0, g.h - 8.0);
     }
 }
 
@@ -977,14 +997,33 @@ fn bezier(a: (f64, f64), b: (f64, f64), c: (f64, f64), t: f64) -> (f64, f64) {
 }
 
 fn title(ctx: &CanvasRenderingContext2d, x: f64, name: &str, sub: &str) {
-    ctx.set_font(FONT_TITLE);
-    ctx.set_fill_style_str(TEXT);
+    let pal = palette();
+    ctx.set_font(pal.font_title);
+    ctx.set_fill_style_str(pal.text);
     let _ = ctx.fill_text(name, x.max(4.0), 14.0);
     if !sub.is_empty() {
-        ctx.set_font(FONT_SMALL);
-        ctx.set_fill_style_str(MUTED);
+        ctx.set_font(pal.font_small);
+        ctx.set_fill_style_str(pal.muted);
         let _ = ctx.fill_text(sub, x.max(4.0), 28.0);
     }
+}
+
+/// `text`, cut short with "…" when it is wider than `max_w` in the current font (labels in
+/// another language or a heavier font must not run out of their box).
+fn fit(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64) -> String {
+    let width = |s: &str| ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0);
+    if width(text) <= max_w {
+        return text.to_string();
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    while !chars.is_empty() {
+        chars.pop();
+        let cut: String = chars.iter().collect::<String>().trim_end().to_string() + "…";
+        if width(&cut) <= max_w {
+            return cut;
+        }
+    }
+    String::new()
 }
 
 /// Diagonal stripes: a slot that holds a finished request (not colour alone).
@@ -993,7 +1032,7 @@ fn hatch(ctx: &CanvasRenderingContext2d, x: f64, y: f64, w: f64, h: f64) {
     ctx.begin_path();
     ctx.rect(x, y, w, h);
     ctx.clip();
-    ctx.set_stroke_style_str("#9ca3af");
+    ctx.set_stroke_style_str(palette().hatch);
     ctx.begin_path();
     let mut i = -h;
     while i < w {

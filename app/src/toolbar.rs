@@ -1,9 +1,11 @@
 //! The transport bar: play, pause, step one iteration, speed (0.1× to 100× simulated time),
-//! run to the end, reset, seed, and the A/B switch.
+//! run to the end, reset, seed, the A/B switch and the share link.
 
 use leptos::prelude::*;
 
 use crate::format;
+use crate::i18n::{t, tf, tx};
+use crate::share::ShareButton;
 use crate::ui::{Ui, MAX_SPEED, MIN_SPEED};
 
 const SPEED_STEPS: f64 = 1000.0;
@@ -22,9 +24,10 @@ fn slider_to_speed(x: f64) -> f64 {
 #[component]
 pub fn Toolbar(ui: Ui) -> impl IntoView {
     let finished = Memo::new(move |_| ui.finished());
-    let state = move || {
+    // the state's code (data-state, for scripts) and its words
+    let state_code = move || {
         if ui.fast_forward.get() {
-            "running to the end"
+            "running-to-end"
         } else if finished.get() {
             "finished"
         } else if ui.playing.get() {
@@ -33,15 +36,22 @@ pub fn Toolbar(ui: Ui) -> impl IntoView {
             "paused"
         }
     };
+    let state = move || match state_code() {
+        "running-to-end" => t("toolbar.state.running_to_end"),
+        "finished" => t("toolbar.state.finished"),
+        "playing" => t("toolbar.state.playing"),
+        _ => t("toolbar.state.paused"),
+    };
     let play_label = move || {
         if finished.get() {
-            "↺ Replay"
+            t("toolbar.replay")
         } else if ui.playing.get() || ui.fast_forward.get() {
-            "❚❚ Pause"
+            t("toolbar.pause")
         } else {
-            "▶ Play"
+            t("toolbar.play")
         }
     };
+    let seed_locked = Memo::new(move |_| crate::controls::locked_at(ui, "seed"));
     let on_play = move |_| {
         if finished.get_untracked() {
             ui.reset();
@@ -54,7 +64,7 @@ pub fn Toolbar(ui: Ui) -> impl IntoView {
         }
     };
     let seed = Memo::new(move |_| ui.drafts[0].with(|s| s.seed));
-    let seed_err = RwSignal::new(None::<String>);
+    let seed_err = RwSignal::new(None::<&'static str>);
     let set_seed = move |v: u64| {
         seed_err.set(None);
         ui.drafts[0].update(|s| s.seed = v);
@@ -78,11 +88,11 @@ pub fn Toolbar(ui: Ui) -> impl IntoView {
         .collect_view();
 
     view! {
-        <div class="toolbar" role="toolbar" aria-label="Simulation controls">
+        <div class="toolbar" role="group" aria-label=tx("toolbar.aria")>
             <button class="btn primary" data-testid="play" on:click=on_play aria-keyshortcuts="Space">{play_label}</button>
-            <button class="btn" data-testid="step" title="Advance by one scheduler iteration (→)" aria-keyshortcuts="ArrowRight" on:click=move |_| ui.step()>"▶| Step"</button>
+            <button class="btn" data-testid="step" title=tx("toolbar.step_title") aria-keyshortcuts="ArrowRight" on:click=move |_| ui.step()>{tx("toolbar.step")}</button>
             <div class="speed">
-                <label for="speed">"Speed"</label>
+                <label for="speed">{tx("toolbar.speed")}</label>
                 <input
                     id="speed"
                     type="range"
@@ -90,7 +100,7 @@ pub fn Toolbar(ui: Ui) -> impl IntoView {
                     max=SPEED_STEPS
                     step="1"
                     data-testid="speed"
-                    aria-valuetext=move || format!("{} simulated time", format::speed(ui.speed.get()))
+                    aria-valuetext=move || tf("toolbar.speed_value", &[("speed", format::speed(ui.speed.get()))])
                     prop:value=move || speed_to_slider(ui.speed.get()).to_string()
                     on:input={ move |ev| {
                         if let Ok(x) = event_target_value(&ev).parse::<f64>() {
@@ -104,48 +114,51 @@ pub fn Toolbar(ui: Ui) -> impl IntoView {
             <button
                 class="btn"
                 data-testid="run-to-end"
-                title="Fast-forward until every request has ended"
+                title=tx("toolbar.run_to_end_title")
                 disabled=move || finished.get()
                 on:click=move |_| ui.fast_forward.set(true)
-            >"▶▶ Run to end"</button>
-            <button class="btn" data-testid="reset" title="Restart from t = 0 with the same seed" on:click=move |_| ui.reset()>"⟲ Reset"</button>
+            >{tx("toolbar.run_to_end")}</button>
+            <button class="btn" data-testid="reset" title=tx("toolbar.reset_title") on:click=move |_| ui.reset()>{tx("toolbar.reset")}</button>
             <div class="seed">
-                <label for="seed">"Seed"</label>
+                <label for="seed">{tx("toolbar.seed")}</label>
                 <input
                     id="seed"
                     type="text"
                     inputmode="numeric"
                     class="num seed-input"
                     data-testid="seed"
+                    disabled=move || seed_locked.get()
+                    title=move || if seed_locked.get() { t("ctl.locked") } else { String::new() }
                     prop:value=move || seed.get().to_string()
                     on:change={ move |ev| match event_target_value(&ev).trim().parse::<u64>() {
                         Ok(v) => set_seed(v),
-                        Err(_) => seed_err.set(Some("a whole number ≥ 0".into())),
+                        Err(_) => seed_err.set(Some("toolbar.seed_error")),
                     } }
                 />
-                <button class="btn small-btn" title="Next seed: different arrivals" data-testid="next-seed" on:click=move |_| set_seed(seed.get_untracked().wrapping_add(1))>"+1"</button>
-                <span class="err inline" role="alert">{move || seed_err.get()}</span>
+                <button class="btn small-btn" title=tx("toolbar.next_seed_title") aria-label=tx("toolbar.next_seed_title") disabled=move || seed_locked.get() data-testid="next-seed" on:click=move |_| set_seed(seed.get_untracked().wrapping_add(1))>"+1"</button>
+                <span class="err inline" role="alert">{move || seed_err.get().map(t)}</span>
             </div>
             <button
                 class="btn"
                 class:active=move || ui.ab.get()
                 data-testid="ab-toggle"
                 aria-pressed=move || ui.ab.get().to_string()
-                title="Two configurations side by side on the same arrivals"
+                title=tx("toolbar.ab_title")
                 on:click=move |_| if ui.ab.get_untracked() { ui.ab.set(false); ui.editing.set(0); } else { ui.start_ab(None); }
-            >"A/B compare"</button>
+            >{tx("toolbar.ab")}</button>
+            <ShareButton ui=ui/>
             <p class="status">
-                <span class="state" data-testid="run-state">{state}</span>
+                <span class="state" data-testid="run-state" data-state=state_code>{state}</span>
                 " · t = "
                 // milliseconds show while paused, where a step may advance only a few
                 <span data-testid="sim-time">{move || if ui.playing.get() { format!("{:.2}", time()) } else { format!("{:.3}", time()) }}</span>
                 " s"
-                <span class="warn" class:hidden=move || !ui.behind.get()>" · the browser cannot keep up with this speed"</span>
+                <span class="warn" class:hidden=move || !ui.behind.get()>{tx("toolbar.behind")}</span>
                 // two animation names, alternated, so the note fades in again at every restart
                 <span
                     class=move || match ui.restarts.get() { 0 => "flash hidden", n if n % 2 == 0 => "flash fa", _ => "flash fb" }
                     data-testid="restarted"
-                >"restarted from t = 0"</span>
+                >{tx("toolbar.restarted")}</span>
             </p>
         </div>
     }

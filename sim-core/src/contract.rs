@@ -226,7 +226,9 @@ impl Contract {
         Ok(self.report(scenario, summary, &plan))
     }
 
-    fn report(&self, scenario: Scenario, s: Summary, plan: &HbmPlan) -> ContractReport {
+    /// The acceptance report for a finished run of [`Contract::scenario`] (its summary and HBM
+    /// plan): `check` in one call, or the last step of a run the caller advanced in slices.
+    pub fn report(&self, scenario: Scenario, s: Summary, plan: &HbmPlan) -> ContractReport {
         let mut lines = Vec::new();
         let mut le = |field: &str, target: Option<f64>, measured: f64, unit: &'static str| {
             if let Some(t) = target {

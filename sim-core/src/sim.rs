@@ -163,6 +163,18 @@ pub struct HbmUse {
     pub utilization_limit: f64,
 }
 
+impl HbmUse {
+    /// Share of the capacity allocated now: weights, activations and the KV cache in use or
+    /// reserved (what a memory monitor would report as used). 0 without capacity.
+    pub fn allocated_share(&self) -> f64 {
+        if self.capacity > 0.0 {
+            (self.weights + self.activations + self.kv_used + self.kv_waste) / self.capacity
+        } else {
+            0.0
+        }
+    }
+}
+
 /// What the last iteration did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct StepInfo {

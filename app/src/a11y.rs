@@ -1,0 +1,66 @@
+//! For screen readers: a visually hidden live region that says, calmly, how the run is doing —
+//! "queue 12, batch 48, HBM 83 %, p99 TTFT 1.20 s" — at most once every few seconds, and only
+//! when the words changed. The numbers are sim-core's, from the calm tick's views.
+
+use leptos::prelude::*;
+
+use crate::engine::RunView;
+use crate::format;
+use crate::i18n::{t_untracked, tf};
+use crate::ui::Ui;
+
+/// Shortest gap between two announcements, ms.
+pub const ANNOUNCE_MS: u32 = 5000;
+
+/// One run in words.
+fn describe(v: &RunView) -> String {
+    let ttft = &v.summary.ttft_ms;
+    let text = tf(
+        "a11y.summary",
+        &[
+            ("queue", format::int(v.queued)),
+            ("batch", format::int(v.running)),
+            ("hbm", format!("{:.0} %", v.hbm.allocated_share() * 100.0)),
+            ("ttft", format::dist_ms(ttft.count, ttft.p99)),
+        ],
+    );
+    if v.finished {
+        format!("{text}, {}", t_untracked("a11y.finished"))
+    } else {
+        text
+    }
+}
+
+/// The runs on screen in words ("A: …; B: …" in A/B mode).
+pub fn summary_text(ui: Ui) -> String {
+    if ui.ab.get_untracked() {
+        (0..2)
+            .filter_map(|i| {
+                ui.views[i].with_untracked(|v| {
+                    v.as_ref().map(|v| format!("{}: {}", if i == 0 { "A" } else { "B" }, describe(v)))
+                })
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    } else {
+        ui.views[0].with_untracked(|v| v.as_ref().map(describe)).unwrap_or_default()
+    }
+}
+
+/// The live region (place it once in the page).
+#[component]
+pub fn LiveSummary(ui: Ui) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    gloo_timers::callback::Interval::new(ANNOUNCE_MS, move || {
+        let next = untrack(|| summary_text(ui));
+        if text.with_untracked(|cur| *cur != next) {
+            text.set(next);
+        }
+    })
+    .forget();
+    view! {
+        <div class="sr-only" role="status" aria-live="polite" aria-atomic="true" data-testid="live-summary">
+            {move || text.get()}
+        </div>
+    }
+}

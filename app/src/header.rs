@@ -1,0 +1,95 @@
+//! The page header (title, tagline, language switch, projector profile) and footer.
+//!
+//! The header also keeps the document in step with the language (`<html lang>`, the title) and
+//! redraws the canvases when the language or the colour profile changes.
+
+use leptos::prelude::*;
+
+use crate::engine;
+use crate::i18n::{self, tx, Locale};
+use crate::theme;
+use crate::ui::Ui;
+
+#[component]
+pub fn PageHeader(ui: Ui) -> impl IntoView {
+    let locale = i18n::locale();
+    let projector = theme::projector();
+
+    // at once (the panic view reads it), then whenever the language changes
+    set_document_language(locale.get_untracked());
+    Effect::new(move |prev: Option<()>| {
+        let l = locale.get();
+        set_document_language(l);
+        if prev.is_some() {
+            redraw(ui);
+        }
+    });
+    Effect::new(move |prev: Option<()>| {
+        projector.track();
+        if prev.is_some() {
+            redraw(ui);
+        }
+    });
+
+    let locale_button = move |l: Locale, text: &'static str, name: &'static str| {
+        view! {
+            <button
+                class="chip"
+                class:active=move || locale.get() == l
+                aria-pressed=move || (locale.get() == l).to_string()
+                lang=if l == Locale::Zh { "zh-CN" } else { "en" }
+                aria-label=name
+                data-testid=format!("locale-{}", l.code())
+                on:click=move |_| locale.set(l)
+            >{text}</button>
+        }
+    };
+
+    view! {
+        <header class="top">
+            <div class="brand">
+                <h1>{tx("app.title")}</h1>
+                <p class="tagline">{tx("app.tagline")}</p>
+            </div>
+            <div class="top-tools">
+                <div class="seg" role="group" aria-label=tx("app.language")>
+                    {locale_button(Locale::En, "EN", "English")}
+                    {locale_button(Locale::Zh, "中文", "中文")}
+                </div>
+                <button
+                    class="chip"
+                    class:active=move || projector.get()
+                    aria-pressed=move || projector.get().to_string()
+                    title=tx("app.projector_title")
+                    data-testid="projector"
+                    on:click=move |_| theme::set_projector(!projector.get_untracked())
+                >{tx("app.projector")}</button>
+            </div>
+        </header>
+    }
+}
+
+/// `<html lang>` and the document's title.
+fn set_document_language(l: Locale) {
+    if let Some(doc) = window().document() {
+        if let Some(root) = doc.document_element() {
+            let _ = root.set_attribute("lang", if l == Locale::Zh { "zh-CN" } else { "en" });
+        }
+        doc.set_title(&i18n::lookup(l, "app.title"));
+    }
+}
+
+/// Canvases draw their words and colours when drawn: draw everything again now.
+fn redraw(ui: Ui) {
+    engine::with(|e| e.touch());
+    ui.refresh(true);
+}
+
+#[component]
+pub fn PageFooter() -> impl IntoView {
+    view! {
+        <footer class="foot small muted">
+            {tx("app.footer")}
+        </footer>
+    }
+}

@@ -1,0 +1,464 @@
+//! Share links and embedding.
+//!
+//! * The lab's whole state (scenario A, scenario B in A/B mode, lesson and step, exercise, locked
+//!   controls, language) travels in the query parameter `lab=`, encoded by
+//!   `sim_core::share::ShareState` (`1.<base64url JSON>`). The scenario carries its seed and the
+//!   simulation is deterministic, so a link reproduces the same numbers.
+//! * A link that cannot be read (damaged, from a newer version, an invalid or refused scenario)
+//!   shows a message — a translated lead-in and sim-core's words — over the default scenario.
+//! * `embed=1` gives a compact layout for iframes (links open in a new tab), and the page posts
+//!   events to its parent window: `ready`, `error`, and those other panels send through
+//!   [`post_event`]. `docs/embed.md` lists them.
+//! * `locale=zh|en` picks the language; `contrast=high` the projector colour profile.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use serde_json::{json, Value};
+use sim_core::share::{ShareState, SHARE_VERSION};
+use sim_core::{presets, Scenario, Simulation};
+use wasm_bindgen::prelude::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::i18n::{self, t, tx, Locale};
+use crate::theme;
+use crate::ui::Ui;
+
+/// `source` of every message the lab posts to its parent window.
+pub const EVENT_SOURCE: &str = "llm-serving-lab";
+
+/// Query parameters that say how the page is shown; they stay in the address when the state
+/// changes (`lab` and `locale` are rewritten from the state).
+const KEPT_PARAMS: [&str; 2] = ["embed", "contrast"];
+
+/// Why the link the page was opened with could not be used.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LinkProblem {
+    /// sim-core could not read it: damaged, from a newer version, or an invalid scenario.
+    Unreadable(String),
+    /// It reads, but its scenario cannot run (for example the model does not fit the GPUs).
+    Refused(String),
+}
+
+impl LinkProblem {
+    fn message(&self) -> &str {
+        match self {
+            LinkProblem::Unreadable(m) | LinkProblem::Refused(m) => m,
+        }
+    }
+}
+
+thread_local! {
+    static PROBLEM: RefCell<Option<RwSignal<Option<LinkProblem>>>> = const { RefCell::new(None) };
+    /// The pending address update (dropping it cancels it).
+    static ADDRESS_TIMER: RefCell<Option<gloo_timers::callback::Timeout>> = const { RefCell::new(None) };
+}
+
+/// The problem with the page's link, if there was one (shown until dismissed).
+pub fn link_problem() -> RwSignal<Option<LinkProblem>> {
+    PROBLEM.with(|cell| *cell.borrow_mut().get_or_insert_with(|| RwSignal::new(None)))
+}
+
+/// The value of query parameter `name` in the page's address, decoded.
+pub fn query_param(name: &str) -> Option<String> {
+    let search = window().location().search().ok()?;
+    search.trim_start_matches('?').split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (k == name).then(|| {
+            let v = v.replace('+', " ");
+            js_sys::decode_uri_component(&v).ok().and_then(|s| s.as_string()).unwrap_or(v)
+        })
+    })
+}
+
+/// Whether the page is embedded (`embed=1`).
+pub fn embedded() -> bool {
+    query_param("embed").is_some_and(|v| !matches!(v.as_str(), "0" | "false" | "no"))
+}
+
+/// Reads the page's address: embed mode, colour profile, the shared state, the language.
+/// Called once, before the simulations start, so the first run is already the shared one.
+pub fn init(ui: Ui) {
+    if embedded() {
+        ui.embed.set(true);
+        mark_embedded();
+    }
+    if query_param("contrast").is_some_and(|v| v == "high") {
+        theme::set_projector(true);
+    }
+    let mut locale = None;
+    if let Some(code) = query_param("lab") {
+        match open_link(&code) {
+            Ok(state) => {
+                locale = state.locale.as_deref().and_then(Locale::parse);
+                apply(ui, state);
+            }
+            Err(problem) => {
+                let kind = match problem {
+                    LinkProblem::Unreadable(_) => "link",
+                    LinkProblem::Refused(_) => "config",
+                };
+                post_event("error", json!({ "kind": kind, "message": problem.message() }));
+                link_problem().set(Some(problem));
+            }
+        }
+    }
+    if let Some(l) = query_param("locale").and_then(|v| Locale::parse(&v)) {
+        locale = Some(l);
+    }
+    if let Some(l) = locale {
+        i18n::locale().set(l);
+    }
+}
+
+/// Decodes a shared state and checks that its scenarios can run.
+fn open_link(code: &str) -> Result<ShareState, LinkProblem> {
+    let state = ShareState::decode(code.trim()).map_err(LinkProblem::Unreadable)?;
+    Simulation::new(&state.scenario).map_err(|e| LinkProblem::Refused(e.to_string()))?;
+    if let Some(b) = &state.compare {
+        Simulation::new(b).map_err(|e| LinkProblem::Refused(e.to_string()))?;
+    }
+    Ok(state)
+}
+
+/// The built-in preset a scenario is, or was edited from (same name); "" when none.
+fn preset_of(s: &Scenario) -> String {
+    let parsed: Vec<(&str, Scenario)> =
+        presets::PRESETS.iter().filter_map(|p| Scenario::from_json(p.json).ok().map(|x| (p.id, x))).collect();
+    parsed
+        .iter()
+        .find(|(_, p)| p == s)
+        .or_else(|| parsed.iter().find(|(_, p)| p.name.is_some() && p.name == s.name))
+        .map(|(id, _)| id.to_string())
+        .unwrap_or_default()
+}
+
+fn apply(ui: Ui, state: ShareState) {
+    ui.presets[0].set(preset_of(&state.scenario));
+    ui.drafts[0].set(state.scenario);
+    if let Some(b) = state.compare {
+        ui.presets[1].set(preset_of(&b));
+        ui.drafts[1].set(b);
+        ui.ab.set(true);
+        ui.editing.set(0);
+    }
+    ui.lesson.set(state.lesson.map(|l| (l, state.step.unwrap_or(0))));
+    ui.exercise.set(state.exercise);
+    ui.locked.set(state.locked);
+}
+
+/// The lab's state as a shared link carries it. A draft that cannot run is replaced by the
+/// configuration on screen, so the link always opens on something that runs. `with_lock` adds
+/// controls to lock (a teacher's link) to those already locked.
+pub fn state_of(ui: &Ui, with_lock: &[String]) -> ShareState {
+    let scenario = |i: usize| {
+        let draft = ui.drafts[i].get_untracked();
+        if draft.validate().is_ok() {
+            draft
+        } else {
+            ui.infos[i].with_untracked(|x| x.as_ref().map(|x| x.scenario.clone())).unwrap_or(draft)
+        }
+    };
+    let mut s = ShareState::new(scenario(0));
+    if ui.ab.get_untracked() {
+        s.compare = Some(scenario(1));
+    }
+    if let Some((lesson, step)) = ui.lesson.get_untracked() {
+        s.lesson = Some(lesson);
+        s.step = Some(step);
+    }
+    s.exercise = ui.exercise.get_untracked();
+    let mut locked = ui.locked.get_untracked();
+    for f in with_lock {
+        if !locked.contains(f) {
+            locked.push(f.clone());
+        }
+    }
+    s.locked = locked;
+    s.locale = Some(i18n::locale().get_untracked().code().to_string());
+    s
+}
+
+/// The page's address without query and fragment.
+fn base_url() -> String {
+    let href = window().location().href().unwrap_or_default();
+    let end = href.find(['?', '#']).unwrap_or(href.len());
+    href[..end].to_string()
+}
+
+/// A link that opens the full lab (not embedded) in this state; `with_lock` lists scenario field
+/// paths (`scheduler.isolation`, `classes[0].arrival.rate_per_s`, `seed`) the learner may not
+/// change.
+pub fn share_url(ui: &Ui, with_lock: &[String]) -> String {
+    format!("{}?lab={}", base_url(), state_of(ui, with_lock).encode())
+}
+
+/// Posts `{source: "llm-serving-lab", type: kind, ...payload}` to the parent window when the page
+/// is in a frame (no-op otherwise). An object payload's fields are merged into the message;
+/// any other payload goes under `data`.
+pub fn post_event(kind: &str, payload: Value) {
+    let Some(w) = web_sys::window() else { return };
+    let Ok(Some(parent)) = w.parent() else { return };
+    if js_sys::Object::is(parent.as_ref(), w.as_ref()) {
+        return;
+    }
+    let mut msg = serde_json::Map::new();
+    msg.insert("source".into(), EVENT_SOURCE.into());
+    msg.insert("type".into(), kind.into());
+    match payload {
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                if k != "source" && k != "type" {
+                    msg.insert(k, v);
+                }
+            }
+        }
+        Value::Null => {}
+        other => {
+            msg.insert("data".into(), other);
+        }
+    }
+    if let Ok(value) = js_sys::JSON::parse(&Value::Object(msg).to_string()) {
+        let _ = parent.post_message(&value, "*");
+    }
+}
+
+/// Compact layout and links that leave the frame for a new tab.
+fn mark_embedded() {
+    let Some(doc) = window().document() else { return };
+    if let Some(body) = doc.body() {
+        let _ = body.class_list().add_1("embed");
+    }
+    if let (Some(head), Ok(base)) = (doc.head(), doc.create_element("base")) {
+        let _ = base.set_attribute("target", "_blank");
+        let _ = head.append_child(&base);
+    }
+}
+
+/// Keeps the address bar on the current state (so a reload or a copied address reproduces it),
+/// tells the parent window about refused configurations, and posts `ready` after the first frame.
+pub fn watch(ui: Ui) {
+    Effect::new(move |prev: Option<()>| {
+        for d in &ui.drafts {
+            d.track();
+        }
+        ui.ab.track();
+        ui.lesson.track();
+        ui.exercise.track();
+        ui.locked.track();
+        i18n::locale().track();
+        if prev.is_some() {
+            // a slider drag changes the draft many times a second: write the address once it rests
+            let timer = gloo_timers::callback::Timeout::new(400, move || update_address(ui));
+            ADDRESS_TIMER.with(|t| *t.borrow_mut() = Some(timer));
+        }
+    });
+
+    Effect::new(move |prev: Option<Vec<Option<String>>>| {
+        let now: Vec<Option<String>> =
+            ui.errors.iter().map(|e| e.with(|e| e.as_ref().map(|e| e.to_string()))).collect();
+        let before = prev.unwrap_or_else(|| vec![None, None]);
+        for (i, (m, old)) in now.iter().zip(&before).enumerate() {
+            if let Some(m) = m.as_ref().filter(|m| Some(*m) != old.as_ref()) {
+                let run = if i == 0 { "A" } else { "B" };
+                post_event("error", json!({ "kind": "config", "run": run, "message": m }));
+            }
+        }
+        now
+    });
+
+    // the animation loop's first frame runs at the next animation frame; `ready` follows it
+    request_animation_frame(move || {
+        request_animation_frame(move || {
+            post_event(
+                "ready",
+                json!({
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "state_version": SHARE_VERSION,
+                    "locale": i18n::locale().get_untracked().code(),
+                    "embed": ui.embed.get_untracked(),
+                }),
+            );
+        });
+    });
+}
+
+/// Writes the current state into the address (history.replaceState: no new history entry).
+fn update_address(ui: Ui) {
+    ADDRESS_TIMER.with(|t| t.borrow_mut().take());
+    let runs = if ui.ab.get_untracked() { 2 } else { 1 };
+    if (0..runs).any(|i| ui.drafts[i].with_untracked(|d| d.validate().is_err())) {
+        return;
+    }
+    let mut params: Vec<String> = Vec::new();
+    if let Ok(search) = window().location().search() {
+        for pair in search.trim_start_matches('?').split('&') {
+            if KEPT_PARAMS.contains(&pair.split('=').next().unwrap_or("")) {
+                params.push(pair.to_string());
+            }
+        }
+    }
+    params.push(format!("lab={}", state_of(&ui, &[]).encode()));
+    let url = format!("{}?{}", base_url(), params.join("&"));
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Copies `text` to the clipboard when the browser allows it; `done(true)` once copied.
+fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
+    let done = Rc::new(RefCell::new(Some(done)));
+    let finish = {
+        let done = done.clone();
+        move |ok: bool| {
+            if let Some(f) = done.borrow_mut().take() {
+                f(ok);
+            }
+        }
+    };
+    let nav = window().navigator();
+    let clip = js_sys::Reflect::get(&nav, &"clipboard".into()).ok().filter(JsValue::is_object);
+    let write = clip
+        .as_ref()
+        .and_then(|c| js_sys::Reflect::get(c, &"writeText".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    let promise = match (clip, write) {
+        (Some(clip), Some(write)) => write.call1(&clip, &JsValue::from_str(text)).ok(),
+        _ => None,
+    };
+    let then = promise
+        .as_ref()
+        .and_then(|p| js_sys::Reflect::get(p, &"then".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    let (Some(promise), Some(then)) = (promise, then) else {
+        finish(false);
+        return;
+    };
+    let on_ok = finish.clone();
+    let ok = Closure::once_into_js(move |_: JsValue| on_ok(true));
+    let err = Closure::once_into_js(move |_: JsValue| finish(false));
+    if then.call2(&promise, &ok, &err).is_err() {
+        if let Some(f) = done.borrow_mut().take() {
+            f(false);
+        }
+    }
+}
+
+fn focus_share_input() {
+    let input = window()
+        .document()
+        .and_then(|d| d.get_element_by_id("share-url"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok());
+    if let Some(input) = input {
+        let _ = input.focus();
+        input.select();
+    }
+}
+
+fn focus_share_button() {
+    let button = window()
+        .document()
+        .and_then(|d| d.get_element_by_id("share-button"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(b) = button {
+        let _ = b.focus();
+    }
+}
+
+/// The toolbar's Share button: makes the link, copies it when allowed, and shows it to copy by hand.
+#[component]
+pub fn ShareButton(ui: Ui) -> impl IntoView {
+    let link = RwSignal::new(None::<String>);
+    let status = RwSignal::new(None::<&'static str>);
+    let close = move || {
+        link.set(None);
+        focus_share_button();
+    };
+    let on_click = move |_| {
+        if link.with_untracked(Option::is_some) {
+            link.set(None);
+            return;
+        }
+        let url = share_url(&ui, &[]);
+        link.set(Some(url.clone()));
+        status.set(None);
+        copy_text(&url, move |ok| status.set(Some(if ok { "share.copied" } else { "share.copy_hint" })));
+        request_animation_frame(focus_share_input);
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        if ev.key() == "Escape" {
+            ev.prevent_default();
+            close();
+        }
+    };
+    view! {
+        <div class="share">
+            <button
+                id="share-button"
+                class="btn"
+                data-testid="share"
+                aria-haspopup="dialog"
+                aria-expanded=move || link.with(Option::is_some).to_string()
+                title=tx("toolbar.share_title")
+                on:click=on_click
+            >{tx("toolbar.share")}</button>
+            <Show when=move || link.with(Option::is_some)>
+                <div class="share-pop" role="dialog" aria-label=tx("share.link_label") data-testid="share-pop" on:keydown=on_key>
+                    <label for="share-url">{tx("share.link_label")}</label>
+                    <input
+                        id="share-url"
+                        type="text"
+                        readonly
+                        data-testid="share-url"
+                        prop:value=move || link.get().unwrap_or_default()
+                        on:focus=move |_| request_animation_frame(focus_share_input_select)
+                    />
+                    <p class="small" aria-live="polite" data-testid="share-status">{move || status.get().map(t)}</p>
+                    <p class="small muted">{tx("share.note")}</p>
+                    <div class="share-actions">
+                        <a class="btn small-btn" href=move || link.get().unwrap_or_default() target="_blank" rel="noopener">{tx("share.open")}</a>
+                        <button class="btn small-btn" data-testid="share-close" on:click=move |_| close()>{tx("share.close")}</button>
+                    </div>
+                </div>
+            </Show>
+        </div>
+    }
+}
+
+fn focus_share_input_select() {
+    if let Some(input) = window()
+        .document()
+        .and_then(|d| d.get_element_by_id("share-url"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+    {
+        input.select();
+    }
+}
+
+/// The message about a link that could not be opened: a translated lead-in, sim-core's words.
+#[component]
+pub fn LinkBanner() -> impl IntoView {
+    let problem = link_problem();
+    move || {
+        problem.get().map(|p| {
+            let lead = match p {
+                LinkProblem::Unreadable(_) => "share.bad_link",
+                LinkProblem::Refused(_) => "share.refused",
+            };
+            let msg = p.message().to_string();
+            view! {
+                <div class="banner error link-banner" role="alert" data-testid="link-error">
+                    <h3>{tx(lead)}</h3>
+                    <p><code data-testid="link-error-message">{msg}</code></p>
+                    <p class="small">
+                        {tx("share.default_shown")} " "
+                        <button class="btn small-btn" data-testid="link-error-dismiss" on:click=move |_| problem.set(None)>
+                            {tx("share.dismiss")}
+                        </button>
+                    </p>
+                </div>
+            }
+        })
+    }
+}
