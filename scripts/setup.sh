@@ -15,11 +15,12 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  log "installing chromium and chromium-driver (apt)"
+# Chromium for the browser tests; a CJK font so the Chinese UI renders in its screenshots.
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || [ ! -d /usr/share/fonts/truetype/wqy ]; then
+  log "installing chromium, chromium-driver and fonts-wqy-microhei (apt)"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver fonts-wqy-microhei >/dev/null
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
