@@ -58,11 +58,11 @@ impl HbmPlan {
             + (sched.max_num_seqs.min(sched.max_num_batched_tokens)) as f64 * model.vocab_size as f64 * 4.0
             + RUNTIME_RESERVE_BYTES;
         let activation = act_per_gpu * tp;
-        // KV heads shard across TP ranks; with more ranks than KV heads they are replicated.
-        let kv_heads_per_gpu = (model.num_kv_heads as f64 / tp).ceil();
-        let kv_tok = kv_bytes_per_token(model, s.kv_dtype().bytes());
+        // KV heads shard across TP ranks; with more ranks than KV heads they are replicated, so
+        // the replica stores ceil(kv_heads / tp) heads on each of its tp GPUs.
+        let kv_heads_stored = (model.num_kv_heads as f64 / tp).ceil() * tp;
         let kv_tok_stored =
-            2.0 * model.num_layers as f64 * kv_heads_per_gpu * model.head_dim as f64 * s.kv_dtype().bytes() * tp;
+            kv_bytes_per_token(model, s.kv_dtype().bytes()) * kv_heads_stored / model.num_kv_heads as f64;
         let usable = capacity * s.gpu_memory_utilization;
         let kv_capacity = usable - weights - activation;
         let physical = capacity - weights - activation;
@@ -79,7 +79,6 @@ impl HbmPlan {
             layout: sched.kv_layout,
             max_model_len: sched.max_model_len,
         };
-        let _ = kv_tok;
         let need = sched.max_model_len as u64;
         if plan.kv_capacity_tokens < need {
             return Err(ScenarioError::one("", plan.does_not_fit_message(s, model, gpu)));
