@@ -148,10 +148,6 @@ impl HbmPlan {
         }
     }
 
-    /// Tokens of KV a sequence of `tokens` occupies, rounded to its allocation unit.
-    pub fn blocks_for(&self, tokens: u64) -> u64 {
-        tokens.div_ceil(self.block_size as u64)
-    }
     pub fn capacity_blocks(&self) -> u64 {
         self.kv_capacity_tokens / self.block_size as u64
     }

@@ -16,9 +16,12 @@ use crate::metrics::{ClassMetrics, Outcome, RequestRecord, Sample, Series, Summa
 use crate::perf::{BatchWork, StepModel};
 use crate::scenario::{Arrival, Batching, KvLayout, Scenario, ScenarioError};
 use crate::workload::{builtin_trace, ClassSource, Trace};
+use kv::{KvPool, PoolConfig};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+mod kv;
 
 /// Simulated time in microseconds.
 pub type Micros = u64;
@@ -263,7 +266,6 @@ pub struct Simulation {
     queued_total: u64,
     /// Running (admitted) requests per class, by admission order.
     running: Vec<BTreeMap<u64, u32>>,
-    running_total: u64,
     prefilling: Vec<Handle>,
     admit_counter: u64,
     group: DecodeGroup,
@@ -272,19 +274,9 @@ pub struct Simulation {
     window_at: Option<Micros>,
     step: Option<InFlightStep>,
     restarting_until: Option<Micros>,
-    // KV accounting in units (blocks or tokens)
-    unit_tokens: u64,
-    capacity_units: u64,
-    physical_units: u64,
-    used_units: u64,
-    used_units_class: Vec<u64>,
-    /// Over-commit admission: KV units of the prompts of running sequences.
-    prompt_units: u64,
-    slot_quota: Vec<u64>,
-    unit_quota: Vec<u64>,
+    pool: KvPool,
     /// KV tokens held by sequences outside the decode group (queued hold none).
     loose_tokens: u64,
-    peak_units: u64,
     peak_running: u64,
     waste_acc: f64,
     waste_iters: u64,
@@ -347,34 +339,9 @@ impl Simulation {
             };
             sources.push(ClassSource::new(scenario.seed, i, c, trace));
         }
-        let s = &scenario.scheduler;
-        let (unit_tokens, capacity_units, physical_units) = match s.kv_layout {
-            KvLayout::Paged => (s.block_size as u64, plan.capacity_blocks(), plan.physical_blocks()),
-            KvLayout::Contiguous => (1, plan.kv_capacity_tokens, plan.kv_physical_tokens),
-        };
-        let nqueues = if s.isolation { nclass } else { 1 };
-        // Reserved shares (isolation): explicit ones, the rest split equally.
-        let given: f64 = scenario.classes.iter().filter_map(|c| c.reserved_share).sum();
-        let unspecified = scenario.classes.iter().filter(|c| c.reserved_share.is_none()).count();
-        let shares: Vec<f64> = scenario
-            .classes
-            .iter()
-            .map(|c| {
-                c.reserved_share.unwrap_or(if unspecified > 0 {
-                    (1.0 - given).max(0.0) / unspecified as f64
-                } else {
-                    0.0
-                })
-            })
-            .collect();
-        let (slot_quota, unit_quota) = if s.isolation {
-            (
-                shares.iter().map(|f| (f * s.max_num_seqs as f64).floor() as u64).collect(),
-                shares.iter().map(|f| (f * capacity_units as f64).floor() as u64).collect(),
-            )
-        } else {
-            (vec![0; nclass], vec![0; nclass])
-        };
+        let nqueues = if scenario.scheduler.isolation { nclass } else { 1 };
+        let pool = KvPool::new(PoolConfig::from_scenario(scenario, &plan));
+        let unit_tokens = pool.unit_tokens();
         let mut sim = Simulation {
             model,
             gpu,
@@ -396,7 +363,6 @@ impl Simulation {
             queued: vec![0; nclass],
             queued_total: 0,
             running: vec![BTreeMap::new(); nclass],
-            running_total: 0,
             prefilling: Vec::new(),
             admit_counter: 0,
             group: DecodeGroup {
@@ -414,16 +380,8 @@ impl Simulation {
             window_at: None,
             step: None,
             restarting_until: None,
-            unit_tokens,
-            capacity_units,
-            physical_units,
-            used_units: 0,
-            used_units_class: vec![0; nclass],
-            prompt_units: 0,
-            slot_quota,
-            unit_quota,
+            pool,
             loose_tokens: 0,
-            peak_units: 0,
             peak_running: 0,
             waste_acc: 0.0,
             waste_iters: 0,
@@ -496,9 +454,6 @@ impl Simulation {
     pub fn recent_endings(&self) -> impl Iterator<Item = &RecentEnding> + '_ {
         self.recent.iter()
     }
-    pub fn series_interval_s(&self) -> f64 {
-        self.series.interval_us as f64 / 1e6
-    }
     /// Empirical CDF points (ms, fraction) of TTFT for a class, or all classes with `None`.
     pub fn ttft_cdf(&self, class: Option<usize>, points: usize) -> Vec<(f64, f64)> {
         class.and_then(|c| self.metrics.get(c)).unwrap_or(&self.total).ttft_cdf(points)
@@ -560,8 +515,8 @@ impl Simulation {
     }
 
     fn sample_to(&mut self, t: Micros) {
-        let kv = if self.capacity_units > 0 { self.used_units as f64 / self.capacity_units as f64 } else { 0.0 };
-        self.series.advance(t, self.queued_total as f64, self.running_total as f64, kv);
+        let kv = self.pool.used_share();
+        self.series.advance(t, self.queued_total as f64, self.pool.seqs() as f64, kv);
     }
 
     fn process_next(&mut self) {
@@ -802,56 +757,6 @@ impl Simulation {
 
     // ---------------------------------------------------------------- KV accounting
 
-    fn units_for_tokens(&self, tokens: u64) -> u64 {
-        tokens.div_ceil(self.unit_tokens)
-    }
-
-    fn free_units(&self) -> u64 {
-        self.capacity_units.saturating_sub(self.used_units)
-    }
-
-    /// Could `class` take `slots` more batch slots and `units` more KV units without eating
-    /// into another class's reservation?
-    fn quota_allows(&self, class: usize, units: u64) -> bool {
-        let s = &self.scenario.scheduler;
-        let base_ok = self.running_total < s.max_num_seqs as u64;
-        if s.overcommit {
-            // Over-commit: admission counts only the prompts' KV against the pool; what the
-            // running sequences generate afterwards grows into the headroom, unchecked.
-            return base_ok && self.prompt_units + units <= self.capacity_units;
-        }
-        if !s.isolation {
-            return base_ok && units <= self.free_units();
-        }
-        let mut others_slots = 0;
-        let mut others_units = 0;
-        for c in 0..self.class_names.len() {
-            if c != class {
-                others_slots += self.slot_quota[c].saturating_sub(self.running[c].len() as u64);
-                others_units += self.unit_quota[c].saturating_sub(self.used_units_class[c]);
-            }
-        }
-        if !base_ok || units > self.free_units() {
-            return false;
-        }
-        // a class with nothing running may always start one sequence, so no class starves
-        // when its reservation is smaller than one sequence
-        self.running[class].is_empty()
-            || (self.running_total + 1 + others_slots <= s.max_num_seqs as u64
-                && self.used_units + units + others_units <= self.capacity_units)
-    }
-
-    /// Free blocks kept back when admitting while others run, so an admission does not force
-    /// an immediate preemption (vLLM keeps 1%).
-    fn watermark(&self) -> u64 {
-        let s = &self.scenario.scheduler;
-        if s.overcommit || s.kv_layout == KvLayout::Contiguous || self.running_total == 0 {
-            0
-        } else {
-            self.capacity_units / 100
-        }
-    }
-
     /// KV units a running request holds now. Paged decode members grow in aggregate, so their
     /// holding is computed from their token count.
     fn held_units(&self, r: &Req) -> u64 {
@@ -859,23 +764,10 @@ impl Simulation {
             && self.static_batch.is_none()
             && self.scenario.scheduler.kv_layout == KvLayout::Paged
         {
-            self.units_for_tokens(self.decode_tokens(r))
+            self.pool.units_for(self.decode_tokens(r))
         } else {
             r.units
         }
-    }
-
-    fn take_units(&mut self, class: usize, units: u64) {
-        self.used_units += units;
-        self.used_units_class[class] += units;
-        if self.used_units > self.peak_units {
-            self.peak_units = self.used_units;
-        }
-    }
-
-    fn release_units(&mut self, class: usize, units: u64) {
-        self.used_units -= units;
-        self.used_units_class[class] -= units;
     }
 
     /// KV tokens a request holds now.
@@ -901,7 +793,7 @@ impl Simulation {
     }
 
     fn block_phase(&self, r: &Req) -> usize {
-        let b = self.unit_tokens;
+        let b = self.pool.unit_tokens();
         // crosses at step k when (tokens_before_step) % b == 0, tokens_before(k) = base + k
         let base = (r.input as u64 + r.dec_gen0 as u64 - 1) % b;
         ((base + b - r.dec_k0 % b) % b) as usize
@@ -914,22 +806,15 @@ impl Simulation {
         self.admit_counter += 1;
         let now = self.now;
         let order = self.admit_counter;
-        let contiguous = self.scenario.scheduler.kv_layout == KvLayout::Contiguous;
-        let reserve = if contiguous { self.scenario.scheduler.max_model_len as u64 } else { 0 };
         let r = &mut self.reqs[h.slot as usize];
         r.phase = Phase::Prefill;
         r.admit_order = order;
         r.first_scheduled.get_or_insert(now);
         let class = r.class as usize;
         let prompt = r.prefill_target as u64;
-        self.prompt_units += self.units_for_tokens(prompt);
+        r.units = self.pool.admit_seq(class, prompt);
         self.running[class].insert(order, h.slot);
-        self.running_total += 1;
-        self.peak_running = self.peak_running.max(self.running_total);
-        if contiguous {
-            self.reqs[h.slot as usize].units = reserve;
-            self.take_units(class, reserve);
-        }
+        self.peak_running = self.peak_running.max(self.pool.seqs());
     }
 
     fn try_start_step(&mut self) {
@@ -954,7 +839,7 @@ impl Simulation {
             decode_seqs: work.decode_seqs,
             compute_bound_share: if bound + memb > 0.0 { bound / (bound + memb) } else { 0.0 },
         };
-        let alloc_tokens = self.used_units * self.unit_tokens;
+        let alloc_tokens = self.pool.used() * self.pool.unit_tokens();
         if alloc_tokens > 0 {
             let used = self.group.ctx_sum + self.loose_tokens;
             self.waste_acc += 1.0 - (used as f64 / alloc_tokens as f64).min(1.0);
@@ -986,7 +871,7 @@ impl Simulation {
                         for c in 0..self.class_names.len() {
                             let g = self.decode_growth_units_class(c);
                             if g > 0 {
-                                self.take_units(c, g);
+                                self.pool.take(c, g);
                                 growth += g;
                             }
                         }
@@ -1030,8 +915,7 @@ impl Simulation {
                     if n > budget {
                         break;
                     }
-                    let need = if paged { self.units_for_tokens(n) + self.watermark() } else { s.max_model_len as u64 };
-                    if !self.quota_allows(class, need) {
+                    if !self.pool.can_admit(class, n) {
                         if self.queues.len() > 1 {
                             blocked[self.queue_index(class)] = true;
                             if blocked.iter().all(|b| *b) {
@@ -1042,9 +926,9 @@ impl Simulation {
                         break;
                     }
                     self.admit(h);
-                    let units = if paged { self.units_for_tokens(n) } else { 0 };
+                    let units = if paged { self.pool.units_for(n) } else { 0 };
                     if units > 0 {
-                        self.take_units(class, units);
+                        self.pool.take(class, units);
                         self.reqs[h.slot as usize].units += units;
                     }
                     work.add_prefill_chunk(0, n, n == target);
@@ -1054,7 +938,7 @@ impl Simulation {
                 }
             }
             if !work.is_empty() {
-                if s.overcommit && self.used_units > self.physical_units {
+                if s.overcommit && self.pool.over_physical() {
                     // admission looked only at the KV in use; growth has run past the memory
                     // the GPU has
                     self.oom_restart();
@@ -1082,13 +966,7 @@ impl Simulation {
         if target > budget {
             return false;
         }
-        let s = &self.scenario.scheduler;
-        let need = if s.kv_layout == KvLayout::Paged {
-            self.units_for_tokens(target) + self.watermark()
-        } else {
-            s.max_model_len as u64
-        };
-        self.quota_allows(class, need)
+        self.pool.can_admit(class, target)
     }
 
     /// Shrinks a continuing prefill chunk to the KV that can be allocated for it, and
@@ -1098,22 +976,16 @@ impl Simulation {
             let r = &self.reqs[h.slot as usize];
             (r.class as usize, r.prefilled as u64)
         };
-        let have = self.units_for_tokens(done);
-        let mut n = n;
-        if !self.scenario.scheduler.overcommit {
-            let max_tokens = (have + self.free_units()) * self.unit_tokens;
-            n = n.min(max_tokens.saturating_sub(done));
-        }
-        let need = self.units_for_tokens(done + n) - have;
+        let (n, need) = self.pool.fit_chunk(done, n);
         if need > 0 {
-            self.take_units(class, need);
+            self.pool.take(class, need);
             self.reqs[h.slot as usize].units += need;
         }
         n
     }
 
     fn decode_growth_units_class(&self, class: usize) -> u64 {
-        let b = self.unit_tokens;
+        let b = self.pool.unit_tokens();
         let idx = ((b - self.group.k % b) % b) as usize;
         self.group.phase_count[class][idx]
     }
@@ -1124,7 +996,7 @@ impl Simulation {
 
     /// Preempts the newest running sequences until the decode step's new blocks fit.
     fn make_room_for_decode(&mut self) {
-        while self.group.n > 0 && self.decode_growth_units() > self.free_units() {
+        while self.group.n > 0 && self.decode_growth_units() > self.pool.free() {
             if !self.preempt_newest() {
                 break;
             }
@@ -1134,7 +1006,7 @@ impl Simulation {
     /// Preempts (by recompute) the most recently admitted running sequence of the lowest
     /// priority class (isolation) or overall. Never the only running sequence.
     fn preempt_newest(&mut self) -> bool {
-        if self.running_total <= 1 {
+        if self.pool.seqs() <= 1 {
             return false;
         }
         let mut victim: Option<(u32, u64, u32)> = None; // (priority, order, slot)
@@ -1178,10 +1050,8 @@ impl Simulation {
             }
             Phase::Queued => unreachable!("only running sequences are preempted"),
         }
-        self.release_units(class, units);
-        self.prompt_units -= self.units_for_tokens(self.reqs[h.slot as usize].prefill_target as u64);
+        self.pool.release_seq(class, self.reqs[h.slot as usize].prefill_target as u64, units);
         self.running[class].remove(&order);
-        self.running_total -= 1;
         let r = &mut self.reqs[h.slot as usize];
         r.units = 0;
         r.phase = Phase::Queued;
@@ -1311,11 +1181,8 @@ impl Simulation {
             let r = &self.reqs[h.slot as usize];
             (r.class as usize, r.units, r.admit_order)
         };
-        let prompt = self.units_for_tokens(self.reqs[h.slot as usize].prefill_target as u64);
-        self.prompt_units -= prompt;
-        self.release_units(class, units);
+        self.pool.release_seq(class, self.reqs[h.slot as usize].prefill_target as u64, units);
         self.running[class].remove(&order);
-        self.running_total -= 1;
         self.reqs[h.slot as usize].units = 0;
     }
 
@@ -1337,11 +1204,8 @@ impl Simulation {
             for p in self.group.phase_count[c].iter_mut() {
                 *p = 0;
             }
-            self.used_units_class[c] = 0;
         }
-        self.used_units = 0;
-        self.prompt_units = 0;
-        self.running_total = 0;
+        self.pool.clear();
         self.group.n = 0;
         self.group.ctx_sum = 0;
         self.group.fresh.clear();
@@ -1421,13 +1285,12 @@ impl Simulation {
         // Form a batch: up to B requests in queue order whose padded KV fits.
         let mut members: Vec<Handle> = Vec::new();
         let (mut p_max, mut o_max) = (0u32, 0u32);
-        let contiguous = s.kv_layout == KvLayout::Contiguous;
+        let contiguous = !self.pool.paged();
         while members.len() < s.max_num_seqs as usize {
             let Some(h) = self.peek_waiting(&[]) else { break };
             let r = &self.reqs[h.slot as usize];
             let (p, o) = (p_max.max(r.prefill_target), o_max.max(r.output));
-            let per = if contiguous { s.max_model_len as u64 } else { self.units_for_tokens((p + o) as u64) };
-            if per * (members.len() as u64 + 1) > self.capacity_units {
+            if self.pool.static_units((p + o) as u64) * (members.len() as u64 + 1) > self.pool.capacity() {
                 break;
             }
             p_max = p;
@@ -1438,11 +1301,11 @@ impl Simulation {
         if members.is_empty() {
             return;
         }
-        let per = if contiguous { s.max_model_len as u64 } else { self.units_for_tokens((p_max + o_max) as u64) };
+        let per = self.pool.static_units((p_max + o_max) as u64);
         for &h in &members {
             let class = self.reqs[h.slot as usize].class as usize;
             if !contiguous {
-                self.take_units(class, per);
+                self.pool.take(class, per);
                 self.reqs[h.slot as usize].units = per;
             }
             self.reqs[h.slot as usize].prefilled = 0;
@@ -1525,7 +1388,7 @@ impl Simulation {
     fn hbm_use(&self) -> HbmUse {
         let p = &self.plan;
         let bpt = p.kv_bytes_per_token;
-        let alloc = (self.used_units * self.unit_tokens) as f64 * bpt;
+        let alloc = (self.pool.used() * self.pool.unit_tokens()) as f64 * bpt;
         let used_tokens =
             if self.static_batch.is_some() { self.loose_tokens } else { self.group.ctx_sum + self.loose_tokens };
         let used = (used_tokens as f64 * bpt).min(alloc);
@@ -1577,7 +1440,7 @@ impl Simulation {
                 weights_bytes: p.weights_bytes,
                 activation_bytes: p.activation_bytes,
                 kv_capacity_bytes: p.kv_capacity_bytes,
-                kv_peak_bytes: (self.peak_units * self.unit_tokens) as f64 * p.kv_bytes_per_token,
+                kv_peak_bytes: (self.pool.peak() * self.pool.unit_tokens()) as f64 * p.kv_bytes_per_token,
                 kv_bytes_per_token: p.kv_bytes_per_token,
                 kv_capacity_tokens: p.kv_capacity_tokens,
                 peak_running: self.peak_running,
@@ -1594,7 +1457,7 @@ impl Simulation {
 
     /// Live requests (queued, prefilling, decoding), in slot order.
     pub fn live_requests(&self) -> Vec<LiveRequest> {
-        let mut out = Vec::with_capacity((self.queued_total + self.running_total) as usize);
+        let mut out = Vec::with_capacity((self.queued_total + self.pool.seqs()) as usize);
         for r in &self.reqs {
             if !r.live {
                 continue;
@@ -1615,7 +1478,7 @@ impl Simulation {
                 generated: self.generated(r),
                 preemptions: r.preemptions,
                 kv_tokens: kv,
-                kv_reserved_tokens: r.units * self.unit_tokens,
+                kv_reserved_tokens: r.units * self.pool.unit_tokens(),
             });
         }
         out
@@ -1629,7 +1492,7 @@ impl Simulation {
             requests: self.live_requests(),
             recent: self.recent.iter().copied().collect(),
             queued: self.queued.clone(),
-            running: self.running_total,
+            running: self.pool.seqs(),
             hbm: self.hbm_use(),
             last_step: self.last_step,
             summary: self.summary(),
@@ -1644,21 +1507,21 @@ impl Simulation {
         if c.arrived != ended + live {
             return Err(format!("arrived {} != ended {} + live {}", c.arrived, ended, live));
         }
-        if live != self.queued_total + self.running_total {
-            return Err(format!("live {} != queued {} + running {}", live, self.queued_total, self.running_total));
+        if live != self.queued_total + self.pool.seqs() {
+            return Err(format!("live {} != queued {} + running {}", live, self.queued_total, self.pool.seqs()));
         }
-        if !self.scenario.scheduler.overcommit && self.used_units > self.capacity_units {
-            return Err(format!("KV units {} over capacity {}", self.used_units, self.capacity_units));
+        if !self.pool.within_capacity() {
+            return Err(format!("KV units {} over capacity {}", self.pool.used(), self.pool.capacity()));
         }
         if self.static_batch.is_none() {
             let held: u64 = self.reqs.iter().filter(|r| r.live).map(|r| self.held_units(r)).sum();
             let in_step = self.step.as_ref().map_or(0, |st| st.growth_units);
-            if held + in_step != self.used_units {
-                return Err(format!("KV units held {} + growing {} != accounted {}", held, in_step, self.used_units));
+            if held + in_step != self.pool.used() {
+                return Err(format!("KV units held {} + growing {} != accounted {}", held, in_step, self.pool.used()));
             }
         }
-        if self.running_total > self.scenario.scheduler.max_num_seqs as u64 {
-            return Err(format!("running {} over max_num_seqs", self.running_total));
+        if self.pool.seqs() > self.scenario.scheduler.max_num_seqs as u64 {
+            return Err(format!("running {} over max_num_seqs", self.pool.seqs()));
         }
         Ok(())
     }
