@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { after, before, describe, test } from 'node:test';
-import { ARTIFACTS, DIST, ROOT, assertBuilt, launchBrowser, openLab, sleep, tid } from './lib.mjs';
+import { after, describe, test } from 'node:test';
+import { DIST, ROOT, artifact, sleep, tid, useLab } from './lib.mjs';
 
 const report = {};
 
@@ -17,21 +17,10 @@ async function stats(page) {
 }
 
 describe('budgets', { timeout: 240_000 }, () => {
-  let server;
-  let browser;
-
-  before(async () => {
-    assertBuilt();
-    const { serveDir } = await import('./lib.mjs');
-    server = await serveDir();
-    browser = await launchBrowser();
-  });
+  const lab = useLab();
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
-    await mkdir(ARTIFACTS, { recursive: true });
-    await writeFile(join(ARTIFACTS, 'budgets.json'), `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(await artifact('budgets.json'), `${JSON.stringify(report, null, 2)}\n`);
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
@@ -48,7 +37,7 @@ describe('budgets', { timeout: 240_000 }, () => {
   });
 
   test('time to the first animated frame (headless Chromium)', async () => {
-    const { page, errors } = await openLab(browser.context, server.url);
+    const { page, errors } = await lab.open();
     await page.waitForFunction(() => window.wasmBindings?.lab_stats && JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms != null, null, { timeout: 20_000 });
     const s = await stats(page);
     const nav = await page.evaluate(() => {
@@ -62,7 +51,7 @@ describe('budgets', { timeout: 240_000 }, () => {
   });
 
   test('frame time with 2,000 requests in flight', async () => {
-    const { page, errors } = await openLab(browser.context, server.url);
+    const { page, errors } = await lab.open();
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.locator(tid('stage')).first().waitFor();
     // Throughput-first documents, flooded: 60 requests/s against a server that serves ~6.
@@ -110,7 +99,7 @@ describe('budgets', { timeout: 240_000 }, () => {
       charts_ms_p95: s.charts_ms_p95,
     };
     assert.ok(s.live_a >= 2000, `only ${s.live_a} requests in flight`);
-    await page.screenshot({ path: join(ARTIFACTS, 'stage-2000-in-flight.png') });
+    await page.screenshot({ path: await artifact('stage-2000-in-flight.png') });
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -125,7 +114,7 @@ describe('budgets', { timeout: 240_000 }, () => {
       .map((l) => l.trim().split(/\s+/)[0])
       .filter((id) => /^[a-z0-9-]+$/.test(id ?? ''));
     assert.ok(presets.length >= 10, `presets: ${presets}`);
-    const { page, errors } = await openLab(browser.context, server.url);
+    const { page, errors } = await lab.open();
     await page.waitForFunction(() => window.wasmBindings?.lab_run_preset);
     const results = {};
     for (const id of presets) {
@@ -134,8 +123,8 @@ describe('budgets', { timeout: 240_000 }, () => {
       const wasm = (await page.evaluate((p) => window.wasmBindings.lab_run_preset(p), id)).trim();
       results[id] = { identical: native === wasm, wasm_run_ms: Date.now() - t0 };
       if (native !== wasm) {
-        await writeFile(join(ARTIFACTS, `summary-${id}-native.json`), native);
-        await writeFile(join(ARTIFACTS, `summary-${id}-wasm.json`), wasm);
+        await writeFile(await artifact(`summary-${id}-native.json`), native);
+        await writeFile(await artifact(`summary-${id}-wasm.json`), wasm);
       }
     }
     report.native_vs_wasm = results;

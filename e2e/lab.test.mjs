@@ -1,43 +1,26 @@
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
-  ARTIFACTS,
-  assertBuilt,
+  artifact,
   canvasStats,
-  launchBrowser,
-  openLab,
   readMetric,
   readSimTime,
   runToEnd,
   selectPreset,
-  serveDir,
   sleep,
   tid,
+  useLab,
 } from './lib.mjs';
 
 describe('lab page', { timeout: 180_000 }, () => {
-  let server;
-  let browser;
-
-  before(async () => {
-    assertBuilt();
-    server = await serveDir();
-    browser = await launchBrowser();
+  // mounted: the header and the stage are on the page
+  const lab = useLab({
+    ready: async (page) => {
+      await page.locator('h1', { hasText: 'LLM Serving Lab' }).waitFor({ timeout: 15_000 });
+      await page.locator(tid('stage')).first().waitFor();
+    },
   });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  async function mounted(query = '') {
-    const lab = await openLab(browser.context, server.url + query);
-    await lab.page.locator('h1', { hasText: 'LLM Serving Lab' }).waitFor({ timeout: 15_000 });
-    await lab.page.locator(tid('stage')).first().waitFor();
-    return lab;
-  }
+  const mounted = (query = '') => lab.open(query);
 
   test('loads without console errors and the stage animates', async () => {
     const { page, errors } = await mounted();
@@ -221,8 +204,7 @@ describe('lab page', { timeout: 180_000 }, () => {
       (await count('metrics-b', 'metric-goodput')) > (await count('metrics-a', 'metric-goodput')),
       'continuous (B) should have the higher goodput',
     );
-    await mkdir(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'ab.png'), fullPage: true });
+    await page.screenshot({ path: await artifact('ab.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -232,25 +214,23 @@ describe('lab page', { timeout: 180_000 }, () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.locator(tid('speed-10')).click();
     await sleep(3000);
-    await mkdir(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'lab.png'), fullPage: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'lab-1280x800.png') });
+    await page.screenshot({ path: await artifact('lab.png'), fullPage: true });
+    await page.screenshot({ path: await artifact('lab-1280x800.png') });
     await page.setViewportSize({ width: 700, height: 900 });
     await sleep(500);
-    await page.screenshot({ path: join(ARTIFACTS, 'lab-700.png') });
+    await page.screenshot({ path: await artifact('lab-700.png') });
     await page.close();
   });
 
   test('a panic shows the error view with a reset action', async () => {
     // The app panics right after mounting, so the header never stays: no mounted() here.
-    const { page, errors } = await openLab(browser.context, `${server.url}?panic`);
+    const { page, errors } = await lab.open('?panic', { ready: null });
     const view = page.locator(tid('panic'));
     await view.waitFor({ timeout: 15_000 });
     assert.match(await view.textContent(), /panic requested by the \?panic query parameter/);
     assert.equal(await page.locator('canvas#stage').count(), 0);
     assert.ok(errors.length > 0, 'the panic should be logged to the console');
-    await mkdir(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'panic.png') });
+    await page.screenshot({ path: await artifact('panic.png') });
     await page.locator(tid('panic-reset')).click();
     await page.locator('h1', { hasText: 'LLM Serving Lab' }).waitFor({ timeout: 15_000 });
     await page.locator('canvas#stage').waitFor();

@@ -1,21 +1,8 @@
 // The workbench under the toolbar: a guided lesson end to end, a sweep (cancel and a finished
 // one), the resource contract's acceptance test, and a classroom exercise.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import {
-  ARTIFACTS,
-  assertBuilt,
-  canvasStats,
-  launchBrowser,
-  openLab,
-  readMetric,
-  readSimTime,
-  serveDir,
-  sleep,
-  tid,
-} from './lib.mjs';
+import { describe, test } from 'node:test';
+import { artifact, canvasStats, readMetric, readSimTime, sleep, tid, useLab } from './lib.mjs';
 
 /** A number of milliseconds as a lesson's explanation writes it: "3,289", "13.8", "9.21". */
 function lessonMs(v) {
@@ -42,33 +29,19 @@ async function addressWith(page, ok, timeout = 5000) {
 
 /** Screenshots the workbench (the sticky toolbar would cover its top otherwise). */
 async function shoot(page, name) {
-  await mkdir(ARTIFACTS, { recursive: true });
   await page.addStyleTag({ content: '.toolbar { position: static !important; }' });
-  await page.locator('.workbench').screenshot({ path: join(ARTIFACTS, name) });
+  await page.locator('.workbench').screenshot({ path: await artifact(name) });
 }
 
 describe('workbench: lessons, sweep, contract, exercises', { timeout: 240_000 }, () => {
-  let server;
-  let browser;
-
-  before(async () => {
-    assertBuilt();
-    server = await serveDir();
-    browser = await launchBrowser();
+  // mounted: the stage is drawn and the wasm bindings the tests call are there
+  const lab = useLab({
+    ready: async (page) => {
+      await page.locator(tid('stage')).first().waitFor({ timeout: 15_000 });
+      await page.waitForFunction(() => window.wasmBindings?.lab_lesson_outcome, null, { timeout: 15_000 });
+    },
   });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  async function mounted(url = server.url) {
-    const lab = await openLab(browser.context, url);
-    await lab.page.setViewportSize({ width: 1280, height: 900 });
-    await lab.page.locator(tid('stage')).first().waitFor({ timeout: 15_000 });
-    await lab.page.waitForFunction(() => window.wasmBindings?.lab_lesson_outcome, null, { timeout: 15_000 });
-    return lab;
-  }
+  const mounted = (url = '') => lab.open(url, { viewport: { width: 1280, height: 900 } });
 
   test('a lesson: predict first, run, explanation quotes this run’s numbers, highlight, kind feedback', async () => {
     const { page, errors } = await mounted();
@@ -112,8 +85,7 @@ describe('workbench: lessons, sweep, contract, exercises', { timeout: 240_000 },
     const labP99 = await readMetric(page, 'metric-ttft-p99', tid('metrics-a'));
     assert.ok(Math.abs(labP99 - n.ttft_p99_ms) / n.ttft_p99_ms < 0.01, `lab p99 TTFT ${labP99} ms vs lesson ${n.ttft_p99_ms} ms`);
     await page.evaluate(() => window.scrollTo(0, 0));
-    await mkdir(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'lesson-explained.png'), fullPage: true });
+    await page.screenshot({ path: await artifact('lesson-explained.png'), fullPage: true });
 
     // predicting again, and right this time
     await page.locator(tid('lesson-again')).click();

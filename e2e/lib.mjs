@@ -1,11 +1,12 @@
-// Shared helpers for the browser tests: a static server for dist/, a Chromium launcher,
-// and a console-error collector.
+// Shared helpers for the browser tests: the fixture every test file uses (`useLab`: a static
+// server for dist/, one Chromium, console-error collection, teardown), and page readers.
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -137,12 +138,89 @@ export function collectErrors(page) {
   return errors;
 }
 
-/** Opens `url` in a new page of `context` and waits until the app has mounted. */
-export async function openLab(context, url) {
+/**
+ * Opens `url` in a new page of `context` (sized to `viewport` first, if given) that records
+ * errors, and waits for the load event. Resolves to { page, errors }.
+ */
+export async function openLab(context, url, { viewport } = {}) {
   const page = await context.newPage();
   const errors = collectErrors(page);
+  if (viewport) await page.setViewportSize(viewport);
   await page.goto(url, { waitUntil: 'load' });
   return { page, errors };
+}
+
+/**
+ * The fixture of a test file. Called inside `describe()`, it registers a `before` hook that
+ * checks the build, serves `dir` and launches Chromium, and an `after` hook that closes every
+ * browser it launched and stops the server. Returns:
+ *
+ * - `url`, `context`: the server's address (ends in `/`) and the shared browser context;
+ * - `href(target, { query, locale })`: `target` is a path or `?query` relative to the server, or
+ *   a whole address; `query` (an object) and `locale` set search parameters on it;
+ * - `open(target, { viewport, query, locale, ready, context })`: a new page that records console
+ *   errors, uncaught page errors and failed requests, sized to `viewport` ({ width, height })
+ *   before it loads, then waits for `ready(page)` (the file's default unless given; `null` waits
+ *   for the load event only). Resolves to `{ page, errors }`;
+ * - `launch()`: another browser with a fresh profile (closed by the `after` hook if the test
+ *   does not close it).
+ */
+export function useLab({ dir = DIST, ready = null } = {}) {
+  let server;
+  let browser;
+  const launched = [];
+
+  before(async () => {
+    assertBuilt(dir);
+    server = await serveDir(dir);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    for (const other of launched.splice(0)) await other.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  const lab = {
+    get url() {
+      return server.url;
+    },
+    get context() {
+      return browser.context;
+    },
+    href(target = '', { query, locale } = {}) {
+      const base = /^[a-z]+:/i.test(target) ? target : server.url + target.replace(/^\//, '');
+      if (query === undefined && locale === undefined) return base;
+      const url = new URL(base);
+      for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, String(value));
+      if (locale !== undefined) url.searchParams.set('locale', locale);
+      return url.href;
+    },
+    async open(target = '', { viewport, query, locale, ready: wait = ready, context } = {}) {
+      const opened = await openLab(context ?? browser.context, lab.href(target, { query, locale }), { viewport });
+      if (wait) await wait(opened.page);
+      return opened;
+    },
+    async launch() {
+      const other = await launchBrowser();
+      let closed = false;
+      const close = async () => {
+        if (closed) return;
+        closed = true;
+        await other.close();
+      };
+      launched.push({ close });
+      return { context: other.context, close };
+    },
+  };
+  return lab;
+}
+
+/** Makes e2e/artifacts/ and returns the path of `name` inside it (for screenshots and reports). */
+export async function artifact(name) {
+  await mkdir(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
 }
 
 /** Reads the number shown in [data-testid=sim-time]. */

@@ -1,21 +1,7 @@
 // Share links, embedding, the language switch, the projector profile and keyboard use.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import {
-  ARTIFACTS,
-  ROOT,
-  assertBuilt,
-  canvasStats,
-  launchBrowser,
-  openLab,
-  readSimTime,
-  runToEnd,
-  serveDir,
-  sleep,
-  tid,
-} from './lib.mjs';
+import { describe, test } from 'node:test';
+import { ROOT, artifact, canvasStats, readSimTime, runToEnd, serveDir, sleep, tid, useLab } from './lib.mjs';
 
 /** The numbers compared between the page that made a link and the page that opened it. */
 const SHOWN = [
@@ -82,26 +68,9 @@ function focusRing(page) {
 }
 
 describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, () => {
-  let server;
-  let browser;
-
-  before(async () => {
-    assertBuilt();
-    server = await serveDir();
-    browser = await launchBrowser();
-    await mkdir(ARTIFACTS, { recursive: true });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  async function mounted(query = '', context = browser.context) {
-    const lab = await openLab(context, server.url + query);
-    await lab.page.locator('canvas#stage').waitFor({ timeout: 15_000 });
-    return lab;
-  }
+  // mounted: the stage canvas is on the page
+  const lab = useLab({ ready: (page) => page.locator('canvas#stage').waitFor({ timeout: 15_000 }) });
+  const mounted = (query = '') => lab.open(query);
 
   test('a shared link reproduces the same numbers in a fresh browser', async () => {
     const { page, errors } = await mounted();
@@ -130,10 +99,9 @@ describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, ()
     assert.deepEqual(errors, []);
 
     // a fresh browser (new profile) opens the link
-    const other = await launchBrowser();
+    const other = await lab.launch();
     try {
-      const opened = await openLab(other.context, link);
-      await opened.page.locator('canvas#stage').waitFor({ timeout: 15_000 });
+      const opened = await lab.open(link, { context: other.context });
       assert.equal(await opened.page.locator(tid('seed')).inputValue(), '11');
       assert.equal(await opened.page.locator(tid('field-scheduler.max_num_seqs')).inputValue(), '24');
       assert.equal(await opened.page.locator(tid('link-error')).count(), 0);
@@ -178,7 +146,7 @@ describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, ()
     const { state } = decodeLab(link);
     state.locked = ['scheduler.max_num_seqs', 'classes.arrival.rate_per_s', 'seed'];
     const base = link.slice(0, link.indexOf('?'));
-    const { page: locked, errors } = await mounted(encodeLab(base, state).slice(server.url.length));
+    const { page: locked, errors } = await mounted(encodeLab(base, state));
     const seqs = locked.locator(tid('field-scheduler.max_num_seqs'));
     assert.equal(await seqs.isDisabled(), true);
     assert.equal(await locked.locator(tid('slider-scheduler.max_num_seqs')).isDisabled(), true);
@@ -202,7 +170,7 @@ describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, ()
     // the documented host page, served with the build beside it
     const site = await serveDir(ROOT);
     try {
-      const host = await browser.context.newPage();
+      const host = await lab.context.newPage();
       await host.setViewportSize({ width: 1200, height: 900 });
       await host.goto(`${site.url}docs/embed-example.html`);
       await host.waitForFunction(() => (window.labEvents ?? []).some((e) => e.type === 'ready'), null, {
@@ -227,20 +195,20 @@ describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, ()
       }));
       assert.deepEqual(layout, { embed: true, tagline: 'none', footer: 'none', base: '_blank' });
       await sleep(1500);
-      await host.screenshot({ path: join(ARTIFACTS, 'embed.png') });
+      await host.screenshot({ path: await artifact('embed.png') });
       await host.close();
     } finally {
       await site.close();
     }
 
     // a bad link in a frame: an error event, then ready on the default scenario
-    const page = await browser.context.newPage();
+    const page = await lab.context.newPage();
     await page.setContent(`<!doctype html><meta charset="utf-8">
       <script>
         window.labEvents = [];
         addEventListener('message', (e) => { if (e.data && e.data.source === 'llm-serving-lab') window.labEvents.push(e.data); });
       </script>
-      <iframe src="${server.url}?embed=1&locale=zh&lab=1.notbase64!!" width="900" height="600"></iframe>`);
+      <iframe src="${lab.url}?embed=1&locale=zh&lab=1.notbase64!!" width="900" height="600"></iframe>`);
     await page.waitForFunction(() => window.labEvents.some((e) => e.type === 'ready'), null, { timeout: 20_000 });
     const events = await page.evaluate(() => window.labEvents);
     const error = events.find((e) => e.type === 'error');
@@ -281,12 +249,12 @@ describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, ()
     assert.equal(await zh.page.locator('[data-testid="metrics-a"] h2').textContent(), '实时指标');
     await zh.page.setViewportSize({ width: 1280, height: 900 });
     await sleep(2500);
-    await zh.page.screenshot({ path: join(ARTIFACTS, 'lab-zh.png'), fullPage: true });
+    await zh.page.screenshot({ path: await artifact('lab-zh.png'), fullPage: true });
     assert.deepEqual(zh.errors, []);
     await zh.page.close();
 
     // even the error view after a panic speaks the page's language
-    const panic = await openLab(browser.context, `${server.url}?panic&locale=zh`);
+    const panic = await lab.open('?panic', { locale: 'zh', ready: null });
     await panic.page.locator(tid('panic')).waitFor({ timeout: 15_000 });
     assert.equal(await panic.page.locator('[data-testid="panic"] h1').textContent(), '实验室停止运行了');
     assert.equal(await panic.page.locator(tid('panic-reset')).textContent(), '重置实验室');
@@ -315,7 +283,7 @@ describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, ()
     assert.equal(await high.page.evaluate(() => document.body.classList.contains('projector')), true);
     await high.page.setViewportSize({ width: 1280, height: 900 });
     await sleep(2500);
-    await high.page.screenshot({ path: join(ARTIFACTS, 'lab-projector.png'), fullPage: true });
+    await high.page.screenshot({ path: await artifact('lab-projector.png'), fullPage: true });
     assert.deepEqual(high.errors, []);
     await high.page.close();
   });
