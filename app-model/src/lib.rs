@@ -6,3 +6,7 @@
 //! the stage's layout maths. `app` (leptos) only renders it.
 //!
 //! It knows no leptos, web-sys or wasm-bindgen; sim-core knows nothing of it.
+
+pub mod run;
+
+pub use run::Run;

@@ -7,7 +7,9 @@ use leptos::prelude::*;
 use crate::engine::RunView;
 use crate::format;
 use crate::i18n::{t_untracked, tf};
-use crate::ui::Ui;
+use app_model::Run;
+
+use crate::ui::{use_ui, Ui};
 
 /// Shortest gap between two announcements, ms.
 pub const ANNOUNCE_MS: u32 = 5000;
@@ -34,11 +36,10 @@ fn describe(v: &RunView) -> String {
 /// The runs on screen in words ("A: …; B: …" in A/B mode).
 pub fn summary_text(ui: Ui) -> String {
     if ui.ab.get_untracked() {
-        (0..2)
-            .filter_map(|i| {
-                ui.views[i].with_untracked(|v| {
-                    v.as_ref().map(|v| format!("{}: {}", if i == 0 { "A" } else { "B" }, describe(v)))
-                })
+        Run::ALL
+            .iter()
+            .filter_map(|r| {
+                ui.views[r.index()].with_untracked(|v| v.as_ref().map(|v| format!("{}: {}", r.label(), describe(v))))
             })
             .collect::<Vec<_>>()
             .join("; ")
@@ -49,7 +50,8 @@ pub fn summary_text(ui: Ui) -> String {
 
 /// The live region (place it once in the page).
 #[component]
-pub fn LiveSummary(ui: Ui) -> impl IntoView {
+pub fn LiveSummary() -> impl IntoView {
+    let ui = use_ui();
     let text = RwSignal::new(String::new());
     gloo_timers::callback::Interval::new(ANNOUNCE_MS, move || {
         let next = untrack(|| summary_text(ui));

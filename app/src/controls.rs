@@ -8,6 +8,7 @@
 //! A control whose scenario path is locked (`Ui::locked`, set by a teacher's link or an
 //! exercise) is disabled and shows a lock with the reason.
 
+use app_model::Run;
 use leptos::prelude::*;
 use sim_core::catalog;
 use sim_core::presets::PRESETS;
@@ -21,7 +22,7 @@ use crate::defs::Term;
 use crate::format;
 use crate::glyph;
 use crate::i18n::{t, tf, tx};
-use crate::ui::Ui;
+use crate::ui::{use_ui, Ui};
 
 /// Text of a drop-down option, computed in the current language.
 pub type OptText = Arc<dyn Fn() -> String + Send + Sync>;
@@ -102,9 +103,9 @@ fn sanitize(path: &str) -> String {
 
 /// sim-core's message for `path`, if the draft is invalid there (sim-core's words, English,
 /// after a translated lead-in).
-fn field_error(ui: Ui, which: usize, path: String) -> Memo<Option<String>> {
+fn field_error(ui: Ui, run: Run, path: String) -> Memo<Option<String>> {
     Memo::new(move |_| {
-        ui.errors[which]
+        ui.errors[run.index()]
             .with(|e| e.as_ref().and_then(|e| e.for_field(&path)).map(|f| f.message.clone()))
             .map(|m| tf("ctl.field_error", &[("message", m)]))
     })
@@ -162,8 +163,9 @@ fn lock_badge(locked: impl Fn() -> bool + Send + Sync + 'static) -> impl IntoVie
 
 /// A slider and a number box for one numeric field.
 #[component]
-pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0)] idx: usize) -> impl IntoView {
-    let draft = ui.drafts[which];
+pub fn NumField(run: Run, spec: &'static NumSpec, #[prop(default = 0)] idx: usize) -> impl IntoView {
+    let ui = use_ui();
+    let draft = ui.drafts[run.index()];
     let path = (spec.path)(idx);
     let id = format!("f-{}", sanitize(&path));
     let value = Memo::new(move |_| draft.with(|s| (spec.get)(s, idx)));
@@ -178,7 +180,7 @@ pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0
             nonce.update(|n| *n += 1);
         }
     });
-    let sim_err = field_error(ui, which, path.clone());
+    let sim_err = field_error(ui, run, path.clone());
     let message = move || local.get().map(t).or_else(|| sim_err.get());
     let lock_path = path.clone();
     let locked = Memo::new(move |_| locked_at(ui, &lock_path));
@@ -256,8 +258,7 @@ pub fn NumField(ui: Ui, which: usize, spec: &'static NumSpec, #[prop(default = 0
 /// A drop-down field.
 #[component]
 pub fn SelectField(
-    ui: Ui,
-    which: usize,
+    run: Run,
     label: &'static str,
     help: &'static str,
     path: String,
@@ -266,10 +267,11 @@ pub fn SelectField(
     set: fn(&mut Scenario, usize, &str),
     #[prop(default = 0)] idx: usize,
 ) -> impl IntoView {
-    let draft = ui.drafts[which];
+    let ui = use_ui();
+    let draft = ui.drafts[run.index()];
     let id = format!("f-{}", sanitize(&path));
     let current = Memo::new(move |_| draft.with(|s| get(s, idx)));
-    let err = field_error(ui, which, path.clone());
+    let err = field_error(ui, run, path.clone());
     let lock_path = path.clone();
     let locked = Memo::new(move |_| locked_at(ui, &lock_path));
     let opts = options
@@ -304,18 +306,18 @@ pub fn SelectField(
 /// A checkbox field.
 #[component]
 pub fn CheckField(
-    ui: Ui,
-    which: usize,
+    run: Run,
     label: &'static str,
     help: &'static str,
     path: &'static str,
     get: fn(&Scenario) -> bool,
     set: fn(&mut Scenario, bool),
 ) -> impl IntoView {
-    let draft = ui.drafts[which];
+    let ui = use_ui();
+    let draft = ui.drafts[run.index()];
     let id = format!("f-{}", sanitize(path));
     let checked = Memo::new(move |_| draft.with(get));
-    let err = field_error(ui, which, path.to_string());
+    let err = field_error(ui, run, path.to_string());
     let locked = Memo::new(move |_| locked_at(ui, path));
     view! {
         <div class="field check" class:invalid=move || err.get().is_some() class:locked=move || locked.get()>
@@ -1106,17 +1108,19 @@ fn new_class(s: &Scenario) -> ClassConfig {
 
 /// The controls of the draft being edited.
 #[component]
-pub fn Controls(ui: Ui) -> impl IntoView {
+pub fn Controls() -> impl IntoView {
+    let ui = use_ui();
     move || {
-        let which = if ui.ab.get() { ui.editing.get().min(1) } else { 0 };
-        view! { <Editor ui=ui which=which/> }
+        let run = ui.edited();
+        view! { <Editor run=run/> }
     }
 }
 
 #[component]
-fn Editor(ui: Ui, which: usize) -> impl IntoView {
-    let draft = ui.drafts[which];
-    let preset_id = ui.presets[which];
+fn Editor(run: Run) -> impl IntoView {
+    let ui = use_ui();
+    let draft = ui.drafts[run.index()];
+    let preset_id = ui.presets[run.index()];
     let edited = Memo::new(move |_| {
         let id = preset_id.get();
         let base = sim_core::presets::find(&id).and_then(|p| Scenario::from_json(p.json).ok());
@@ -1144,9 +1148,9 @@ fn Editor(ui: Ui, which: usize) -> impl IntoView {
     let multi = move || classes.get() > 1;
 
     view! {
-        <div class="editor" data-testid=if which == 0 { "editor-a" } else { "editor-b" }>
+        <div class="editor" data-testid=format!("editor-{}", run.slug())>
             <section class="group">
-                <h2>{move || if ui.ab.get() { tf("ctl.scenario_ab", &[("run", (if which == 0 { "A" } else { "B" }).to_string())]) } else { t("ctl.scenario") }}</h2>
+                <h2>{move || if ui.ab.get() { tf("ctl.scenario_ab", &[("run", run.label().to_string())]) } else { t("ctl.scenario") }}</h2>
                 <div class="field" class:locked=move || presets_locked.get()>
                     <div class="field-head">
                         <label for="f-preset">{tx("ctl.preset")}</label>
@@ -1156,7 +1160,7 @@ fn Editor(ui: Ui, which: usize) -> impl IntoView {
                         id="f-preset"
                         data-testid="preset"
                         disabled=move || presets_locked.get()
-                        on:change=move |ev| ui.load_preset(which, &event_target_value(&ev))
+                        on:change=move |ev| ui.load_preset(run, &event_target_value(&ev))
                     >
                         {preset_opts}
                     </select>
@@ -1167,26 +1171,26 @@ fn Editor(ui: Ui, which: usize) -> impl IntoView {
 
             <details class="group" open>
                 <summary>{tx("ctl.group.model")}</summary>
-                <SelectField ui=ui which=which label="ctl.model.label" help="ctl.model.def" path="model".into() options=model_options() get=model_id set=set_model/>
-                <SelectField ui=ui which=which label="ctl.gpu.label" help="ctl.gpu.def" path="gpu".into() options=gpu_options() get=gpu_id set=set_gpu/>
-                <SelectField ui=ui which=which label="ctl.num_gpus.label" help="ctl.num_gpus.def" path="num_gpus".into()
+                <SelectField run=run label="ctl.model.label" help="ctl.model.def" path="model".into() options=model_options() get=model_id set=set_model/>
+                <SelectField run=run label="ctl.gpu.label" help="ctl.gpu.def" path="gpu".into() options=gpu_options() get=gpu_id set=set_gpu/>
+                <SelectField run=run label="ctl.num_gpus.label" help="ctl.num_gpus.def" path="num_gpus".into()
                     options=opts(&[("1", "ctl.num_gpus.1"), ("2", "ctl.num_gpus.2"), ("4", "ctl.num_gpus.4"), ("8", "ctl.num_gpus.8")])
                     get=|s, _| s.num_gpus.to_string()
                     set=|s, _, v| s.num_gpus = v.parse().unwrap_or(1)/>
-                <SelectField ui=ui which=which label="ctl.dtype.label" help="ctl.dtype.def" path="dtype".into()
+                <SelectField run=run label="ctl.dtype.label" help="ctl.dtype.def" path="dtype".into()
                     options=opts(&[("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")])
                     get=|s, _| dtype_name(s.dtype)
                     set=|s, _, v| if let Some(d) = parse_dtype(v) { s.dtype = d }/>
-                <SelectField ui=ui which=which label="ctl.kv_dtype.label" help="ctl.kv_dtype.def" path="kv_dtype".into()
+                <SelectField run=run label="ctl.kv_dtype.label" help="ctl.kv_dtype.def" path="kv_dtype".into()
                     options=opts(&[("", "ctl.kv_dtype.same"), ("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")])
                     get=|s, _| s.kv_dtype.map(dtype_name).unwrap_or_default()
                     set=|s, _, v| s.kv_dtype = parse_dtype(v)/>
-                <NumField ui=ui which=which spec=&GPU_PRICE/>
+                <NumField run=run spec=&GPU_PRICE/>
             </details>
 
             <details class="group" open>
                 <summary>{tx("ctl.group.workload")}</summary>
-                {move || (0..classes.get()).map(|i| view! { <ClassCard ui=ui which=which i=i/> }).collect_view()}
+                {move || (0..classes.get()).map(|i| view! { <ClassCard run=run i=i/> }).collect_view()}
                 <button
                     class="btn small-btn"
                     data-testid="add-class"
@@ -1198,41 +1202,41 @@ fn Editor(ui: Ui, which: usize) -> impl IntoView {
 
             <details class="group" open>
                 <summary>{tx("ctl.group.batching")}</summary>
-                <SelectField ui=ui which=which label="ctl.batching.label" help="ctl.batching.def" path="scheduler.batching".into()
+                <SelectField run=run label="ctl.batching.label" help="ctl.batching.def" path="scheduler.batching".into()
                     options=opts(&[("continuous", "ctl.batching.continuous"), ("static", "ctl.batching.static")])
                     get=|s, _| if s.scheduler.batching == Batching::Static { "static".into() } else { "continuous".into() }
                     set=|s, _, v| s.scheduler.batching = if v == "static" { Batching::Static } else { Batching::Continuous }/>
-                <NumField ui=ui which=which spec=&MAX_SEQS/>
-                <NumField ui=ui which=which spec=&MAX_TOKENS/>
-                <CheckField ui=ui which=which label="ctl.chunked.label" help="ctl.chunked.def" path="scheduler.chunked_prefill"
+                <NumField run=run spec=&MAX_SEQS/>
+                <NumField run=run spec=&MAX_TOKENS/>
+                <CheckField run=run label="ctl.chunked.label" help="ctl.chunked.def" path="scheduler.chunked_prefill"
                     get=|s| s.scheduler.chunked_prefill set=|s, v| s.scheduler.chunked_prefill = v/>
-                {move || (batching.get() == Batching::Static).then(|| view! { <NumField ui=ui which=which spec=&BATCH_TIMEOUT/> })}
-                <CheckField ui=ui which=which label="ctl.isolation.label" help="ctl.isolation.def" path="scheduler.isolation"
+                {move || (batching.get() == Batching::Static).then(|| view! { <NumField run=run spec=&BATCH_TIMEOUT/> })}
+                <CheckField run=run label="ctl.isolation.label" help="ctl.isolation.def" path="scheduler.isolation"
                     get=|s| s.scheduler.isolation set=|s, v| s.scheduler.isolation = v/>
                 <p class="small muted" class:hidden=multi>{tx("ctl.isolation.note")}</p>
             </details>
 
             <details class="group" open>
                 <summary>{tx("ctl.group.kv")}</summary>
-                <SelectField ui=ui which=which label="ctl.kv_layout.label" help="ctl.kv_layout.def" path="scheduler.kv_layout".into()
+                <SelectField run=run label="ctl.kv_layout.label" help="ctl.kv_layout.def" path="scheduler.kv_layout".into()
                     options=opts(&[("paged", "ctl.kv_layout.paged"), ("contiguous", "ctl.kv_layout.contiguous")])
                     get=|s, _| if s.scheduler.kv_layout == KvLayout::Contiguous { "contiguous".into() } else { "paged".into() }
                     set=|s, _, v| s.scheduler.kv_layout = if v == "contiguous" { KvLayout::Contiguous } else { KvLayout::Paged }/>
-                <NumField ui=ui which=which spec=&BLOCK_SIZE/>
-                <NumField ui=ui which=which spec=&MAX_LEN/>
+                <NumField run=run spec=&BLOCK_SIZE/>
+                <NumField run=run spec=&MAX_LEN/>
                 <p class="small muted field-note">{move || draft.with(|s| s.model_spec().ok().map(|m| tf("ctl.max_context_note", &[("model", if m.name.is_empty() { m.id.clone() } else { m.name.clone() }), ("tokens", format::int(u64::from(m.max_context)))]))).unwrap_or_default()}</p>
-                <NumField ui=ui which=which spec=&MEM_UTIL/>
-                <CheckField ui=ui which=which label="ctl.overcommit.label" help="ctl.overcommit.def" path="scheduler.overcommit"
+                <NumField run=run spec=&MEM_UTIL/>
+                <CheckField run=run label="ctl.overcommit.label" help="ctl.overcommit.def" path="scheduler.overcommit"
                     get=|s| s.scheduler.overcommit set=|s, v| s.scheduler.overcommit = v/>
-                <CheckField ui=ui which=which label="ctl.retry.label" help="ctl.retry.def" path="scheduler.retry_on_oom"
+                <CheckField run=run label="ctl.retry.label" help="ctl.retry.def" path="scheduler.retry_on_oom"
                     get=|s| s.scheduler.retry_on_oom set=|s, v| s.scheduler.retry_on_oom = v/>
-                <NumField ui=ui which=which spec=&RESTART_S/>
+                <NumField run=run spec=&RESTART_S/>
             </details>
 
             <details class="group" open>
                 <summary>{tx("ctl.group.queue")}</summary>
-                <NumField ui=ui which=which spec=&QUEUE_TIMEOUT/>
-                <NumField ui=ui which=which spec=&MAX_QUEUE/>
+                <NumField run=run spec=&QUEUE_TIMEOUT/>
+                <NumField run=run spec=&MAX_QUEUE/>
             </details>
         </div>
     }
@@ -1240,28 +1244,29 @@ fn Editor(ui: Ui, which: usize) -> impl IntoView {
 
 /// One traffic class: arrivals, lengths, SLOs, priority.
 #[component]
-fn ClassCard(ui: Ui, which: usize, i: usize) -> impl IntoView {
-    let draft = ui.drafts[which];
+fn ClassCard(run: Run, i: usize) -> impl IntoView {
+    let ui = use_ui();
+    let draft = ui.drafts[run.index()];
     let kind = Memo::new(move |_| draft.with(|s| class(s, i).map(|c| arrival_kind(&c.arrival))));
     let isolation = Memo::new(move |_| draft.with(|s| s.scheduler.isolation && s.classes.len() > 1));
     let name = Memo::new(move |_| draft.with(|s| class(s, i).map(|c| c.name.clone()).unwrap_or_default()));
     let count = Memo::new(move |_| draft.with(|s| s.classes.len()));
     let name_path = format!("classes[{i}].name");
-    let name_err = field_error(ui, which, name_path.clone());
+    let name_err = field_error(ui, run, name_path.clone());
     let name_lock = name_path.clone();
     let name_locked = Memo::new(move |_| locked_at(ui, &name_lock));
     let classes_locked = Memo::new(move |_| locked_at(ui, "classes"));
     let arrival_fields = move || {
         match kind.get() {
-        Some("poisson") => view! { <NumField ui=ui which=which spec=&RATE idx=i/> }.into_any(),
-        Some("bursty") => view! { <NumField ui=ui which=which spec=&RATE idx=i/><NumField ui=ui which=which spec=&CV idx=i/> }.into_any(),
-        Some("closed_loop") => view! { <NumField ui=ui which=which spec=&USERS idx=i/><NumField ui=ui which=which spec=&THINK idx=i/> }.into_any(),
+        Some("poisson") => view! { <NumField run=run spec=&RATE idx=i/> }.into_any(),
+        Some("bursty") => view! { <NumField run=run spec=&RATE idx=i/><NumField run=run spec=&CV idx=i/> }.into_any(),
+        Some("closed_loop") => view! { <NumField run=run spec=&USERS idx=i/><NumField run=run spec=&THINK idx=i/> }.into_any(),
         Some("trace") => view! {
-            <SelectField ui=ui which=which label="ctl.trace.label" help="ctl.trace.def" path=format!("classes[{i}].arrival.path") idx=i
+            <SelectField run=run label="ctl.trace.label" help="ctl.trace.def" path=format!("classes[{i}].arrival.path") idx=i
                 options=verbatim(BUILTIN_TRACES.iter().map(|(n, _)| n.to_string()))
                 get=|s, i| match class(s, i).map(|c| &c.arrival) { Some(Arrival::Trace { path, .. }) => path.clone(), _ => String::new() }
                 set=|s, i, v| if let Some(Arrival::Trace { path, .. }) = class_mut(s, i).map(|c| &mut c.arrival) { *path = v.to_string() }/>
-            <NumField ui=ui which=which spec=&SPEEDUP idx=i/>
+            <NumField run=run spec=&SPEEDUP idx=i/>
         }
         .into_any(),
         _ => ().into_any(),
@@ -1270,9 +1275,9 @@ fn ClassCard(ui: Ui, which: usize, i: usize) -> impl IntoView {
     let lengths = move || {
         (kind.get() != Some("trace")).then(|| {
             view! {
-                <NumField ui=ui which=which spec=&NUM_REQUESTS idx=i/>
-                <LengthEditor ui=ui which=which k=i * 2 label="ctl.prompt_len"/>
-                <LengthEditor ui=ui which=which k=i * 2 + 1 label="ctl.output_len"/>
+                <NumField run=run spec=&NUM_REQUESTS idx=i/>
+                <LengthEditor run=run k=i * 2 label="ctl.prompt_len"/>
+                <LengthEditor run=run k=i * 2 + 1 label="ctl.output_len"/>
             }
         })
     };
@@ -1303,20 +1308,20 @@ fn ClassCard(ui: Ui, which: usize, i: usize) -> impl IntoView {
                 >"✕"</button>
             </legend>
             <p class="err" role="alert">{move || name_err.get()}</p>
-            <SelectField ui=ui which=which label="ctl.arrivals.label" help="ctl.arrivals.def" path=format!("classes[{i}].arrival.kind") idx=i
+            <SelectField run=run label="ctl.arrivals.label" help="ctl.arrivals.def" path=format!("classes[{i}].arrival.kind") idx=i
                 options=opts(&[("poisson", "ctl.arrivals.poisson"), ("bursty", "ctl.arrivals.bursty"), ("closed_loop", "ctl.arrivals.closed_loop"), ("trace", "ctl.arrivals.trace")])
                 get=|s, i| class(s, i).map(|c| arrival_kind(&c.arrival).to_string()).unwrap_or_default()
                 set=set_arrival_kind/>
             {arrival_fields}
             {lengths}
             <div class="slos">
-                <NumField ui=ui which=which spec=&SLO_TTFT idx=i/>
-                <NumField ui=ui which=which spec=&SLO_TPOT idx=i/>
-                <NumField ui=ui which=which spec=&SLO_E2E idx=i/>
+                <NumField run=run spec=&SLO_TTFT idx=i/>
+                <NumField run=run spec=&SLO_TPOT idx=i/>
+                <NumField run=run spec=&SLO_E2E idx=i/>
             </div>
             {move || isolation.get().then(|| view! {
-                <NumField ui=ui which=which spec=&PRIORITY idx=i/>
-                <NumField ui=ui which=which spec=&RESERVED idx=i/>
+                <NumField run=run spec=&PRIORITY idx=i/>
+                <NumField run=run spec=&RESERVED idx=i/>
             })}
         </fieldset>
     }
@@ -1324,20 +1329,23 @@ fn ClassCard(ui: Ui, which: usize, i: usize) -> impl IntoView {
 
 /// Prompt or output length distribution of one class (`k` = class × 2 + 0 or 1).
 #[component]
-fn LengthEditor(ui: Ui, which: usize, k: usize, label: &'static str) -> impl IntoView {
-    let draft = ui.drafts[which];
+fn LengthEditor(run: Run, k: usize, label: &'static str) -> impl IntoView {
+    let ui = use_ui();
+    let draft = ui.drafts[run.index()];
     let kind = Memo::new(move |_| draft.with(|s| len_kind(len_dist(s, k))));
-    let fields = move || {
-        match kind.get() {
-        "fixed" => view! { <NumField ui=ui which=which spec=&LEN_FIXED idx=k/> }.into_any(),
-        "uniform" => view! { <NumField ui=ui which=which spec=&LEN_MIN idx=k/><NumField ui=ui which=which spec=&LEN_MAX idx=k/> }.into_any(),
-        "lognormal" => view! { <NumField ui=ui which=which spec=&LEN_MEAN idx=k/><NumField ui=ui which=which spec=&LEN_SIGMA idx=k/> }.into_any(),
+    let fields = move || match kind.get() {
+        "fixed" => view! { <NumField run=run spec=&LEN_FIXED idx=k/> }.into_any(),
+        "uniform" => {
+            view! { <NumField run=run spec=&LEN_MIN idx=k/><NumField run=run spec=&LEN_MAX idx=k/> }.into_any()
+        }
+        "lognormal" => {
+            view! { <NumField run=run spec=&LEN_MEAN idx=k/><NumField run=run spec=&LEN_SIGMA idx=k/> }.into_any()
+        }
         _ => ().into_any(),
-    }
     };
     view! {
         <div class="lengths">
-            <SelectField ui=ui which=which label=label help="ctl.len.def" path=format!("classes[{}].{}", k / 2, LEN_NAMES[k % 2]) idx=k
+            <SelectField run=run label=label help="ctl.len.def" path=format!("classes[{}].{}", k / 2, LEN_NAMES[k % 2]) idx=k
                 options=opts(&[("lognormal", "ctl.len.lognormal"), ("uniform", "ctl.len.uniform"), ("fixed", "ctl.len.fixed")])
                 get=|s, k| len_kind(len_dist(s, k)).to_string()
                 set=set_len_kind/>

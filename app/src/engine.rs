@@ -49,7 +49,7 @@ const FRAME_BUDGET_MS: f64 = 9.0;
 const FAST_FORWARD_BUDGET_MS: f64 = 40.0;
 
 /// One simulation and what its stage remembers.
-pub struct Run {
+pub struct LiveRun {
     pub sim: Simulation,
     pub stage: StageState,
     pub calm: StageCalm,
@@ -189,7 +189,7 @@ pub struct FrameOutput {
 }
 
 pub struct Engine {
-    pub runs: Vec<Run>,
+    pub runs: Vec<LiveRun>,
     /// Simulated time the runs should have reached, µs.
     clock_us: f64,
     last_wall: Option<f64>,
@@ -218,7 +218,7 @@ impl Engine {
     pub fn replace(&mut self, sims: Vec<Simulation>) {
         self.runs = sims
             .into_iter()
-            .map(|sim| Run { stage: StageState::new(StageConfig::of(&sim)), sim, calm: StageCalm::default() })
+            .map(|sim| LiveRun { stage: StageState::new(StageConfig::of(&sim)), sim, calm: StageCalm::default() })
             .collect();
         self.clock_us = 0.0;
         self.dirty = true;

@@ -273,7 +273,7 @@ impl State {
         self.note.set(None);
         ui.lesson.set(None);
         ui.ab.set(false);
-        ui.editing.set(0);
+        ui.editing.set(app_model::Run::A);
         ui.drafts[0].set(ex.scenario.clone());
         ui.locked.set(locked_for(&ex));
         ui.exercise.set(Some(ex.id.clone()));

@@ -3,13 +3,14 @@
 //! with the utilisation watermark, and the KV-per-token formula filled in with the model's numbers
 //! next to the article's simplified one.
 
+use app_model::Run;
 use leptos::prelude::*;
 
 use crate::defs::{self, Term};
 use crate::engine::RunInfo;
 use crate::format;
 use crate::i18n::{t, tf, tx};
-use crate::ui::Ui;
+use crate::ui::use_ui;
 
 struct Segment {
     key: &'static str,
@@ -27,11 +28,12 @@ static SEGMENTS: [Segment; 6] = [
     Segment { key: "headroom", label: "hbm.headroom", def: defs::HEADROOM, value: |h| h.headroom },
 ];
 
-/// Memory of run `which`.
+/// Memory of `run`.
 #[component]
-pub fn HbmGauge(ui: Ui, which: usize) -> impl IntoView {
-    let view_sig = ui.views[which];
-    let info = ui.infos[which];
+pub fn HbmGauge(run: Run) -> impl IntoView {
+    let ui = use_ui();
+    let view_sig = ui.views[run.index()];
+    let info = ui.infos[run.index()];
     let hbm = Memo::new(move |_| view_sig.with(|v| v.as_ref().map(|v| v.hbm)));
 
     let bars = SEGMENTS
@@ -106,7 +108,7 @@ pub fn HbmGauge(ui: Ui, which: usize) -> impl IntoView {
     };
     // In A/B mode B's formula is shown only when it differs from A's (another model or KV dtype).
     let show_formula = move || {
-        which == 0
+        run == Run::A
             || ui.infos[0].with(|a| {
                 info.with(|b| match (a, b) {
                     (Some(a), Some(b)) => a.model != b.model || a.scenario.kv_dtype() != b.scenario.kv_dtype(),
@@ -148,7 +150,7 @@ pub fn HbmGauge(ui: Ui, which: usize) -> impl IntoView {
     };
 
     view! {
-        <section class="panel hbm" data-testid=if which == 0 { "hbm-gauge" } else { "hbm-gauge-b" }>
+        <section class="panel hbm" data-testid=if run == Run::A { "hbm-gauge" } else { "hbm-gauge-b" }>
             <header class="panel-head">
                 <h2><Term label="hbm.title" def=defs::HBM/></h2>
                 <span class="muted small" data-testid="hbm-capacity">{capacity}</span>

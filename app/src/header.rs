@@ -8,10 +8,11 @@ use leptos::prelude::*;
 use crate::engine;
 use crate::i18n::{self, tx, Locale};
 use crate::theme;
-use crate::ui::Ui;
+use crate::ui::{use_ui, Ui};
 
 #[component]
-pub fn PageHeader(ui: Ui) -> impl IntoView {
+pub fn PageHeader() -> impl IntoView {
+    let ui = use_ui();
     let locale = i18n::locale();
     let projector = theme::projector();
 

@@ -136,7 +136,7 @@ fn load_scenarios(ui: Ui, lesson: &Lesson) {
         }
     }
     ui.ab.set(two);
-    ui.editing.set(0);
+    ui.editing.set(app_model::Run::A);
 }
 
 fn open(ui: Ui, id: &'static str) {

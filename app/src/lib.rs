@@ -14,6 +14,7 @@
 //!   classroom [`exercises`], one tab each
 //! * [`panic_view`]: the error view if anything ever panics
 
+use app_model::Run;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -99,6 +100,7 @@ pub fn reset_stats() {
 #[component]
 pub fn App() -> impl IntoView {
     let ui = Ui::new();
+    ui::provide(ui);
     // a shared link, embed mode, language and colour profile from the address
     share::init(ui);
     match sim_core::Simulation::new(&ui.drafts[0].get_untracked()) {
@@ -129,32 +131,32 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || keys.remove());
 
     view! {
-        <PageHeader ui=ui/>
-        <Toolbar ui=ui/>
+        <PageHeader/>
+        <Toolbar/>
         <LinkBanner/>
-        <LiveSummary ui=ui/>
+        <LiveSummary/>
         <Workbench ui=ui/>
         <main class="lab" class:ab=move || ui.ab.get()>
             <aside class="controls-col" aria-label=i18n::tx("app.settings")>
-                <AbTabs ui=ui/>
-                <Controls ui=ui/>
-                <AbPairs ui=ui/>
+                <AbTabs/>
+                <Controls/>
+                <AbPairs/>
             </aside>
             <div class="stage-col">
-                <ErrorBanner ui=ui/>
-                <StageBlock ui=ui which=0/>
+                <ErrorBanner/>
+                <StageBlock run=Run::A/>
                 <Show when=move || ui.ab.get()>
-                    <StageBlock ui=ui which=1/>
+                    <StageBlock run=Run::B/>
                 </Show>
             </div>
             <div class="metrics-col">
-                <MetricsPanel ui=ui which=0/>
+                <MetricsPanel run=Run::A/>
                 <Show when=move || ui.ab.get()>
-                    <MetricsPanel ui=ui which=1/>
+                    <MetricsPanel run=Run::B/>
                 </Show>
             </div>
             <div class="charts-col">
-                <ChartsRow ui=ui/>
+                <ChartsRow/>
             </div>
         </main>
         <PageFooter/>

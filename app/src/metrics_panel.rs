@@ -2,6 +2,7 @@
 //! goodput, SLO attainment, cost per million tokens, and the counts of what went wrong.
 //! Numbers come from sim-core's summary at the calm tick; the panel only formats them.
 
+use app_model::Run;
 use leptos::prelude::*;
 use sim_core::metrics::{Cost, Counts, Dist, Goodput, Summary, Throughput};
 use sim_core::scenario::Slo;
@@ -10,7 +11,7 @@ use crate::defs::{self, Term};
 use crate::format;
 use crate::glyph;
 use crate::i18n::{t, tf, tx};
-use crate::ui::Ui;
+use crate::ui::use_ui;
 
 /// The part of a summary the panel shows: all classes, or one.
 #[derive(Clone, Copy, Default, PartialEq)]
@@ -66,11 +67,12 @@ static ROWS: [LatencyRow; 4] = [
     LatencyRow { key: "e2e", label: "E2E", def: defs::E2E, dist: |p| p.e2e, slo: |s| s.e2e_ms },
 ];
 
-/// Metrics of run `which` (0 = A, 1 = B).
+/// Metrics of `run`.
 #[component]
-pub fn MetricsPanel(ui: Ui, which: usize) -> impl IntoView {
-    let view_sig = ui.views[which];
-    let info = ui.infos[which];
+pub fn MetricsPanel(run: Run) -> impl IntoView {
+    let ui = use_ui();
+    let view_sig = ui.views[run.index()];
+    let info = ui.infos[run.index()];
     // The selected class's name, if one is selected and exists in this run.
     let class_name = Memo::new(move |_| {
         let c = ui.class_view.get()?;
@@ -195,7 +197,7 @@ pub fn MetricsPanel(ui: Ui, which: usize) -> impl IntoView {
 
     let title = move || {
         if ui.ab.get() {
-            tf("metrics.run", &[("run", (if which == 0 { "A" } else { "B" }).to_string())])
+            tf("metrics.run", &[("run", run.label().to_string())])
         } else {
             t("metrics.title")
         }
@@ -210,7 +212,7 @@ pub fn MetricsPanel(ui: Ui, which: usize) -> impl IntoView {
     };
 
     view! {
-        <section class="panel metrics" data-testid=if which == 0 { "metrics-a" } else { "metrics-b" } aria-live="off">
+        <section class="panel metrics" data-testid=format!("metrics-{}", run.slug()) aria-live="off">
             <header class="panel-head">
                 <h2>{title}</h2>
                 <span class="muted small">{when}</span>

@@ -1,6 +1,7 @@
 //! Page sections around the stage: the stage block (heading, canvas, legend, HBM gauge), the
 //! configuration-error banner, the A/B bar and the charts row.
 
+use app_model::Run;
 use leptos::prelude::*;
 
 use crate::charts::CHARTS;
@@ -9,25 +10,26 @@ use crate::engine::STAGE_IDS;
 use crate::glyph;
 use crate::hbm::HbmGauge;
 use crate::i18n::{t, tf, tx};
-use crate::ui::{self, Ui};
+use crate::ui::{self, use_ui};
 
 /// One run: its heading (in A/B mode), the animated stage, a legend and the memory gauge.
 #[component]
-pub fn StageBlock(ui: Ui, which: usize) -> impl IntoView {
-    let info = ui.infos[which];
+pub fn StageBlock(run: Run) -> impl IntoView {
+    let ui = use_ui();
+    let info = ui.infos[run.index()];
     let heading = move || {
         let ab = ui.ab.get();
         info.with(|i| {
             let name = i.as_ref().and_then(|i| i.scenario.name.as_deref().map(scenario_title)).unwrap_or_default();
             if ab {
-                format!("{} · {}", if which == 0 { "A" } else { "B" }, name)
+                format!("{} · {}", run.label(), name)
             } else {
                 name
             }
         })
     };
     let diff = move || {
-        if which == 0 || !ui.ab.get() {
+        if run == Run::A || !ui.ab.get() {
             return None;
         }
         let a = ui.infos[0].with(|i| i.as_ref().map(|i| i.scenario.clone()))?;
@@ -59,13 +61,13 @@ pub fn StageBlock(ui: Ui, which: usize) -> impl IntoView {
         })
     };
     view! {
-        <section class="stage-block" data-testid=if which == 0 { "stage-a" } else { "stage-b" }>
+        <section class="stage-block" data-testid=format!("stage-{}", run.slug())>
             <header class="stage-head">
                 <h2>{heading}</h2>
                 <span class="muted small" data-testid="ab-diff">{diff}</span>
             </header>
             <canvas
-                id=STAGE_IDS[which]
+                id=STAGE_IDS[run.index()]
                 class="stage"
                 data-testid="stage"
                 role="img"
@@ -78,18 +80,19 @@ pub fn StageBlock(ui: Ui, which: usize) -> impl IntoView {
                 <li><span class="mk mk-ring" aria-hidden="true"></span>{tx("panels.legend_ring")}</li>
                 <li><span class="mk mk-hatch" aria-hidden="true"></span>{tx("panels.legend_hatch")}</li>
             </ul>
-            <HbmGauge ui=ui which=which/>
+            <HbmGauge run=run/>
         </section>
     }
 }
 
 /// Why the drafts cannot run. The runs on screen stay (the last good configuration).
 #[component]
-pub fn ErrorBanner(ui: Ui) -> impl IntoView {
-    let banner = move |which: usize| {
+pub fn ErrorBanner() -> impl IntoView {
+    let ui = use_ui();
+    let banner = move |run: Run| {
         move || {
-            let shown = which == 0 || ui.ab.get();
-            let err = ui.errors[which].get().filter(|_| shown)?;
+            let shown = run == Run::A || ui.ab.get();
+            let err = ui.errors[run.index()].get().filter(|_| shown)?;
             let top: Vec<String> =
                 err.errors.iter().filter(|e| e.field.is_empty()).map(|e| e.message.clone()).collect();
             let fields: Vec<(String, String)> = err
@@ -98,11 +101,8 @@ pub fn ErrorBanner(ui: Ui) -> impl IntoView {
                 .filter(|e| !e.field.is_empty())
                 .map(|e| (e.field.clone(), e.message.clone()))
                 .collect();
-            let label = if ui.ab.get() {
-                tf("panels.err_run", &[("run", (if which == 0 { "A" } else { "B" }).to_string())])
-            } else {
-                String::new()
-            };
+            let label =
+                if ui.ab.get() { tf("panels.err_run", &[("run", run.label().to_string())]) } else { String::new() };
             let title = if top.is_empty() {
                 let key = if fields.len() == 1 { "panels.err_fields_one" } else { "panels.err_fields" };
                 format!("{label}{}", tf(key, &[("n", fields.len().to_string())]))
@@ -122,8 +122,8 @@ pub fn ErrorBanner(ui: Ui) -> impl IntoView {
                             class="btn small-btn"
                             data-testid="back-to-running"
                             on:click=move |_| {
-                                if let Some(s) = ui.infos[which].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) {
-                                    ui.drafts[which].set(s);
+                                if let Some(s) = ui.infos[run.index()].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) {
+                                    ui.drafts[run.index()].set(s);
                                 }
                             }
                         >{t("panels.err_back")}</button>
@@ -132,18 +132,30 @@ pub fn ErrorBanner(ui: Ui) -> impl IntoView {
             })
         }
     };
-    view! { {banner(0)} {banner(1)} }
+    view! { {banner(Run::A)} {banner(Run::B)} }
 }
 
 /// A/B mode: which draft the controls edit.
 #[component]
-pub fn AbTabs(ui: Ui) -> impl IntoView {
+pub fn AbTabs() -> impl IntoView {
+    let ui = use_ui();
+    let tab = move |run: Run| {
+        view! {
+            <button
+                class="tab"
+                class:active=move || ui.editing.get() == run
+                aria-pressed=move || (ui.editing.get() == run).to_string()
+                data-testid=format!("edit-{}", run.slug())
+                on:click=move |_| ui.editing.set(run)
+            >{run.label()}</button>
+        }
+    };
     view! {
         <section class="ab-bar" class:hidden=move || !ui.ab.get()>
             <div class="tabs" role="group" aria-label=tx("panels.edit_group")>
                 <span class="small">{tx("panels.editing")}</span>
-                <button class="tab" class:active=move || ui.editing.get() == 0 aria-pressed=move || (ui.editing.get() == 0).to_string() data-testid="edit-a" on:click=move |_| ui.editing.set(0)>"A"</button>
-                <button class="tab" class:active=move || ui.editing.get() == 1 aria-pressed=move || (ui.editing.get() == 1).to_string() data-testid="edit-b" on:click=move |_| ui.editing.set(1)>"B"</button>
+                {tab(Run::A)}
+                {tab(Run::B)}
                 <button class="btn small-btn" title=tx("panels.copy_ab_title") data-testid="copy-a-to-b" on:click=move |_| ui.drafts[1].set(ui.drafts[0].get_untracked())>{tx("panels.copy_ab")}</button>
             </div>
             <p class="small muted">{tx("panels.ab_note")}</p>
@@ -153,7 +165,8 @@ pub fn AbTabs(ui: Ui) -> impl IntoView {
 
 /// Ready-made fair comparisons.
 #[component]
-pub fn AbPairs(ui: Ui) -> impl IntoView {
+pub fn AbPairs() -> impl IntoView {
+    let ui = use_ui();
     let pairs: [(&str, &str, &str); 2] = [
         ("panels.pair_batching", "static-batching", "continuous-batching"),
         ("panels.pair_isolation", "mixed-shared", "mixed-isolated"),
@@ -177,7 +190,8 @@ pub fn AbPairs(ui: Ui) -> impl IntoView {
 
 /// The charts: latency CDFs with SLO lines and time series over simulated time.
 #[component]
-pub fn ChartsRow(ui: Ui) -> impl IntoView {
+pub fn ChartsRow() -> impl IntoView {
+    let ui = use_ui();
     let scope = move || {
         let c = ui.class_view.get();
         let name = c.and_then(|c| ui.infos[0].with(|i| i.as_ref().and_then(|i| i.class_names.get(c).cloned())));

@@ -14,6 +14,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use app_model::Run;
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use sim_core::share::{ShareState, SHARE_VERSION};
@@ -23,7 +24,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use crate::i18n::{self, t, tx, Locale};
 use crate::theme;
-use crate::ui::Ui;
+use crate::ui::{use_ui, Ui};
 
 /// `source` of every message the lab posts to its parent window.
 pub const EVENT_SOURCE: &str = "llm-serving-lab";
@@ -141,7 +142,7 @@ fn apply(ui: Ui, state: ShareState) {
         ui.presets[1].set(preset_of(&b));
         ui.drafts[1].set(b);
         ui.ab.set(true);
-        ui.editing.set(0);
+        ui.editing.set(Run::A);
     }
     ui.lesson.set(state.lesson.map(|l| (l, state.step.unwrap_or(0))));
     ui.exercise.set(state.exercise);
@@ -261,7 +262,7 @@ pub fn watch(ui: Ui) {
         let before = prev.unwrap_or_else(|| vec![None, None]);
         for (i, (m, old)) in now.iter().zip(&before).enumerate() {
             if let Some(m) = m.as_ref().filter(|m| Some(*m) != old.as_ref()) {
-                let run = if i == 0 { "A" } else { "B" };
+                let run = Run::at(i).label();
                 post_event("error", json!({ "kind": "config", "run": run, "message": m }));
             }
         }
@@ -368,7 +369,8 @@ fn focus_share_button() {
 
 /// The toolbar's Share button: makes the link, copies it when allowed, and shows it to copy by hand.
 #[component]
-pub fn ShareButton(ui: Ui) -> impl IntoView {
+pub fn ShareButton() -> impl IntoView {
+    let ui = use_ui();
     let link = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<&'static str>);
     let close = move || {

@@ -106,7 +106,7 @@ const INPUT_IDS: [&str; 3] = ["sweep-from", "sweep-to", "sweep-steps"];
 impl State {
     fn which(&self) -> usize {
         if self.ui.ab.get_untracked() {
-            self.ui.editing.get_untracked().min(1)
+            self.ui.editing.get_untracked().index()
         } else {
             0
         }
@@ -410,7 +410,7 @@ pub fn SweepPanel(ui: Ui, #[prop(into)] visible: Signal<bool>) -> impl IntoView 
 impl State {
     fn which_tracked(&self) -> usize {
         if self.ui.ab.get() {
-            self.ui.editing.get().min(1)
+            self.ui.editing.get().index()
         } else {
             0
         }

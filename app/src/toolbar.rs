@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::share::ShareButton;
-use crate::ui::{Ui, MAX_SPEED, MIN_SPEED};
+use crate::ui::{use_ui, MAX_SPEED, MIN_SPEED};
 
 const SPEED_STEPS: f64 = 1000.0;
 
@@ -22,7 +22,8 @@ fn slider_to_speed(x: f64) -> f64 {
 }
 
 #[component]
-pub fn Toolbar(ui: Ui) -> impl IntoView {
+pub fn Toolbar() -> impl IntoView {
+    let ui = use_ui();
     let finished = Memo::new(move |_| ui.finished());
     // the state's code (data-state, for scripts) and its words
     let state_code = move || {
@@ -144,9 +145,9 @@ pub fn Toolbar(ui: Ui) -> impl IntoView {
                 data-testid="ab-toggle"
                 aria-pressed=move || ui.ab.get().to_string()
                 title=tx("toolbar.ab_title")
-                on:click=move |_| if ui.ab.get_untracked() { ui.ab.set(false); ui.editing.set(0); } else { ui.start_ab(None); }
+                on:click=move |_| if ui.ab.get_untracked() { ui.stop_ab() } else { ui.start_ab(None) }
             >{tx("toolbar.ab")}</button>
-            <ShareButton ui=ui/>
+            <ShareButton/>
             <p class="status">
                 <span class="state" data-testid="run-state" data-state=state_code>{state}</span>
                 " · t = "

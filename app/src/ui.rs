@@ -2,6 +2,7 @@
 //! the numbers the calm tick publishes. Applying a draft builds fresh simulations; the rule is
 //! simple and shown in the page: every scenario change restarts from t = 0 with the same seed.
 
+use app_model::Run;
 use leptos::prelude::*;
 use sim_core::presets;
 use sim_core::{Scenario, ScenarioError, Simulation};
@@ -12,7 +13,8 @@ use crate::engine::{self, RunInfo, RunView};
 pub const MIN_SPEED: f64 = 0.1;
 pub const MAX_SPEED: f64 = 100.0;
 
-/// Signals shared by every panel. `Copy`: pass it around freely.
+/// Signals shared by every panel. `Copy`. Provided once at mount ([`provide`]); components
+/// take it with [`use_ui`]. Per-run arrays are indexed by [`Run::index`].
 #[derive(Clone, Copy)]
 pub struct Ui {
     /// Scenario of run A and run B as edited (may be invalid).
@@ -27,8 +29,8 @@ pub struct Ui {
     pub views: [RwSignal<Option<RunView>>; 2],
     /// A/B mode: two configurations side by side on the same arrivals.
     pub ab: RwSignal<bool>,
-    /// Which draft the controls edit (0 = A, 1 = B).
-    pub editing: RwSignal<usize>,
+    /// Which draft the controls edit in A/B mode.
+    pub editing: RwSignal<Run>,
     pub playing: RwSignal<bool>,
     pub speed: RwSignal<f64>,
     pub fast_forward: RwSignal<bool>,
@@ -61,7 +63,7 @@ impl Ui {
             infos: [RwSignal::new(None), RwSignal::new(None)],
             views: [RwSignal::new(None), RwSignal::new(None)],
             ab: RwSignal::new(false),
-            editing: RwSignal::new(0),
+            editing: RwSignal::new(Run::A),
             playing: RwSignal::new(true),
             speed: RwSignal::new(1.0),
             fast_forward: RwSignal::new(false),
@@ -75,9 +77,13 @@ impl Ui {
         }
     }
 
-    /// Whether a control (scenario field path) is locked.
-    pub fn is_locked(&self, field: &str) -> bool {
-        self.locked.with(|l| l.iter().any(|f| f == field))
+    /// The draft the controls edit: the chosen one in A/B mode, else A (tracked).
+    pub fn edited(&self) -> Run {
+        if self.ab.get() {
+            self.editing.get()
+        } else {
+            Run::A
+        }
     }
 
     /// Runs on screen: 1, or 2 in A/B mode.
@@ -169,11 +175,11 @@ impl Ui {
         }
     }
 
-    /// Loads a built-in preset into draft `which`.
-    pub fn load_preset(&self, which: usize, id: &str) {
+    /// Loads a built-in preset into the draft of `run`.
+    pub fn load_preset(&self, run: Run, id: &str) {
         if let Some(s) = presets::find(id).and_then(|p| Scenario::from_json(p.json).ok()) {
-            self.presets[which].set(id.to_string());
-            self.drafts[which].set(s);
+            self.presets[run.index()].set(id.to_string());
+            self.drafts[run.index()].set(s);
         }
     }
 
@@ -181,8 +187,8 @@ impl Ui {
     pub fn start_ab(&self, pair: Option<(&str, &str)>) {
         match pair {
             Some((a, b)) => {
-                self.load_preset(0, a);
-                self.load_preset(1, b);
+                self.load_preset(Run::A, a);
+                self.load_preset(Run::B, b);
             }
             None => {
                 self.drafts[1].set(self.drafts[0].get_untracked());
@@ -190,8 +196,24 @@ impl Ui {
             }
         }
         self.ab.set(true);
-        self.editing.set(1);
+        self.editing.set(Run::B);
     }
+
+    /// Leaves A/B mode: A stays, the controls edit it.
+    pub fn stop_ab(&self) {
+        self.ab.set(false);
+        self.editing.set(Run::A);
+    }
+}
+
+/// Makes `ui` the page's shared state for every component below (call once, at mount).
+pub fn provide(ui: Ui) {
+    provide_context(ui);
+}
+
+/// The page's shared state, as provided at mount.
+pub fn use_ui() -> Ui {
+    expect_context::<Ui>()
 }
 
 impl Default for Ui {
