@@ -1,0 +1,233 @@
+//! Recording: each request's metrics as it ends (per class and for all traffic), preemptions,
+//! inter-token gaps, the time series, the recent endings the stage shows, the per-request sink,
+//! and the summary built from them.
+
+use super::events::Micros;
+use super::requests::Req;
+use super::view::{Ending, RecentEnding};
+use crate::memory::HbmPlan;
+use crate::metrics::{ClassMetrics, Cost, Memory, Outcome, RequestRecord, Series, Summary};
+use crate::scenario::{Scenario, Slo};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Receives each request's record as it ends.
+pub type RequestSink = Box<dyn FnMut(&RequestRecord)>;
+
+pub(crate) struct Recorder {
+    class_names: Vec<String>,
+    slo: Vec<Slo>,
+    /// Per class, and for all traffic.
+    pub metrics: Vec<ClassMetrics>,
+    pub total: ClassMetrics,
+    pub series: Series,
+    recent: VecDeque<RecentEnding>,
+    recent_capacity: usize,
+    pub sink: Option<RequestSink>,
+    /// Σ over iterations of the share of allocated KV that holds no token, and the iterations.
+    waste_acc: f64,
+    waste_iters: u64,
+    pub peak_running: u64,
+}
+
+impl Recorder {
+    pub fn new(scenario: &Scenario, opts: &super::SimOptions) -> Recorder {
+        let classes = &scenario.classes;
+        Recorder {
+            class_names: classes.iter().map(|c| c.name.clone()).collect(),
+            slo: classes.iter().map(|c| c.slo.clone()).collect(),
+            metrics: classes.iter().map(|_| ClassMetrics::new()).collect(),
+            total: ClassMetrics::new(),
+            series: Series::new(opts.sample_interval_us, opts.max_samples),
+            recent: VecDeque::with_capacity(opts.recent_capacity),
+            recent_capacity: opts.recent_capacity,
+            sink: None,
+            waste_acc: 0.0,
+            waste_iters: 0,
+            peak_running: 0,
+        }
+    }
+
+    pub fn class_names(&self) -> &[String] {
+        &self.class_names
+    }
+
+    /// The class's metrics and the all-traffic metrics, for counting into both.
+    fn both(&mut self, class: usize) -> [&mut ClassMetrics; 2] {
+        [&mut self.metrics[class], &mut self.total]
+    }
+
+    pub fn arrived(&mut self, class: usize) {
+        self.both(class).into_iter().for_each(|m| m.counts.arrived += 1);
+    }
+
+    /// A request ended at `now` with `outcome`.
+    pub fn ended(&mut self, r: &Req, outcome: Outcome, now: Micros) {
+        let class = r.class as usize;
+        let (queue_us, ttft_us) = (r.first_scheduled.map(|t| t - r.arrival), r.first_token.map(|t| t - r.arrival));
+        let e2e_us = now - r.arrival;
+        let tpot_us = if r.output > 1 { ttft_us.map(|f| (e2e_us - f) / (r.output as u64 - 1)) } else { None };
+        let slo = &self.slo[class];
+        let good = outcome == Outcome::Completed
+            && slo.ttft_ms.is_none_or(|l| ttft_us.is_some_and(|t| t as f64 <= l * 1000.0))
+            && slo.tpot_ms.is_none_or(|l| tpot_us.is_none_or(|t| t as f64 <= l * 1000.0))
+            && slo.e2e_ms.is_none_or(|l| e2e_us as f64 <= l * 1000.0);
+        for m in self.both(class) {
+            match outcome {
+                Outcome::Completed => {
+                    m.counts.completed += 1;
+                    m.output_tokens_done += r.output as u64;
+                    m.input_tokens_done += r.input as u64;
+                    m.e2e.record(e2e_us);
+                    if let Some(t) = ttft_us {
+                        m.ttft.record(t);
+                    }
+                    if let Some(t) = tpot_us {
+                        m.tpot.record(t);
+                    }
+                    if let Some(q) = queue_us {
+                        m.queue.record(q);
+                        if let Some(t) = ttft_us {
+                            m.prefill.record(t.saturating_sub(q));
+                        }
+                    }
+                    if good {
+                        m.good_requests += 1;
+                        m.good_output_tokens += r.output as u64;
+                    }
+                }
+                Outcome::Rejected => m.counts.rejected += 1,
+                Outcome::TimedOut => m.counts.timed_out += 1,
+                Outcome::Failed => m.counts.failed += 1,
+            }
+        }
+        if outcome == Outcome::Completed {
+            self.series.completed(r.output as u64, good);
+        }
+        let ending = match outcome {
+            Outcome::Completed => Ending::Completed,
+            Outcome::Rejected => Ending::Rejected,
+            Outcome::TimedOut => Ending::TimedOut,
+            Outcome::Failed => Ending::Failed,
+        };
+        self.note_recent(r.id, class, ending, now);
+        if let Some(sink) = self.sink.as_mut() {
+            let completed = |us: Option<u64>| us.filter(|_| outcome == Outcome::Completed).map(|u| u as f64 / 1000.0);
+            sink(&RequestRecord {
+                id: r.id,
+                class: self.class_names[class].clone(),
+                arrival_s: r.arrival as f64 / 1e6,
+                input_tokens: r.input,
+                output_tokens: r.output,
+                outcome,
+                queue_ms: queue_us.map(|u| u as f64 / 1000.0),
+                ttft_ms: completed(ttft_us),
+                tpot_ms: completed(tpot_us),
+                e2e_ms: completed(Some(e2e_us)),
+                preemptions: r.preemptions,
+                met_slo: good,
+            });
+        }
+    }
+
+    /// A running request was sent back to the queue to be recomputed.
+    pub fn preempted(&mut self, id: u64, class: usize, now: Micros) {
+        self.both(class).into_iter().for_each(|m| m.counts.preempted += 1);
+        self.note_recent(id, class, Ending::Preempted, now);
+    }
+
+    /// An inter-token gap of one request of `class` (the all-traffic histogram is not touched).
+    pub fn itl_class(&mut self, class: usize, gap: Micros) {
+        self.metrics[class].itl.record(gap);
+    }
+
+    /// `n` inter-token gaps of `gap` in all traffic (not in any class).
+    pub fn itl_total(&mut self, gap: Micros, n: u64) {
+        self.total.itl.record_n(gap, n);
+    }
+
+    /// `n` inter-token gaps of `gap` of requests of `class`, in the class and in all traffic.
+    pub fn itl(&mut self, class: usize, gap: Micros, n: u64) {
+        self.metrics[class].itl.record_n(gap, n);
+        self.total.itl.record_n(gap, n);
+    }
+
+    pub fn oom_restart(&mut self) {
+        self.total.counts.oom_restarts += 1;
+    }
+
+    fn note_recent(&mut self, id: u64, class: usize, ending: Ending, now: Micros) {
+        if self.recent_capacity == 0 {
+            return;
+        }
+        if self.recent.len() == self.recent_capacity {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(RecentEnding { id, class: class as u16, ending, at_s: now as f64 / 1e6 });
+    }
+
+    /// Recent endings and preemptions, oldest first.
+    pub fn recent(&self) -> impl Iterator<Item = &RecentEnding> + '_ {
+        self.recent.iter()
+    }
+
+    /// One iteration starts with `alloc_tokens` of KV allocated of which `used_tokens` hold a
+    /// token.
+    pub fn kv_waste(&mut self, alloc_tokens: u64, used_tokens: u64) {
+        if alloc_tokens > 0 {
+            self.waste_acc += 1.0 - (used_tokens as f64 / alloc_tokens as f64).min(1.0);
+            self.waste_iters += 1;
+        }
+    }
+
+    /// Share of all requests that have ended.
+    pub fn ended_count(&self) -> u64 {
+        self.total.ended()
+    }
+
+    /// The summary at `now`: metrics so far, the memory plan with the KV peak, and the cost.
+    pub fn summary(&self, now: Micros, plan: &HbmPlan, kv_peak_tokens: u64, usd_per_hour: f64) -> Summary {
+        let duration_s = now as f64 / 1e6;
+        let mut classes = BTreeMap::new();
+        let mut inflight_total = 0;
+        for (i, m) in self.metrics.iter().enumerate() {
+            let mut cs = m.summary(duration_s);
+            cs.requests.in_flight = m.counts.arrived - m.ended();
+            inflight_total += cs.requests.in_flight;
+            classes.insert(self.class_names[i].clone(), cs);
+        }
+        let t = self.total.summary(duration_s);
+        let mut requests = t.requests;
+        requests.in_flight = inflight_total;
+        let cost_usd = usd_per_hour * duration_s / 3600.0;
+        let per_m = |tokens: u64| if tokens > 0 { cost_usd / (tokens as f64 / 1e6) } else { f64::INFINITY };
+        Summary {
+            duration_s,
+            requests,
+            ttft_ms: t.ttft_ms,
+            tpot_ms: t.tpot_ms,
+            itl_ms: t.itl_ms,
+            e2e_ms: t.e2e_ms,
+            queue_ms: t.queue_ms,
+            prefill_ms: t.prefill_ms,
+            throughput: t.throughput,
+            goodput: t.goodput,
+            memory: Memory {
+                hbm_bytes: plan.capacity_bytes,
+                weights_bytes: plan.weights_bytes,
+                activation_bytes: plan.activation_bytes,
+                kv_capacity_bytes: plan.kv_capacity_bytes,
+                kv_peak_bytes: kv_peak_tokens as f64 * plan.kv_bytes_per_token,
+                kv_bytes_per_token: plan.kv_bytes_per_token,
+                kv_capacity_tokens: plan.kv_capacity_tokens,
+                peak_running: self.peak_running,
+                kv_waste_mean: if self.waste_iters > 0 { self.waste_acc / self.waste_iters as f64 } else { 0.0 },
+            },
+            cost: Cost {
+                usd_per_hour,
+                usd_per_million_output_tokens: per_m(self.total.output_tokens_done),
+                usd_per_million_good_tokens: per_m(self.total.good_output_tokens),
+            },
+            classes,
+        }
+    }
+}

@@ -1,0 +1,363 @@
+//! A replica: one serving engine — its wait queues, scheduler, KV pool, decode group, step-time
+//! model, the live requests and their recording.
+//!
+//! A replica owns no clock and no arrivals. Its driver calls it with the time of each event
+//! (`admit_arrival`, `wake`, then `schedule` once every event of an instant is in) and, after
+//! each call, drains the replica's [`Effect`]s: timers to set and ended requests (which a
+//! closed-loop workload answers with the user's next request). So a driver can hold several
+//! replicas on one clock.
+
+use super::decode::DecodeGroup;
+use super::events::{Effect, Micros, Wakeup};
+use super::kv::{KvPool, PoolConfig};
+use super::record::Recorder;
+use super::requests::{Handle, Phase, Req, Requests, WaitQueues};
+use super::static_batch::StaticBatch;
+use super::view::StepInfo;
+use super::SimOptions;
+use crate::memory::HbmPlan;
+use crate::metrics::Outcome;
+use crate::perf::{BatchWork, StepModel};
+use crate::scenario::{Batching, Scenario, SchedulerConfig};
+use std::collections::BTreeMap;
+
+/// The iteration running on the GPU.
+pub(crate) struct InFlightStep {
+    pub prefills: Vec<(Handle, u32)>,
+    pub decode: bool,
+    /// Blocks allocated at the start of this step for decode members' next token.
+    pub growth_units: u64,
+}
+
+pub(crate) struct Replica {
+    pub(super) sched: SchedulerConfig,
+    pub(super) priority: Vec<u32>,
+    pub(super) plan: HbmPlan,
+    pub(super) step_model: StepModel,
+    usd_per_hour: f64,
+    /// Time of the call being handled (the driver's clock; the replica keeps no other).
+    pub(super) now: Micros,
+    pub(super) reqs: Requests,
+    pub(super) queues: WaitQueues,
+    /// Running (admitted) requests per class: admission order → slot.
+    pub(super) running: Vec<BTreeMap<u64, u32>>,
+    /// Admitted prompts not yet fully computed, oldest first.
+    pub(super) prefilling: Vec<Handle>,
+    admit_counter: u64,
+    pub(super) group: DecodeGroup,
+    pub(super) pool: KvPool,
+    pub(super) static_batch: Option<StaticBatch>,
+    /// Static batching: time of the pending fill-window wakeup.
+    pub(super) window_at: Option<Micros>,
+    pub(super) step: Option<InFlightStep>,
+    pub(super) restarting_until: Option<Micros>,
+    /// KV tokens held by sequences outside the decode group (queued hold none).
+    pub(super) loose_tokens: u64,
+    pub(super) last_step: StepInfo,
+    pub(super) rec: Recorder,
+    out: Vec<Effect>,
+}
+
+impl Replica {
+    pub fn new(scenario: &Scenario, plan: HbmPlan, step_model: StepModel, opts: &SimOptions) -> Replica {
+        let nclass = scenario.classes.len();
+        let pool = KvPool::new(PoolConfig::from_scenario(scenario, &plan));
+        Replica {
+            sched: scenario.scheduler.clone(),
+            priority: scenario.classes.iter().map(|c| c.priority).collect(),
+            plan,
+            step_model,
+            usd_per_hour: scenario.usd_per_hour_per_gpu() * scenario.num_gpus as f64,
+            now: 0,
+            reqs: Requests::default(),
+            queues: WaitQueues::new(nclass, scenario.scheduler.isolation),
+            running: vec![BTreeMap::new(); nclass],
+            prefilling: Vec::new(),
+            admit_counter: 0,
+            group: DecodeGroup::new(nclass, pool.unit_tokens()),
+            pool,
+            static_batch: None,
+            window_at: None,
+            step: None,
+            restarting_until: None,
+            loose_tokens: 0,
+            last_step: StepInfo::default(),
+            rec: Recorder::new(scenario, opts),
+            out: Vec::new(),
+        }
+    }
+
+    // ---------------------------------------------------------------- the driver's interface
+
+    /// A request of `class` arrives at `now`: it is queued (with its timeout) or rejected.
+    pub fn admit_arrival(&mut self, now: Micros, class: usize, input: u32, output: u32) {
+        self.now = now;
+        let h = self.reqs.alloc(class, now, input, output);
+        self.rec.arrived(class);
+        let s = &self.sched;
+        let too_long = input as u64 + output as u64 > s.max_model_len as u64;
+        let queue_full = s.max_queue_len.is_some_and(|m| self.queues.waiting_for(class) >= m as u64);
+        let down = self.restarting_until.is_some() && !s.retry_on_oom;
+        if too_long || queue_full || down {
+            self.end_request(h, Outcome::Rejected);
+            return;
+        }
+        self.queues.push_back(h, class);
+        if let Some(ms) = s.queue_timeout_ms {
+            self.wake_at(now + (ms * 1000.0).round() as u64, Wakeup::Timeout(h));
+        }
+    }
+
+    /// A timer this replica set has come due.
+    pub fn wake(&mut self, now: Micros, w: Wakeup) {
+        self.now = now;
+        match w {
+            Wakeup::StepEnd => self.on_step_end(),
+            Wakeup::Timeout(h) => self.on_timeout(h),
+            Wakeup::BatchWindow => {}
+            Wakeup::RestartDone => self.restarting_until = None,
+        }
+    }
+
+    /// Every event of the instant `now` is in: start the next iteration if the GPU is free.
+    pub fn schedule(&mut self, now: Micros) {
+        self.now = now;
+        self.try_start_step();
+    }
+
+    /// What the replica asked for since the last drain, in order.
+    pub fn drain_effects(&mut self) -> std::vec::Drain<'_, Effect> {
+        self.out.drain(..)
+    }
+
+    /// Accounts the time series up to `t` (the state has been constant since the last event).
+    pub fn sample_to(&mut self, t: Micros) {
+        let (queued, running, kv) = (self.queues.total() as f64, self.pool.seqs() as f64, self.pool.used_share());
+        self.rec.series.advance(t, queued, running, kv);
+    }
+
+    pub(super) fn wake_at(&mut self, t: Micros, w: Wakeup) {
+        self.out.push(Effect::Wake(t, w));
+    }
+
+    // ---------------------------------------------------------------- queues and endings
+
+    fn on_timeout(&mut self, h: Handle) {
+        let Some(r) = self.reqs.get(h) else { return };
+        if r.phase == Phase::Queued && r.first_token.is_none() {
+            // left in the queue as a tombstone; skipped when popped
+            self.queues.forget(r.class as usize);
+            self.end_request(h, Outcome::TimedOut);
+        }
+    }
+
+    /// Ends a request that holds no KV and is in no structure except (as a tombstone) a queue.
+    pub(super) fn end_request(&mut self, h: Handle, outcome: Outcome) {
+        self.reqs.free(h);
+        let r = &self.reqs[h];
+        self.rec.ended(r, outcome, self.now);
+        self.out.push(Effect::Ended { class: r.class });
+    }
+
+    /// The queued request that would be admitted next: with isolation, by class priority and
+    /// then arrival across the lanes (skipping lanes marked in `blocked`); otherwise the head
+    /// of the shared FCFS queue.
+    pub(super) fn peek_waiting(&mut self, blocked: &[bool]) -> Option<Handle> {
+        self.queues.drop_tombstones(&self.reqs);
+        let mut best: Option<((u32, Micros, usize), Handle)> = None;
+        for q in (0..self.queues.lanes()).filter(|&q| !blocked.get(q).copied().unwrap_or(false)) {
+            if let Some(h) = self.queues.front(q) {
+                let r = &self.reqs[h];
+                let key = (self.priority[r.class as usize], r.arrival, q);
+                if best.is_none_or(|(b, _)| key < b) {
+                    best = Some((key, h));
+                }
+            }
+        }
+        best.map(|(_, h)| h)
+    }
+
+    /// Takes a queued request into the batch: a slot, and (contiguous) its KV reservation.
+    pub(super) fn admit(&mut self, h: Handle) {
+        let class = self.reqs[h].class as usize;
+        self.queues.pop(h, class);
+        self.admit_counter += 1;
+        let (now, order) = (self.now, self.admit_counter);
+        let r = &mut self.reqs[h];
+        r.phase = Phase::Prefill;
+        r.admit_order = order;
+        r.first_scheduled.get_or_insert(now);
+        r.units = self.pool.admit_seq(class, r.prefill_target as u64);
+        self.running[class].insert(order, h.slot);
+        self.rec.peak_running = self.rec.peak_running.max(self.pool.seqs());
+    }
+
+    /// Frees a running request's KV and batch slot.
+    pub(super) fn release_running(&mut self, h: Handle) {
+        let r = &mut self.reqs[h];
+        let (class, units) = (r.class as usize, std::mem::take(&mut r.units));
+        self.pool.release_seq(class, r.prefill_target as u64, units);
+        self.running[class].remove(&r.admit_order);
+    }
+
+    /// KV units a running request holds now. Paged decode members grow in aggregate, so their
+    /// holding is computed from their token count.
+    pub(super) fn held_units(&self, r: &Req) -> u64 {
+        if r.phase == Phase::Decode && self.static_batch.is_none() && self.pool.paged() {
+            self.pool.units_for(self.group.tokens(r))
+        } else {
+            r.units
+        }
+    }
+
+    // ---------------------------------------------------------------- iterations
+
+    fn try_start_step(&mut self) {
+        if self.step.is_some() || self.restarting_until.is_some() {
+            return;
+        }
+        match self.sched.batching {
+            Batching::Continuous => self.start_continuous_step(),
+            Batching::Static => self.start_static_step(),
+        }
+    }
+
+    pub(super) fn begin_step(&mut self, work: BatchWork, prefills: Vec<(Handle, u32)>, decode: bool, growth: u64) {
+        let time = self.step_model.step_time(&work);
+        let dur = time.micros();
+        let bound = time.linear_compute + time.attn_compute;
+        let memb = time.linear_memory + time.attn_memory;
+        self.last_step = StepInfo {
+            start_s: self.now as f64 / 1e6,
+            duration_ms: dur as f64 / 1000.0,
+            prefill_tokens: work.prefill_tokens,
+            decode_seqs: work.decode_seqs,
+            compute_bound_share: if bound + memb > 0.0 { bound / (bound + memb) } else { 0.0 },
+        };
+        let alloc_tokens = self.pool.used() * self.pool.unit_tokens();
+        self.rec.kv_waste(alloc_tokens, self.group.ctx_sum + self.loose_tokens);
+        self.step = Some(InFlightStep { prefills, decode, growth_units: growth });
+        self.wake_at(self.now + dur, Wakeup::StepEnd);
+    }
+
+    fn on_step_end(&mut self) {
+        let Some(step) = self.step.take() else { return };
+        if self.static_batch.is_some() {
+            self.static_step_end();
+            self.try_start_step();
+            return;
+        }
+        if step.decode {
+            self.decode_step_end();
+        }
+        for (h, n) in step.prefills {
+            let Some(r) = self.reqs.get(h) else { continue };
+            if r.phase != Phase::Prefill {
+                continue;
+            }
+            let r = &mut self.reqs[h];
+            r.prefilled += n;
+            if r.prefilled >= r.prefill_target {
+                self.prefill_complete(h);
+            }
+        }
+    }
+
+    /// Every decode member emitted a token: inter-token gaps, then the members that are done.
+    fn decode_step_end(&mut self) {
+        let now = self.now;
+        self.group.step_done();
+        // members that took part in the previous decode step all share one gap; fresh members
+        // measure from their first token
+        let gap = now - self.group.last_decode_end;
+        let mut fresh_class = vec![0u64; self.running.len()];
+        for (h, t) in std::mem::take(&mut self.group.fresh) {
+            let c = self.reqs[h].class as usize;
+            fresh_class[c] += 1;
+            self.rec.metrics[c].itl.record(now - t);
+            self.rec.total.itl.record(now - t);
+        }
+        for (c, fc) in fresh_class.iter().enumerate() {
+            self.rec.itl(c, gap, self.group.n_class[c] - fc);
+        }
+        self.group.last_decode_end = now;
+        while let Some((slot, join)) = self.group.pop_finished() {
+            let r = self.reqs.at(slot);
+            if r.live && r.join_id == join && r.phase == Phase::Decode {
+                self.finish_decode_member(self.reqs.handle(slot));
+            }
+        }
+    }
+
+    /// A prompt's last chunk ran: it emits a token and joins the decode group (or ends).
+    fn prefill_complete(&mut self, h: Handle) {
+        self.prefilling.retain(|x| *x != h);
+        let r = &mut self.reqs[h];
+        r.generated += 1;
+        r.first_token.get_or_insert(self.now);
+        self.loose_tokens -= r.prefilled as u64;
+        if r.generated >= r.output {
+            self.release_running(h);
+            self.end_request(h, Outcome::Completed);
+            return;
+        }
+        self.group.join(h, r, self.now);
+    }
+
+    fn finish_decode_member(&mut self, h: Handle) {
+        let held = self.held_units(&self.reqs[h]);
+        let r = &mut self.reqs[h];
+        self.group.leave(h, r);
+        r.generated = r.output;
+        r.units = held;
+        self.release_running(h);
+        self.end_request(h, Outcome::Completed);
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    pub fn summary(&self, now: Micros) -> crate::metrics::Summary {
+        self.rec.summary(now, &self.plan, self.pool.peak() * self.pool.unit_tokens(), self.usd_per_hour)
+    }
+
+    pub fn plan(&self) -> &HbmPlan {
+        &self.plan
+    }
+    pub fn step_model(&self) -> &StepModel {
+        &self.step_model
+    }
+    pub fn recorder(&self) -> &Recorder {
+        &self.rec
+    }
+    pub fn recorder_mut(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+
+    /// Internal consistency checks, for tests: counts add up and KV stays within bounds.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let c = &self.rec.total.counts;
+        let live = self.reqs.live().count() as u64;
+        let ended = self.rec.total.ended();
+        if c.arrived != ended + live {
+            return Err(format!("arrived {} != ended {} + live {}", c.arrived, ended, live));
+        }
+        let (queued, running) = (self.queues.total(), self.pool.seqs());
+        if live != queued + running {
+            return Err(format!("live {live} != queued {queued} + running {running}"));
+        }
+        if !self.pool.within_capacity() {
+            return Err(format!("KV units {} over capacity {}", self.pool.used(), self.pool.capacity()));
+        }
+        if self.static_batch.is_none() {
+            let held: u64 = self.reqs.live().map(|r| self.held_units(r)).sum();
+            let in_step = self.step.as_ref().map_or(0, |st| st.growth_units);
+            if held + in_step != self.pool.used() {
+                return Err(format!("KV units held {} + growing {} != accounted {}", held, in_step, self.pool.used()));
+            }
+        }
+        if running > self.sched.max_num_seqs as u64 {
+            return Err(format!("running {running} over max_num_seqs"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,251 @@
+//! Requests: the slots that hold live requests (reused through generation-checked handles) and
+//! the wait queues in front of the scheduler.
+
+use super::events::Micros;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::ops::{Index, IndexMut};
+
+/// Where a live request is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Queued,
+    Prefill,
+    Decode,
+}
+
+/// A request's slot and the generation of the slot it was given; stale once the request ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Handle {
+    pub slot: u32,
+    pub gen: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Req {
+    pub id: u64,
+    pub gen: u32,
+    pub live: bool,
+    pub class: u16,
+    pub arrival: Micros,
+    pub input: u32,
+    pub output: u32,
+    pub phase: Phase,
+    /// Tokens to compute before decoding (the prompt, or prompt + generated after preemption).
+    pub prefill_target: u32,
+    pub prefilled: u32,
+    /// Tokens emitted so far (outside the decode group; inside it, see `DecodeGroup::generated`).
+    pub generated: u32,
+    pub first_scheduled: Option<Micros>,
+    pub first_token: Option<Micros>,
+    /// KV units held (blocks for paged, tokens for contiguous).
+    pub units: u64,
+    pub preemptions: u32,
+    /// Times this request was resent after an OOM restart.
+    pub retries: u32,
+    pub admit_order: u64,
+    // decode group membership
+    pub dec_k0: u64,
+    pub dec_gen0: u32,
+    pub join_id: u64,
+    /// Static batching: done generating, waiting for the batch to end.
+    pub static_done: bool,
+}
+
+/// Slots for live requests; an ended request's slot is reused with the next generation.
+#[derive(Default)]
+pub(crate) struct Requests {
+    slots: Vec<Req>,
+    free: Vec<u32>,
+    next_id: u64,
+}
+
+impl Requests {
+    /// A new request, queued, with the next id.
+    pub fn alloc(&mut self, class: usize, arrival: Micros, input: u32, output: u32) -> Handle {
+        let id = self.next_id;
+        self.next_id += 1;
+        let req = Req {
+            id,
+            gen: 0,
+            live: true,
+            class: class as u16,
+            arrival,
+            input,
+            output,
+            phase: Phase::Queued,
+            prefill_target: input,
+            prefilled: 0,
+            generated: 0,
+            first_scheduled: None,
+            first_token: None,
+            units: 0,
+            preemptions: 0,
+            retries: 0,
+            admit_order: 0,
+            dec_k0: 0,
+            dec_gen0: 0,
+            join_id: 0,
+            static_done: false,
+        };
+        if let Some(slot) = self.free.pop() {
+            let gen = self.slots[slot as usize].gen.wrapping_add(1);
+            self.slots[slot as usize] = Req { gen, ..req };
+            Handle { slot, gen }
+        } else {
+            self.slots.push(req);
+            Handle { slot: self.slots.len() as u32 - 1, gen: 0 }
+        }
+    }
+
+    /// The request, if the handle is still its own.
+    pub fn get(&self, h: Handle) -> Option<&Req> {
+        self.slots.get(h.slot as usize).filter(|r| r.live && r.gen == h.gen)
+    }
+
+    /// The current handle of a slot.
+    pub fn handle(&self, slot: u32) -> Handle {
+        Handle { slot, gen: self.slots[slot as usize].gen }
+    }
+
+    pub fn at(&self, slot: u32) -> &Req {
+        &self.slots[slot as usize]
+    }
+
+    /// The request ended: its slot is free for the next one.
+    pub fn free(&mut self, h: Handle) {
+        let r = &mut self.slots[h.slot as usize];
+        debug_assert!(r.live && r.gen == h.gen);
+        r.live = false;
+        self.free.push(h.slot);
+    }
+
+    /// Live requests, in slot order.
+    pub fn live(&self) -> impl Iterator<Item = &Req> + '_ {
+        self.slots.iter().filter(|r| r.live)
+    }
+}
+
+impl Index<Handle> for Requests {
+    type Output = Req;
+    fn index(&self, h: Handle) -> &Req {
+        &self.slots[h.slot as usize]
+    }
+}
+
+impl IndexMut<Handle> for Requests {
+    fn index_mut(&mut self, h: Handle) -> &mut Req {
+        &mut self.slots[h.slot as usize]
+    }
+}
+
+/// One shared FCFS queue, or one lane per class (isolation). A request that timed out stays in
+/// its lane as a tombstone (no longer live or no longer queued) and is dropped when it reaches
+/// the front.
+pub(crate) struct WaitQueues {
+    lanes: Vec<VecDeque<Handle>>,
+    queued: Vec<u64>,
+    total: u64,
+}
+
+impl WaitQueues {
+    pub fn new(classes: usize, isolation: bool) -> WaitQueues {
+        WaitQueues {
+            lanes: vec![VecDeque::new(); if isolation { classes } else { 1 }],
+            queued: vec![0; classes],
+            total: 0,
+        }
+    }
+
+    /// The lane of a class.
+    pub fn lane(&self, class: usize) -> usize {
+        if self.lanes.len() > 1 {
+            class
+        } else {
+            0
+        }
+    }
+    pub fn lanes(&self) -> usize {
+        self.lanes.len()
+    }
+    /// Requests waiting, per class.
+    pub fn queued(&self) -> &[u64] {
+        &self.queued
+    }
+    /// Requests waiting in the lane a class uses (its own with isolation, else the shared one).
+    pub fn waiting_for(&self, class: usize) -> u64 {
+        if self.lanes.len() > 1 {
+            self.queued[class]
+        } else {
+            self.total
+        }
+    }
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    pub fn push_back(&mut self, h: Handle, class: usize) {
+        let q = self.lane(class);
+        self.lanes[q].push_back(h);
+        self.count(class, true);
+    }
+
+    /// Back to the front of its lane (preempted, or resent after a restart).
+    pub fn push_front(&mut self, h: Handle, class: usize) {
+        let q = self.lane(class);
+        self.lanes[q].push_front(h);
+        self.count(class, true);
+    }
+
+    /// A queued request left without being popped (it timed out); it stays as a tombstone.
+    pub fn forget(&mut self, class: usize) {
+        self.count(class, false);
+    }
+
+    fn count(&mut self, class: usize, add: bool) {
+        if add {
+            self.queued[class] += 1;
+            self.total += 1;
+        } else {
+            self.queued[class] -= 1;
+            self.total -= 1;
+        }
+    }
+
+    /// Drops tombstones at the front of every lane.
+    pub fn drop_tombstones(&mut self, reqs: &Requests) {
+        for lane in &mut self.lanes {
+            while lane.front().is_some_and(|&h| reqs.get(h).is_none_or(|r| r.phase != Phase::Queued)) {
+                lane.pop_front();
+            }
+        }
+    }
+
+    /// The live queued request at the front of a lane, if any (tombstones dropped first).
+    pub fn front(&self, lane: usize) -> Option<Handle> {
+        self.lanes[lane].front().copied()
+    }
+
+    /// Takes the request at the front of its lane (which must be `h`).
+    pub fn pop(&mut self, h: Handle, class: usize) {
+        let q = self.lane(class);
+        let front = self.lanes[q].pop_front();
+        debug_assert_eq!(front, Some(h));
+        self.count(class, false);
+    }
+
+    /// Empties every lane, front to back, returning the live queued requests.
+    pub fn drain(&mut self, reqs: &Requests) -> Vec<Handle> {
+        let mut out = Vec::new();
+        for q in 0..self.lanes.len() {
+            while let Some(h) = self.lanes[q].pop_front() {
+                if let Some(r) = reqs.get(h).filter(|r| r.phase == Phase::Queued) {
+                    self.count(r.class as usize, false);
+                    out.push(h);
+                }
+            }
+        }
+        out
+    }
+}

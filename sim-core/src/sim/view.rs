@@ -1,0 +1,171 @@
+//! What the page and the CLI read at one moment: live requests, recent endings, the HBM split,
+//! the last iteration. Building a view never changes the simulation, and its size depends on
+//! live requests only.
+
+use super::replica::Replica;
+use super::requests::Phase;
+use crate::metrics::Summary;
+use serde::Serialize;
+
+/// A request's end, for the stage's recent-events list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    Completed,
+    Rejected,
+    TimedOut,
+    Failed,
+    /// Not an end: sent back to the queue to be recomputed.
+    Preempted,
+}
+
+/// Live request as the stage sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LiveRequest {
+    pub id: u64,
+    pub class: u16,
+    pub phase: Phase,
+    pub arrival_s: f64,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    /// Prompt tokens computed (of `prefill_target`).
+    pub prefilled: u32,
+    pub prefill_target: u32,
+    /// Output tokens generated so far.
+    pub generated: u32,
+    pub preemptions: u32,
+    /// KV tokens this request holds, and the tokens its allocation could hold.
+    pub kv_tokens: u64,
+    pub kv_reserved_tokens: u64,
+}
+
+/// A request that recently ended or was preempted.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RecentEnding {
+    pub id: u64,
+    pub class: u16,
+    pub ending: Ending,
+    pub at_s: f64,
+}
+
+/// HBM split for the gauge, bytes summed over the replica's GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct HbmUse {
+    pub capacity: f64,
+    pub weights: f64,
+    pub activations: f64,
+    /// KV holding tokens.
+    pub kv_used: f64,
+    /// KV allocated but empty: the tail of paged blocks, or contiguous over-reservation.
+    pub kv_waste: f64,
+    /// KV pool not allocated.
+    pub kv_free: f64,
+    /// Beyond gpu_memory_utilization. Negative while an over-committed server eats into it.
+    pub headroom: f64,
+    pub utilization_limit: f64,
+}
+
+impl HbmUse {
+    /// Share of the capacity allocated now: weights, activations and the KV cache in use or
+    /// reserved (what a memory monitor would report as used). 0 without capacity.
+    pub fn allocated_share(&self) -> f64 {
+        if self.capacity > 0.0 {
+            (self.weights + self.activations + self.kv_used + self.kv_waste) / self.capacity
+        } else {
+            0.0
+        }
+    }
+}
+
+/// What the last iteration did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct StepInfo {
+    pub start_s: f64,
+    pub duration_ms: f64,
+    pub prefill_tokens: u64,
+    pub decode_seqs: u64,
+    pub compute_bound_share: f64,
+}
+
+/// Everything the UI draws at one moment. Its size depends on live requests only.
+#[derive(Clone, Debug, Serialize)]
+pub struct Snapshot {
+    pub now_s: f64,
+    pub finished: bool,
+    /// Server down for an OOM restart until this time.
+    pub restarting_until_s: Option<f64>,
+    pub requests: Vec<LiveRequest>,
+    pub recent: Vec<RecentEnding>,
+    /// Requests waiting, per class.
+    pub queued: Vec<u64>,
+    pub running: u64,
+    pub hbm: HbmUse,
+    pub last_step: StepInfo,
+    pub summary: Summary,
+}
+
+impl Replica {
+    pub fn hbm_use(&self) -> HbmUse {
+        let p = &self.plan;
+        let bpt = p.kv_bytes_per_token;
+        let alloc = (self.pool.used() * self.pool.unit_tokens()) as f64 * bpt;
+        let used_tokens =
+            if self.static_batch.is_some() { self.loose_tokens } else { self.group.ctx_sum + self.loose_tokens };
+        let used = (used_tokens as f64 * bpt).min(alloc);
+        let free = (p.kv_capacity_bytes - alloc).max(0.0);
+        HbmUse {
+            capacity: p.capacity_bytes,
+            weights: p.weights_bytes,
+            activations: p.activation_bytes,
+            kv_used: used,
+            kv_waste: alloc - used,
+            kv_free: free,
+            headroom: p.capacity_bytes - p.weights_bytes - p.activation_bytes - alloc - free,
+            utilization_limit: p.capacity_bytes - p.headroom_bytes,
+        }
+    }
+
+    /// Live requests (queued, prefilling, decoding), in slot order.
+    pub fn live_requests(&self) -> Vec<LiveRequest> {
+        let mut out = Vec::with_capacity((self.queues.total() + self.pool.seqs()) as usize);
+        for r in self.reqs.live() {
+            let (kv, generated) = match (&self.static_batch, r.phase) {
+                (_, Phase::Queued) => (0, r.generated),
+                (Some(b), _) => (b.p_max as u64 + b.step as u64, r.generated),
+                (None, Phase::Prefill) => (r.prefilled as u64, r.generated),
+                (None, Phase::Decode) if r.static_done => (self.group.tokens(r), r.generated),
+                (None, Phase::Decode) => (self.group.tokens(r), self.group.generated(r)),
+            };
+            out.push(LiveRequest {
+                id: r.id,
+                class: r.class,
+                phase: r.phase,
+                arrival_s: r.arrival as f64 / 1e6,
+                input_tokens: r.input,
+                output_tokens: r.output,
+                prefilled: r.prefilled,
+                prefill_target: r.prefill_target,
+                generated,
+                preemptions: r.preemptions,
+                kv_tokens: kv,
+                kv_reserved_tokens: r.units * self.pool.unit_tokens(),
+            });
+        }
+        out
+    }
+
+    pub fn snapshot(&self, now: u64, finished: bool) -> Snapshot {
+        Snapshot {
+            now_s: now as f64 / 1e6,
+            finished,
+            restarting_until_s: self.restarting_until.map(|t| t as f64 / 1e6),
+            requests: self.live_requests(),
+            recent: self.rec.recent().copied().collect(),
+            queued: self.queues.queued().to_vec(),
+            running: self.pool.seqs(),
+            hbm: self.hbm_use(),
+            last_step: self.last_step,
+            summary: self.summary(now),
+        }
+    }
+}
