@@ -6,12 +6,13 @@
 use leptos::prelude::*;
 use sim_core::catalog;
 use sim_core::contract::{CheckLine, Contract, ContractReport, EXAMPLE};
-use sim_core::{Dtype, Scenario, ScenarioError, Simulation};
+use sim_core::{Dtype, Scenario, ScenarioError};
 
 use crate::format;
 use crate::i18n::{t, tf};
 use crate::ui::Ui;
-use crate::workbench::{self, data_url, drive, esc, html, now_ms, EVENTS_PER_CHECK};
+use crate::workbench::{self, data_url, esc, html, Jobs};
+use app_model::jobs::{Acceptance, Status};
 use wasm_bindgen::JsCast;
 
 /// A numeric field of the contract.
@@ -244,7 +245,7 @@ struct State {
     reported: RwSignal<Option<Contract>>,
     phase: RwSignal<Phase>,
     progress: RwSignal<f64>,
-    job: RwSignal<u64>,
+    runner: Jobs<Acceptance>,
     import_errors: RwSignal<Option<ScenarioError>>,
     imported: RwSignal<bool>,
 }
@@ -269,34 +270,28 @@ impl State {
             return;
         }
         let c = st.effective.get_untracked();
-        let Ok(scenario) = c.scenario() else { return };
-        let mut sim = match Simulation::new(&scenario) {
-            Ok(s) => s,
+        let job = match Acceptance::new(c.clone()) {
+            Ok(job) => job,
             Err(e) => {
                 st.import_errors.set(Some(e));
                 return;
             }
         };
-        let gen = st.job.get_untracked() + 1;
-        st.job.set(gen);
         st.phase.set(Phase::Running);
         st.progress.set(0.0);
-        drive(move |deadline| {
-            if st.job.try_get_untracked() != Some(gen) {
-                return true;
+        workbench::start(st.runner, job, move |status| match status {
+            Status::Working(share) => st.progress.set(share),
+            Status::Finished(report) => {
+                match report {
+                    Ok(r) => {
+                        st.report.set(Some(r));
+                        st.reported.set(Some(c.clone()));
+                    }
+                    Err(e) => st.import_errors.set(Some(ScenarioError::one("", e))),
+                }
+                st.phase.set(Phase::Done);
             }
-            while !sim.is_finished() && now_ms() < deadline {
-                sim.advance_events(EVENTS_PER_CHECK);
-            }
-            st.progress.set(sim.progress());
-            if !sim.is_finished() {
-                return false;
-            }
-            let plan = sim.hbm_plan().clone();
-            st.report.set(Some(c.report(scenario.clone(), sim.summary(), &plan)));
-            st.reported.set(Some(c.clone()));
-            st.phase.set(Phase::Done);
-            true
+            Status::Stopped => {}
         });
     }
 
@@ -337,7 +332,7 @@ impl State {
         match act {
             "run" => self.run(),
             "cancel" => {
-                self.job.update(|g| *g += 1);
+                workbench::cancel(self.runner);
                 self.phase.set(Phase::Idle);
             }
             "reset" => {
@@ -581,7 +576,7 @@ pub fn ContractPanel(ui: Ui) -> impl IntoView {
         reported: RwSignal::new(None),
         phase: RwSignal::new(Phase::Idle),
         progress: RwSignal::new(0.0),
-        job: RwSignal::new(0),
+        runner: workbench::jobs(),
         import_errors: RwSignal::new(None),
         imported: RwSignal::new(false),
     };

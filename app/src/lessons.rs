@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use sim_core::lessons::{self as core, Lesson, Outcome, LESSONS, SAFE_ZONE_RATES};
 use sim_core::metrics::Summary;
 use sim_core::sweep::{SweepParam, SweepPoint};
-use sim_core::{Scenario, Simulation};
+use sim_core::Scenario;
 use wasm_bindgen::JsCast;
 
 use crate::format;
@@ -19,7 +19,8 @@ use crate::i18n::{self, t, tf};
 use crate::share;
 use crate::sweep_panel;
 use crate::ui::Ui;
-use crate::workbench::{self, drive, esc, flag, html, now_ms, text, EVENTS_PER_CHECK};
+use crate::workbench::{self, esc, flag, html, text, Jobs};
+use app_model::jobs::{Runs, Status};
 
 pub const SETUP: u32 = 0;
 pub const PREDICT: u32 = 1;
@@ -46,8 +47,7 @@ struct State {
     prediction: RwSignal<Option<usize>>,
     result: RwSignal<Option<Finished>>,
     running: RwSignal<bool>,
-    /// Generation of the running job: bumping it cancels the job.
-    job: RwSignal<u64>,
+    runner: Jobs<Runs>,
     /// Runs finished, runs in all, share done.
     progress: RwSignal<(usize, usize, f64)>,
     error: RwSignal<Option<String>>,
@@ -155,54 +155,32 @@ fn set_step(ui: Ui, step: u32) {
 }
 
 fn cancel(st: State) {
-    st.job.update(|g| *g += 1);
+    workbench::cancel(st.runner);
     st.running.set(false);
 }
 
 /// Runs every scenario of the lesson in slices, then reads the outcome.
 fn start_run(ui: Ui, st: State, lesson: &'static Lesson) {
-    let scenarios: Vec<(&'static str, Scenario)> =
-        (lesson.runs)().into_iter().map(|r| (r.variant, r.scenario)).collect();
-    let total = scenarios.len();
-    let gen = st.job.get_untracked() + 1;
-    st.job.set(gen);
+    let runs = (lesson.runs)();
+    let variants: Vec<&'static str> = runs.iter().map(|r| r.variant).collect();
+    let total = runs.len();
     st.running.set(true);
     st.error.set(None);
     st.progress.set((0, total, 0.0));
     let predicted = st.prediction.get_untracked();
-    let mut current: Option<Simulation> = None;
-    let mut sums: Vec<Summary> = Vec::with_capacity(total);
-    drive(move |deadline| {
-        if st.job.try_get_untracked() != Some(gen) {
-            return true;
-        }
-        while sums.len() < total {
-            if current.is_none() {
-                match Simulation::new(&scenarios[sums.len()].1) {
-                    Ok(sim) => current = Some(sim),
-                    Err(e) => {
-                        st.error.set(Some(e.to_string()));
-                        st.running.set(false);
-                        return true;
-                    }
-                }
+    let job = Runs::new(runs.into_iter().map(|r| r.scenario).collect());
+    workbench::start(st.runner, job, move |status| {
+        let runs = match status {
+            Status::Working(p) => return st.progress.set((p.done, p.total, p.share)),
+            Status::Stopped => return,
+            Status::Finished(Err(e)) => {
+                st.error.set(Some(e));
+                st.running.set(false);
+                return;
             }
-            if let Some(sim) = current.as_mut() {
-                sim.advance_events(EVENTS_PER_CHECK);
-                if sim.is_finished() {
-                    sums.push(sim.summary());
-                    current = None;
-                }
-            }
-            if now_ms() > deadline {
-                break;
-            }
-        }
-        if sums.len() < total {
-            let partial = current.as_ref().map_or(0.0, Simulation::progress);
-            st.progress.set((sums.len(), total, (sums.len() as f64 + partial) / total as f64));
-            return false;
-        }
+            Status::Finished(Ok(runs)) => runs,
+        };
+        let sums: Vec<Summary> = runs.into_iter().map(|r| r.summary).collect();
         let outcome = (lesson.outcome)(&sums);
         let correct = predicted.map(|p| p == outcome.answer);
         share::post_event(
@@ -212,8 +190,8 @@ fn start_run(ui: Ui, st: State, lesson: &'static Lesson) {
         st.progress.set((total, total, 1.0));
         st.result.set(Some(Finished {
             id: lesson.id.to_string(),
-            variants: scenarios.iter().map(|(v, _)| *v).collect(),
-            sums: std::mem::take(&mut sums),
+            variants: variants.clone(),
+            sums,
             outcome,
             predicted,
         }));
@@ -225,7 +203,6 @@ fn start_run(ui: Ui, st: State, lesson: &'static Lesson) {
         if !ui.finished() {
             ui.fast_forward.set(true);
         }
-        true
     });
 }
 
@@ -275,7 +252,7 @@ pub fn LessonsPanel(ui: Ui) -> impl IntoView {
         prediction: RwSignal::new(None),
         result: RwSignal::new(None),
         running: RwSignal::new(false),
-        job: RwSignal::new(0),
+        runner: workbench::jobs(),
         progress: RwSignal::new((0, 0, 0.0)),
         error: RwSignal::new(None),
         adopted: StoredValue::new(None),

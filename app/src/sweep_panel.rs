@@ -11,7 +11,8 @@ use crate::charts::{canvas_by_id, fit_canvas, Axis, Plot, Units};
 use crate::format;
 use crate::i18n::{self, t, tf};
 use crate::ui::Ui;
-use crate::workbench::{self, data_url, drive, esc, html, now_ms, text, EVENTS_PER_CHECK};
+use crate::workbench::{self, data_url, esc, html, text, Jobs};
+use app_model::jobs::{Status, SweepJob};
 
 const MAX_STEPS: usize = 100;
 const CHART_H: f64 = 230.0;
@@ -93,7 +94,7 @@ struct State {
     errs: RwSignal<[Option<String>; 3]>,
     error: RwSignal<Option<String>>,
     phase: RwSignal<Phase>,
-    job: RwSignal<u64>,
+    runner: Jobs<SweepJob>,
     progress: RwSignal<f64>,
     points: RwSignal<Vec<SweepPoint>>,
     total: RwSignal<usize>,
@@ -141,7 +142,7 @@ impl State {
             return;
         }
         let base = st.ui.drafts[st.which()].get_untracked();
-        let mut sweep = match Sweep::new(&base, p, a, b, n) {
+        let sweep = match Sweep::new(&base, p, a, b, n) {
             Ok(s) => s,
             Err(e) => {
                 st.error.set(Some(e.to_string()));
@@ -154,32 +155,24 @@ impl State {
         st.total.set(n);
         st.progress.set(0.0);
         st.phase.set(Phase::Running);
-        let gen = st.job.get_untracked() + 1;
-        st.job.set(gen);
-        drive(move |deadline| {
-            if st.job.try_get_untracked() != Some(gen) {
-                return true;
-            }
-            let mut done = false;
-            while now_ms() < deadline {
-                if sweep.step(EVENTS_PER_CHECK) {
-                    done = true;
-                    break;
+        workbench::start(st.runner, SweepJob::new(sweep), move |status| match status {
+            Status::Working(p) => {
+                if !p.new_points.is_empty() {
+                    st.points.update(|pts| pts.extend(p.new_points));
                 }
+                st.progress.set(p.share);
             }
-            if st.points.with_untracked(Vec::len) != sweep.points().len() {
-                st.points.set(sweep.points().to_vec());
-            }
-            st.progress.set(sweep.progress());
-            if done {
+            Status::Finished(points) => {
+                st.points.set(points);
+                st.progress.set(1.0);
                 st.phase.set(Phase::Done);
             }
-            done
+            Status::Stopped => {}
         });
     }
 
     fn cancel(&self) {
-        self.job.update(|g| *g += 1);
+        workbench::cancel(self.runner);
         self.phase.set(Phase::Cancelled);
     }
 
@@ -334,7 +327,7 @@ pub fn SweepPanel(ui: Ui, #[prop(into)] visible: Signal<bool>) -> impl IntoView 
         errs: RwSignal::new([None, None, None]),
         error: RwSignal::new(None),
         phase: RwSignal::new(Phase::Idle),
-        job: RwSignal::new(0),
+        runner: workbench::jobs(),
         progress: RwSignal::new(0.0),
         points: RwSignal::new(Vec::new()),
         total: RwSignal::new(0),

@@ -6,6 +6,7 @@
 //! (the page never freezes, progress shows, a run can be cancelled), a progress bar, data URLs for
 //! downloads and a little local storage.
 
+use app_model::jobs::{Job, Runner, Status, Ticket};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -16,10 +17,8 @@ use crate::lessons::LessonsPanel;
 use crate::sweep_panel::SweepPanel;
 use crate::ui::Ui;
 
-/// Wall time one slice of simulation may take per animation frame, ms.
+/// Wall time one slice of a job may take per animation frame, ms.
 pub const SLICE_MS: f64 = 8.0;
-/// Events simulated between two looks at the clock.
-pub const EVENTS_PER_CHECK: u64 = 2048;
 
 /// The workbench's tabs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,16 +298,47 @@ pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-/// Calls `tick(deadline)` once per animation frame until it returns true. The deadline is
-/// [`SLICE_MS`] after the frame's start: `tick` does that much work and returns, so the page
-/// keeps drawing. Cancelling is `tick`'s business (it checks its job's generation).
-pub fn drive<F: FnMut(f64) -> bool + 'static>(mut tick: F) {
+/// The one driver of the tabs' background jobs: once per animation frame, runs the job of
+/// `ticket` for [`SLICE_MS`] (so the page keeps drawing) and hands `on` what the slice came to,
+/// until the job is finished or stopped (cancelled, replaced, or its panel gone).
+pub fn drive<J, F>(runner: Jobs<J>, ticket: Ticket, mut on: F)
+where
+    J: Job + 'static,
+    F: FnMut(Status<J::Progress, J::Output>) + 'static,
+{
     request_animation_frame(move || {
         let deadline = now_ms() + SLICE_MS;
-        if !tick(deadline) {
-            drive(tick);
+        let Some(status) = runner.try_update_value(|r| r.run(ticket, &mut || now_ms() > deadline)) else { return };
+        let more = matches!(status, Status::Working(_));
+        on(status);
+        if more {
+            drive(runner, ticket, on);
         }
     });
+}
+
+/// A panel's job runner (jobs hold simulations: local to the page's thread).
+pub type Jobs<J> = StoredValue<Runner<J>, LocalStorage>;
+
+/// A fresh runner for a panel.
+pub fn jobs<J: Job + 'static>() -> Jobs<J> {
+    StoredValue::new_local(Runner::new())
+}
+
+/// Starts `job` on `runner` (cancelling the one before) and drives it.
+pub fn start<J, F>(runner: Jobs<J>, job: J, on: F)
+where
+    J: Job + 'static,
+    F: FnMut(Status<J::Progress, J::Output>) + 'static,
+{
+    if let Some(ticket) = runner.try_update_value(|r| r.start(job)) {
+        drive(runner, ticket, on);
+    }
+}
+
+/// Cancels the runner's job, if any.
+pub fn cancel<J: Job + 'static>(runner: Jobs<J>) {
+    runner.update_value(Runner::cancel);
 }
 
 /// A `data:` URL holding `text` (for download links).
