@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: sim-core and CLI (cargo test), the release wasm build, the browser tests.
+# Every test: sim-core and CLI (cargo test), a short fuzz run, the release wasm build, the
+# browser tests.
 # Expects the tools of scripts/setup.sh (./lab test runs it first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +9,9 @@ step() { printf '\n\033[1m[test] %s\033[0m\n' "$*"; }
 
 step "sim-core and llmsim (cargo test)"
 cargo test --locked
+
+step "fuzzing: scenario JSON, share links, trace CSVs (3,000 inputs, overflow checks on)"
+cargo run --quiet --locked --profile test -p lab-fuzz --bin labfuzz -- --runs 3000 --quiet
 
 step "browser app (trunk build --release)"
 bash scripts/build-web.sh
