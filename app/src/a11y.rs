@@ -16,7 +16,7 @@ pub const ANNOUNCE_MS: u32 = 5000;
 
 /// One run in words.
 fn describe(v: &RunView) -> String {
-    let ttft = &v.summary.ttft_ms;
+    let ttft = &v.summary.all.ttft_ms;
     let text = tf(
         "a11y.summary",
         &[

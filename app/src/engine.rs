@@ -336,7 +336,7 @@ impl Engine {
         for r in &mut self.runs {
             let snap = r.sim.snapshot();
             r.calm = StageCalm {
-                counts: snap.summary.requests,
+                counts: snap.summary.all.requests,
                 last_step: snap.last_step,
                 restarting_until_s: snap.restarting_until_s,
             };

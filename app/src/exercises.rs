@@ -149,14 +149,6 @@ fn metric_value(path: &str, v: f64) -> String {
     }
 }
 
-fn op_symbol(op: &str) -> &'static str {
-    match op {
-        "<=" => "≤",
-        ">=" => "≥",
-        _ => "?",
-    }
-}
-
 /// One recorded attempt.
 #[derive(Clone, Debug, PartialEq)]
 struct Record {
@@ -245,7 +237,7 @@ fn clock(ms: f64) -> String {
 }
 
 fn best(ex: &Exercise, recs: &[Record]) -> Option<f64> {
-    let max = ex.objective.as_ref().is_some_and(|o| o.direction == "max");
+    let max = ex.objective.as_ref().is_some_and(|o| o.direction == sim_core::metric::Direction::Max);
     recs.iter()
         .filter(|r| r.pass)
         .filter_map(|r| r.score)
@@ -340,7 +332,7 @@ impl State {
             time_ms: js_sys::Date::now(),
             pass: attempt.pass,
             score: attempt.score,
-            goals: attempt.goals.iter().map(|g| (g.metric.clone(), g.measured, g.pass)).collect(),
+            goals: attempt.goals.iter().map(|g| (g.metric.to_string(), g.measured, g.pass)).collect(),
             settings: changed.iter().map(|p| format!("{p} = {}", value_at(&scenario, p))).collect(),
         };
         share::post_event(
@@ -373,8 +365,8 @@ fn copy(text: &str) {
     }
 }
 
-fn goal_text(metric: &str, op: &str, v: f64) -> String {
-    format!("{} {} {}", metric_label(metric), op_symbol(op), metric_value(metric, v))
+fn goal_text(metric: &str, op: sim_core::Op, v: f64) -> String {
+    format!("{} {} {}", metric_label(metric), op.symbol(), metric_value(metric, v))
 }
 
 fn card_html(ex: &Exercise, active: bool, recs: &[Record]) -> String {
@@ -389,13 +381,13 @@ fn card_html(ex: &Exercise, active: bool, recs: &[Record]) -> String {
         esc(&t("features.ex.goals")),
     );
     for g in &ex.goals {
-        out.push_str(&format!("<li>{}</li>", esc(&goal_text(&g.metric, &g.op, g.value))));
+        out.push_str(&format!("<li>{}</li>", esc(&goal_text(&g.metric.to_string(), g.op, g.value))));
     }
     out.push_str("</ul>");
-    let metric = ex.objective.as_ref().map(|o| o.metric.clone()).unwrap_or_default();
+    let metric = ex.objective.as_ref().map(|o| o.metric.to_string()).unwrap_or_default();
     if let Some(o) = &ex.objective {
-        let m = metric_label(&o.metric);
-        let text = if o.direction == "max" {
+        let m = metric_label(&o.metric.to_string());
+        let text = if o.direction == sim_core::metric::Direction::Max {
             tf("features.ex.maximise", &[("metric", m)])
         } else {
             tf("features.ex.minimise", &[("metric", m)])

@@ -630,14 +630,14 @@ fn explain_html(lesson: &Lesson, fin: &Finished) -> String {
 type Row = (fn() -> String, fn(&Summary) -> String, &'static str);
 
 const ROWS: [Row; 10] = [
-    (|| t("features.num.ttft_p99"), |s| format::dist_ms(s.ttft_ms.count, s.ttft_ms.p99), "ttft.p99"),
-    (|| t("features.num.ttft_mean"), |s| format::dist_ms(s.ttft_ms.count, s.ttft_ms.mean), ""),
-    (|| t("features.num.tpot_p99"), |s| format::dist_ms(s.tpot_ms.count, s.tpot_ms.p99), ""),
-    (|| t("features.num.throughput"), |s| format!("{} tok/s", format::rate(s.throughput.output_tokens_per_s)), ""),
-    (|| t("features.num.goodput"), |s| format!("{} tok/s", format::rate(s.goodput.output_tokens_per_s)), "goodput"),
-    (|| t("features.num.attainment"), |s| format::pct(s.goodput.slo_attainment), ""),
+    (|| t("features.num.ttft_p99"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99), "ttft.p99"),
+    (|| t("features.num.ttft_mean"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.mean), ""),
+    (|| t("features.num.tpot_p99"), |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99), ""),
+    (|| t("features.num.throughput"), |s| format!("{} tok/s", format::rate(s.all.throughput.output_tokens_per_s)), ""),
+    (|| t("features.num.goodput"), |s| format!("{} tok/s", format::rate(s.all.goodput.output_tokens_per_s)), "goodput"),
+    (|| t("features.num.attainment"), |s| format::pct(s.all.goodput.slo_attainment), ""),
     (|| t("features.num.cost_good"), |s| format::usd(s.cost.usd_per_million_good_tokens), "cost"),
-    (|| t("features.num.oom"), |s| format::int(s.requests.oom_restarts), "oom"),
+    (|| t("features.num.oom"), |s| format::int(s.all.requests.oom_restarts), "oom"),
     (|| t("features.num.peak_running"), |s| format::int(s.memory.peak_running), ""),
     (|| t("features.num.kv_peak"), |s| format::gib(s.memory.kv_peak_bytes), "hbm"),
 ];

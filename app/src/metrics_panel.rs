@@ -4,7 +4,7 @@
 
 use app_model::Run;
 use leptos::prelude::*;
-use sim_core::metrics::{Cost, Counts, Dist, Goodput, Summary, Throughput};
+use sim_core::metrics::{ClassSummary, Cost, Dist, Summary};
 use sim_core::scenario::Slo;
 
 use crate::defs::{self, Term};
@@ -13,41 +13,17 @@ use crate::glyph;
 use crate::i18n::{t, tf, tx};
 use crate::ui::use_ui;
 
-/// The part of a summary the panel shows: all classes, or one.
-#[derive(Clone, Copy, Default, PartialEq)]
+/// The part of a summary the panel shows: all classes, or one (cost is the whole run's).
+#[derive(Clone, Default, PartialEq)]
 struct Picked {
-    requests: Counts,
-    ttft: Dist,
-    tpot: Dist,
-    itl: Dist,
-    e2e: Dist,
-    throughput: Throughput,
-    goodput: Goodput,
+    c: ClassSummary,
     cost: Option<Cost>,
 }
 
 fn pick(s: &Summary, class: Option<&str>) -> Picked {
-    if let Some(c) = class.and_then(|name| s.classes.get(name)) {
-        return Picked {
-            requests: c.requests,
-            ttft: c.ttft_ms,
-            tpot: c.tpot_ms,
-            itl: c.itl_ms,
-            e2e: c.e2e_ms,
-            throughput: c.throughput,
-            goodput: c.goodput,
-            cost: None,
-        };
-    }
-    Picked {
-        requests: s.requests,
-        ttft: s.ttft_ms,
-        tpot: s.tpot_ms,
-        itl: s.itl_ms,
-        e2e: s.e2e_ms,
-        throughput: s.throughput,
-        goodput: s.goodput,
-        cost: Some(s.cost),
+    match class.and_then(|name| s.classes.get(name)) {
+        Some(c) => Picked { c: c.clone(), cost: None },
+        None => Picked { c: s.all.clone(), cost: Some(s.cost) },
     }
 }
 
@@ -61,10 +37,10 @@ struct LatencyRow {
 }
 
 static ROWS: [LatencyRow; 4] = [
-    LatencyRow { key: "ttft", label: "TTFT", def: defs::TTFT, dist: |p| p.ttft, slo: |s| s.ttft_ms },
-    LatencyRow { key: "tpot", label: "TPOT", def: defs::TPOT, dist: |p| p.tpot, slo: |s| s.tpot_ms },
-    LatencyRow { key: "itl", label: "ITL", def: defs::ITL, dist: |p| p.itl, slo: |_| None },
-    LatencyRow { key: "e2e", label: "E2E", def: defs::E2E, dist: |p| p.e2e, slo: |s| s.e2e_ms },
+    LatencyRow { key: "ttft", label: "TTFT", def: defs::TTFT, dist: |p| p.c.ttft_ms, slo: |s| s.ttft_ms },
+    LatencyRow { key: "tpot", label: "TPOT", def: defs::TPOT, dist: |p| p.c.tpot_ms, slo: |s| s.tpot_ms },
+    LatencyRow { key: "itl", label: "ITL", def: defs::ITL, dist: |p| p.c.itl_ms, slo: |_| None },
+    LatencyRow { key: "e2e", label: "E2E", def: defs::E2E, dist: |p| p.c.e2e_ms, slo: |s| s.e2e_ms },
 ];
 
 /// Metrics of `run`.
@@ -147,9 +123,9 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
     let share = move || {
         picked.with(|p| {
             p.as_ref().map_or(0.0, |p| {
-                let t = p.throughput.output_tokens_per_s;
+                let t = p.c.throughput.output_tokens_per_s;
                 if t > 0.0 {
-                    (p.goodput.output_tokens_per_s / t).clamp(0.0, 1.0)
+                    (p.c.goodput.output_tokens_per_s / t).clamp(0.0, 1.0)
                 } else {
                     0.0
                 }
@@ -235,13 +211,13 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
             <div class="tput">
                 <div class="kv">
                     <Term label="metrics.throughput" def=defs::THROUGHPUT/>
-                    <span class="big" data-testid="metric-throughput">{get(|p| format!("{} tok/s", format::rate(p.throughput.output_tokens_per_s)))}</span>
-                    <span class="muted small" data-testid="metric-throughput-req">{get(|p| format!("{} req/s", format::rate(p.throughput.requests_per_s)))}</span>
+                    <span class="big" data-testid="metric-throughput">{get(|p| format!("{} tok/s", format::rate(p.c.throughput.output_tokens_per_s)))}</span>
+                    <span class="muted small" data-testid="metric-throughput-req">{get(|p| format!("{} req/s", format::rate(p.c.throughput.requests_per_s)))}</span>
                 </div>
                 <div class="kv">
                     <Term label="metrics.goodput" def=defs::GOODPUT/>
-                    <span class="big good" data-testid="metric-goodput">{get(|p| format!("{} tok/s", format::rate(p.goodput.output_tokens_per_s)))}</span>
-                    <span class="muted small" data-testid="metric-goodput-req">{get(|p| format!("{} req/s", format::rate(p.goodput.requests_per_s)))}</span>
+                    <span class="big good" data-testid="metric-goodput">{get(|p| format!("{} tok/s", format::rate(p.c.goodput.output_tokens_per_s)))}</span>
+                    <span class="muted small" data-testid="metric-goodput-req">{get(|p| format!("{} req/s", format::rate(p.c.goodput.requests_per_s)))}</span>
                 </div>
                 <div class="bar-pair" role="img" aria-label=move || tf("metrics.share_bar", &[("pct", format::pct(share()))])>
                     <div class="bar-good" style:width=move || format!("{:.1}%", share() * 100.0)></div>
@@ -250,11 +226,11 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                     <Term label="metrics.slo_attainment" def=defs::SLO_ATTAINMENT/>
                     <span class="big" data-testid="metric-slo-attainment">{get(|p| {
                         // attainment is a share of ended requests: none ended yet, nothing to show
-                        let r = &p.requests;
-                        if r.completed + r.rejected + r.timed_out + r.failed == 0 {
+                        let r = &p.c.requests;
+                        if r.ended() == 0 {
                             format::NONE.to_string()
                         } else {
-                            format::pct(p.goodput.slo_attainment)
+                            format::pct(p.c.goodput.slo_attainment)
                         }
                     })}</span>
                 </div>
@@ -273,13 +249,13 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
             <p class="hint small" class:hidden=has_cost>{tx("metrics.cost_hint")}</p>
 
             <dl class="counts">
-                {count("completed", "metrics.completed", defs::COMPLETED, get(|p| format::int(p.requests.completed)))}
-                {count("in-flight", "metrics.in_flight", defs::IN_FLIGHT, get(|p| format::int(p.requests.in_flight)))}
-                {count("rejected", "metrics.rejected", defs::REJECTED, get(|p| format::int(p.requests.rejected)))}
-                {count("timed-out", "metrics.timed_out", defs::TIMED_OUT, get(|p| format::int(p.requests.timed_out)))}
-                {count("preempted", "metrics.preempted", defs::PREEMPTED, get(|p| format::int(p.requests.preempted)))}
-                {count("oom-restarts", "metrics.oom_restarts", defs::OOM, get(|p| format::int(p.requests.oom_restarts)))}
-                {count("failed", "metrics.failed", defs::FAILED, get(|p| format::int(p.requests.failed)))}
+                {count("completed", "metrics.completed", defs::COMPLETED, get(|p| format::int(p.c.requests.completed)))}
+                {count("in-flight", "metrics.in_flight", defs::IN_FLIGHT, get(|p| format::int(p.c.requests.in_flight)))}
+                {count("rejected", "metrics.rejected", defs::REJECTED, get(|p| format::int(p.c.requests.rejected)))}
+                {count("timed-out", "metrics.timed_out", defs::TIMED_OUT, get(|p| format::int(p.c.requests.timed_out)))}
+                {count("preempted", "metrics.preempted", defs::PREEMPTED, get(|p| format::int(p.c.requests.preempted)))}
+                {count("oom-restarts", "metrics.oom_restarts", defs::OOM, get(|p| format::int(p.c.requests.oom_restarts)))}
+                {count("failed", "metrics.failed", defs::FAILED, get(|p| format::int(p.c.requests.failed)))}
             </dl>
         </section>
     }

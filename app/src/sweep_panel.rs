@@ -299,11 +299,11 @@ fn results_html(st: State) -> String {
                         "<tr data-testid=\"sweep-point\"{}><th scope=\"row\">{value}{}</th><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                         if is_knee { " class=\"hl-row\"" } else { "" },
                         if is_knee { knee_tag.as_str() } else { "" },
-                        format::rate(s.throughput.output_tokens_per_s),
-                        format::rate(s.goodput.output_tokens_per_s),
-                        format::pct(s.goodput.slo_attainment),
-                        format::dist_ms(s.ttft_ms.count, s.ttft_ms.p99),
-                        format::dist_ms(s.tpot_ms.count, s.tpot_ms.p99),
+                        format::rate(s.all.throughput.output_tokens_per_s),
+                        format::rate(s.all.goodput.output_tokens_per_s),
+                        format::pct(s.all.goodput.slo_attainment),
+                        format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99),
+                        format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99),
                     ));
                 }
                 None => out.push_str(&format!(
@@ -449,12 +449,12 @@ pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoin
     if let Some((ctx, w, h)) = canvas_by_id(good_id).and_then(|c| fit_canvas(&c, 300.0, CHART_H)) {
         let y_max = ok
             .iter()
-            .map(|(_, s)| s.throughput.output_tokens_per_s.max(s.goodput.output_tokens_per_s))
+            .map(|(_, s)| s.all.throughput.output_tokens_per_s.max(s.all.goodput.output_tokens_per_s))
             .fold(0.0, f64::max);
         let title = i18n::fill(&i18n::t_untracked("features.sweep.chart_good"), &[("knob", knob.clone())]);
         let mut plot = Plot::new(&ctx, w, h, &title, xa, Units::Share, Axis::zero_to(y_max.max(1.0)), Units::Count);
-        let thr: Vec<(f64, f64)> = ok.iter().map(|(v, s)| (*v, s.throughput.output_tokens_per_s)).collect();
-        let good: Vec<(f64, f64)> = ok.iter().map(|(v, s)| (*v, s.goodput.output_tokens_per_s)).collect();
+        let thr: Vec<(f64, f64)> = ok.iter().map(|(v, s)| (*v, s.all.throughput.output_tokens_per_s)).collect();
+        let good: Vec<(f64, f64)> = ok.iter().map(|(v, s)| (*v, s.all.goodput.output_tokens_per_s)).collect();
         plot.line(&thr, THROUGHPUT, &[], 3.0);
         plot.line(&good, GOOD, &[], 2.0);
         for &(x, y) in &thr {
@@ -480,7 +480,7 @@ pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoin
 
     if let Some((ctx, w, h)) = canvas_by_id(ttft_id).and_then(|c| fit_canvas(&c, 300.0, CHART_H)) {
         let ttft: Vec<(f64, f64)> =
-            ok.iter().filter(|(_, s)| s.ttft_ms.count > 0).map(|(v, s)| (*v, s.ttft_ms.p99)).collect();
+            ok.iter().filter(|(_, s)| s.all.ttft_ms.count > 0).map(|(v, s)| (*v, s.all.ttft_ms.p99)).collect();
         let (mut ylo, mut yhi) = ttft.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| (a.min(p.1), b.max(p.1)));
         if let Some(s) = slo {
             ylo = ylo.min(s);

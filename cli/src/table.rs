@@ -76,25 +76,14 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
         m.peak_running,
         m.kv_waste_mean * 100.0
     );
-    let _ = writeln!(out, "OOM restarts {}", s.requests.oom_restarts);
+    let _ = writeln!(out, "OOM restarts {}", s.all.requests.oom_restarts);
     let _ = writeln!(
         out,
         "cost ${:.2}/hour: ${:.3} per 1M output tokens, ${:.3} per 1M good tokens",
         s.cost.usd_per_hour, s.cost.usd_per_million_output_tokens, s.cost.usd_per_million_good_tokens
     );
-    let all = ClassSummary {
-        requests: s.requests,
-        ttft_ms: s.ttft_ms,
-        tpot_ms: s.tpot_ms,
-        itl_ms: s.itl_ms,
-        e2e_ms: s.e2e_ms,
-        queue_ms: s.queue_ms,
-        prefill_ms: s.prefill_ms,
-        throughput: s.throughput,
-        goodput: s.goodput,
-    };
     let _ = writeln!(out, "\nall classes");
-    class_block(&mut out, &all);
+    class_block(&mut out, &s.all);
     if s.classes.len() > 1 {
         for (name, c) in &s.classes {
             let _ = writeln!(out, "\nclass {name}");

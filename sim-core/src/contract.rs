@@ -7,6 +7,7 @@
 
 use crate::catalog::Dtype;
 use crate::memory::HbmPlan;
+use crate::metric::{Count, Latency, Metric, Op, Stat};
 use crate::metrics::Summary;
 use crate::scenario::{GpuRef, ModelRef, Scenario, ScenarioError};
 use crate::sim::{SimOptions, Simulation, TraceLoader};
@@ -102,13 +103,42 @@ pub struct Acceptance {
 pub struct CheckLine {
     /// Contract field, e.g. `slo.ttft_p99_ms`.
     pub field: String,
-    /// `≤` or `≥`.
-    pub op: &'static str,
+    pub op: Op,
     pub target: f64,
     pub measured: f64,
+    /// The summary number measured, when the line checks one (the request-limit lines check
+    /// the HBM plan and the offered load instead).
+    pub metric: Option<Metric>,
     pub unit: &'static str,
     pub pass: bool,
 }
+
+/// A contract target on a summary number: field, comparison, metric, unit text, target.
+type Target = (&'static str, Op, Metric, &'static str, fn(&Contract) -> Option<f64>);
+
+/// Every summary target of a contract, in report order.
+const TARGETS: [Target; 9] = [
+    ("slo.ttft_p95_ms", Op::AtMost, Metric::Latency(Latency::Ttft, Stat::P95), "ms", |c| c.slo.ttft_p95_ms),
+    ("slo.ttft_p99_ms", Op::AtMost, Metric::TTFT_P99, "ms", |c| c.slo.ttft_p99_ms),
+    ("slo.tpot_p99_ms", Op::AtMost, Metric::TPOT_P99, "ms", |c| c.slo.tpot_p99_ms),
+    ("slo.e2e_p99_ms", Op::AtMost, Metric::E2E_P99, "ms", |c| c.slo.e2e_p99_ms),
+    ("acceptance.max_error_rate", Op::AtMost, Metric::ErrorRate, "of requests", |c| c.acceptance.max_error_rate),
+    ("acceptance.max_oom_restarts", Op::AtMost, Metric::Requests(Count::OomRestarts), "restarts", |c| {
+        c.acceptance.max_oom_restarts.map(|x| x as f64)
+    }),
+    ("acceptance.max_usd_per_million_good_tokens", Op::AtMost, Metric::UsdPerMillionGoodTokens, "$", |c| {
+        c.acceptance.max_usd_per_million_good_tokens
+    }),
+    ("slo.goodput_min_req_s", Op::AtLeast, Metric::GoodputRequests, "req/s", |c| c.slo.goodput_min_req_s),
+    ("acceptance.min_slo_attainment", Op::AtLeast, Metric::SloAttainment, "of requests", |c| {
+        c.acceptance.min_slo_attainment
+    }),
+];
+
+const KV_HEADROOM: Target =
+    ("acceptance.min_kv_headroom", Op::AtLeast, Metric::KvFreeAtPeak, "of KV pool free at peak", |c| {
+        c.acceptance.min_kv_headroom
+    });
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ContractReport {
@@ -230,10 +260,10 @@ impl Contract {
     /// plan): `check` in one call, or the last step of a run the caller advanced in slices.
     pub fn report(&self, scenario: Scenario, s: Summary, plan: &HbmPlan) -> ContractReport {
         let mut lines = Vec::new();
-        let mut le = |field: &str, target: Option<f64>, measured: f64, unit: &'static str| {
+        let mut line = |field: &str, op: Op, target: Option<f64>, measured: f64, metric, unit| {
             if let Some(t) = target {
-                lines
-                    .push(CheckLine { field: field.into(), op: "≤", target: t, measured, unit, pass: measured <= t });
+                let pass = op.holds(measured, t);
+                lines.push(CheckLine { field: field.into(), op, target: t, measured, metric, unit, pass });
             }
         };
         let l = &self.request_limits;
@@ -242,47 +272,14 @@ impl Contract {
         let worst_kv = l.max_concurrency as f64
             * (l.max_input_tokens as f64 + l.max_output_tokens as f64)
             * plan.kv_bytes_per_token;
-        le(
-            "request_limits.max_concurrency",
-            Some(plan.kv_capacity_bytes / (1u64 << 30) as f64),
-            worst_kv / (1u64 << 30) as f64,
-            "GiB KV at full length",
-        );
-        le("request_limits.max_rate_per_s", l.max_rate_per_s, offered_rate(&scenario), "req/s offered");
-        le("slo.ttft_p95_ms", self.slo.ttft_p95_ms, s.ttft_ms.p95, "ms");
-        le("slo.ttft_p99_ms", self.slo.ttft_p99_ms, s.ttft_ms.p99, "ms");
-        le("slo.tpot_p99_ms", self.slo.tpot_p99_ms, s.tpot_ms.p99, "ms");
-        le("slo.e2e_p99_ms", self.slo.e2e_p99_ms, s.e2e_ms.p99, "ms");
-        let a = &self.acceptance;
-        let arrived = s.requests.arrived.max(1) as f64;
-        let errors = (s.requests.rejected + s.requests.timed_out + s.requests.failed) as f64 / arrived;
-        le("acceptance.max_error_rate", a.max_error_rate, errors, "of requests");
-        le(
-            "acceptance.max_oom_restarts",
-            a.max_oom_restarts.map(|x| x as f64),
-            s.requests.oom_restarts as f64,
-            "restarts",
-        );
-        le(
-            "acceptance.max_usd_per_million_good_tokens",
-            a.max_usd_per_million_good_tokens,
-            s.cost.usd_per_million_good_tokens,
-            "$",
-        );
-        let mut ge = |field: &str, target: Option<f64>, measured: f64, unit: &'static str| {
-            if let Some(t) = target {
-                lines
-                    .push(CheckLine { field: field.into(), op: "≥", target: t, measured, unit, pass: measured >= t });
-            }
-        };
-        ge("slo.goodput_min_req_s", self.slo.goodput_min_req_s, s.goodput.requests_per_s, "req/s");
-        ge("acceptance.min_slo_attainment", a.min_slo_attainment, s.goodput.slo_attainment, "of requests");
-        let free_at_peak = if s.memory.kv_capacity_bytes > 0.0 {
-            1.0 - s.memory.kv_peak_bytes / s.memory.kv_capacity_bytes
-        } else {
-            0.0
-        };
-        ge("acceptance.min_kv_headroom", a.min_kv_headroom, free_at_peak, "of KV pool free at peak");
+        let gib = (1u64 << 30) as f64;
+        let capacity = Some(plan.kv_capacity_bytes / gib);
+        line("request_limits.max_concurrency", Op::AtMost, capacity, worst_kv / gib, None, "GiB KV at full length");
+        let offered = offered_rate(&scenario);
+        line("request_limits.max_rate_per_s", Op::AtMost, l.max_rate_per_s, offered, None, "req/s offered");
+        for (field, op, metric, unit, target) in TARGETS.iter().chain([&KV_HEADROOM]) {
+            line(field, *op, target(self), metric.of(&s), Some(*metric), unit);
+        }
         let pass = lines.iter().all(|l| l.pass);
         ContractReport { pass, lines, summary: s, scenario }
     }

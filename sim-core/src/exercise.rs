@@ -1,9 +1,11 @@
 //! Classroom exercises: a starting scenario, the controls a learner may change, goals checked
 //! automatically against the run's summary, and an objective to minimise or maximise.
 //!
-//! Goals name summary fields by path (`classes.chat.ttft_ms.p99`, `cost.usd_per_million_good_tokens`),
-//! so any number the summary reports can be a goal.
+//! Goals name summary numbers as [`MetricRef`]s (`classes.chat.ttft_ms.p99`,
+//! `cost.usd_per_million_good_tokens`), so any number the summary reports can be a goal, and a
+//! file naming an unknown one is refused when read.
 
+use crate::metric::{Direction, Metric, MetricRef, Op};
 use crate::metrics::Summary;
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
@@ -11,19 +13,18 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Goal {
-    /// Dotted path into the summary.
-    pub metric: String,
-    /// `"<="` or `">="`.
-    pub op: String,
+    pub metric: MetricRef,
+    /// `"<="` or `">="` in JSON.
+    pub op: Op,
     pub value: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Objective {
-    pub metric: String,
-    /// `"min"` or `"max"`.
-    pub direction: String,
+    pub metric: MetricRef,
+    /// `"min"` or `"max"` in JSON.
+    pub direction: Direction,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -40,8 +41,8 @@ pub struct Exercise {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GoalResult {
-    pub metric: String,
-    pub op: String,
+    pub metric: MetricRef,
+    pub op: Op,
     pub target: f64,
     /// `None` when the summary has no such number (e.g. a class that does not exist).
     pub measured: Option<f64>,
@@ -56,35 +57,29 @@ pub struct Attempt {
     pub score: Option<f64>,
 }
 
-/// Reads a number from the summary by dotted path.
-pub fn metric(summary: &Summary, path: &str) -> Option<f64> {
-    let v = serde_json::to_value(summary).ok()?;
-    let mut cur = &v;
-    for part in path.split('.') {
-        cur = cur.get(part)?;
-    }
-    cur.as_f64()
-}
-
 impl Exercise {
     pub fn check(&self, summary: &Summary) -> Attempt {
         let goals: Vec<GoalResult> = self
             .goals
             .iter()
             .map(|g| {
-                let measured = metric(summary, &g.metric);
-                let pass = match (measured, g.op.as_str()) {
-                    (Some(m), "<=") => m <= g.value,
-                    (Some(m), ">=") => m >= g.value,
-                    _ => false,
-                };
-                GoalResult { metric: g.metric.clone(), op: g.op.clone(), target: g.value, measured, pass }
+                let measured = g.metric.read(summary);
+                let pass = measured.is_some_and(|m| g.op.holds(m, g.value));
+                GoalResult { metric: g.metric.clone(), op: g.op, target: g.value, measured, pass }
             })
             .collect();
         let pass = goals.iter().all(|g| g.pass);
-        let score = if pass { self.objective.as_ref().and_then(|o| metric(summary, &o.metric)) } else { None };
+        let score = if pass { self.objective.as_ref().and_then(|o| o.metric.read(summary)) } else { None };
         Attempt { goals, pass, score }
     }
+}
+
+fn goal(metric: MetricRef, op: Op, value: f64) -> Goal {
+    Goal { metric, op, value }
+}
+
+fn cheapest() -> Objective {
+    Objective { metric: MetricRef::all(Metric::UsdPerMillionGoodTokens), direction: Direction::Min }
 }
 
 /// The built-in exercises.
@@ -118,22 +113,22 @@ pub fn exercises() -> Vec<Exercise> {
             scenario: mixed,
             allowed: allowed_hw.iter().chain(allowed_sched.iter()).map(|s| s.to_string()).collect(),
             goals: vec![
-                Goal { metric: "classes.chat.ttft_ms.p99".into(), op: "<=".into(), value: 800.0 },
-                Goal { metric: "classes.chat.goodput.slo_attainment".into(), op: ">=".into(), value: 0.95 },
-                Goal { metric: "classes.batch.goodput.slo_attainment".into(), op: ">=".into(), value: 0.9 },
+                goal(MetricRef::class(Metric::TTFT_P99, "chat"), Op::AtMost, 800.0),
+                goal(MetricRef::class(Metric::SloAttainment, "chat"), Op::AtLeast, 0.95),
+                goal(MetricRef::class(Metric::SloAttainment, "batch"), Op::AtLeast, 0.9),
             ],
-            objective: Some(Objective { metric: "cost.usd_per_million_good_tokens".into(), direction: "min".into() }),
+            objective: Some(cheapest()),
         },
         Exercise {
             id: "chat-cheapest".into(),
             scenario: chat,
             allowed: allowed_hw.iter().chain(allowed_sched.iter().take(3)).map(|s| s.to_string()).collect(),
             goals: vec![
-                Goal { metric: "ttft_ms.p99".into(), op: "<=".into(), value: 1000.0 },
-                Goal { metric: "tpot_ms.p99".into(), op: "<=".into(), value: 50.0 },
-                Goal { metric: "goodput.slo_attainment".into(), op: ">=".into(), value: 0.97 },
+                goal(MetricRef::all(Metric::TTFT_P99), Op::AtMost, 1000.0),
+                goal(MetricRef::all(Metric::TPOT_P99), Op::AtMost, 50.0),
+                goal(MetricRef::all(Metric::SloAttainment), Op::AtLeast, 0.97),
             ],
-            objective: Some(Objective { metric: "cost.usd_per_million_good_tokens".into(), direction: "min".into() }),
+            objective: Some(cheapest()),
         },
     ]
 }
@@ -143,20 +138,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn metric_paths_read_the_summary() {
-        let s = crate::Simulation::new(&crate::presets::find("mixed-shared").unwrap().scenario()).unwrap().run_to_end();
-        assert_eq!(metric(&s, "classes.chat.ttft_ms.p99"), Some(s.classes["chat"].ttft_ms.p99));
-        assert_eq!(metric(&s, "cost.usd_per_million_good_tokens"), Some(s.cost.usd_per_million_good_tokens));
-        assert_eq!(metric(&s, "classes.nope.ttft_ms.p99"), None);
+    fn goals_read_as_before_and_unknown_metrics_are_refused() {
+        let json = r#"{"metric":"classes.chat.ttft_ms.p99","op":"<=","value":800}"#;
+        let g: Goal = serde_json::from_str(json).unwrap();
+        assert_eq!(g, goal(MetricRef::class(Metric::TTFT_P99, "chat"), Op::AtMost, 800.0));
+        assert_eq!(serde_json::to_string(&g).unwrap(), json.replace("800", "800.0"));
+        let bad = r#"{"metric":"ttft_ms.p100","op":"<=","value":1}"#;
+        assert!(serde_json::from_str::<Goal>(bad).unwrap_err().to_string().contains("unknown metric"));
+        let bad = r#"{"metric":"ttft_ms.p99","op":"<","value":1}"#;
+        assert!(serde_json::from_str::<Goal>(bad).is_err());
+    }
+
+    #[test]
+    fn every_built_in_exercise_round_trips_through_json() {
+        for ex in exercises() {
+            let back: Exercise = serde_json::from_str(&serde_json::to_string(&ex).unwrap()).unwrap();
+            assert_eq!(back, ex);
+        }
     }
 
     #[test]
     fn exercises_are_unsolved_as_given_and_solvable() {
         for ex in exercises() {
             ex.scenario.validate().unwrap();
-            for g in &ex.goals {
-                assert!(g.op == "<=" || g.op == ">=");
-            }
         }
         // mixed-20 as given: one shared queue fails the chat tail goal
         let ex = &exercises()[0];

@@ -62,7 +62,7 @@ fn chat_burst() -> Vec<LessonRun> {
 }
 
 fn mean_vs_tail(r: &[Summary]) -> Outcome {
-    let (mean, p99) = (r[0].ttft_ms.mean, r[0].ttft_ms.p99);
+    let (mean, p99) = (r[0].all.ttft_ms.mean, r[0].all.ttft_ms.p99);
     let ratio = p99 / mean;
     // choices: p99 ≈ mean, ≈ 2× mean, ≥ 3× mean
     let answer = if ratio < 1.5 {
@@ -76,7 +76,7 @@ fn mean_vs_tail(r: &[Summary]) -> Outcome {
         answer,
         numbers: nums(&[
             ("ttft_mean_ms", mean),
-            ("ttft_p50_ms", r[0].ttft_ms.p50),
+            ("ttft_p50_ms", r[0].all.ttft_ms.p50),
             ("ttft_p99_ms", p99),
             ("ratio", ratio),
         ]),
@@ -94,8 +94,8 @@ fn ttft_vs_tpot_runs() -> Vec<LessonRun> {
 }
 
 fn ttft_vs_tpot(r: &[Summary]) -> Outcome {
-    let ttft = r[1].ttft_ms.p99 / r[0].ttft_ms.p99;
-    let tpot = r[1].tpot_ms.p99 / r[0].tpot_ms.p99;
+    let ttft = r[1].all.ttft_ms.p99 / r[0].all.ttft_ms.p99;
+    let tpot = r[1].all.tpot_ms.p99 / r[0].all.tpot_ms.p99;
     // choices: TTFT rises more, TPOT rises more, both about the same
     let answer = if ttft > 1.5 * tpot {
         0
@@ -107,13 +107,13 @@ fn ttft_vs_tpot(r: &[Summary]) -> Outcome {
     Outcome {
         answer,
         numbers: nums(&[
-            ("ttft_p99_a_ms", r[0].ttft_ms.p99),
-            ("ttft_p99_b_ms", r[1].ttft_ms.p99),
-            ("tpot_p99_a_ms", r[0].tpot_ms.p99),
-            ("tpot_p99_b_ms", r[1].tpot_ms.p99),
-            ("queue_mean_a_ms", r[0].queue_ms.mean),
-            ("queue_mean_b_ms", r[1].queue_ms.mean),
-            ("prefill_mean_b_ms", r[1].prefill_ms.mean),
+            ("ttft_p99_a_ms", r[0].all.ttft_ms.p99),
+            ("ttft_p99_b_ms", r[1].all.ttft_ms.p99),
+            ("tpot_p99_a_ms", r[0].all.tpot_ms.p99),
+            ("tpot_p99_b_ms", r[1].all.tpot_ms.p99),
+            ("queue_mean_a_ms", r[0].all.queue_ms.mean),
+            ("queue_mean_b_ms", r[1].all.queue_ms.mean),
+            ("prefill_mean_b_ms", r[1].all.prefill_ms.mean),
             ("ttft_growth", ttft),
             ("tpot_growth", tpot),
         ]),
@@ -130,8 +130,8 @@ fn strict_slo_runs() -> Vec<LessonRun> {
 
 fn strict_slo(r: &[Summary]) -> Outcome {
     let (a, b) = (&r[0], &r[1]);
-    let thr_up = b.throughput.output_tokens_per_s > a.throughput.output_tokens_per_s;
-    let good_up = b.goodput.output_tokens_per_s > a.goodput.output_tokens_per_s;
+    let thr_up = b.all.throughput.output_tokens_per_s > a.all.throughput.output_tokens_per_s;
+    let good_up = b.all.goodput.output_tokens_per_s > a.all.goodput.output_tokens_per_s;
     // choices: goodput rises with throughput, goodput falls while throughput rises, both fall
     let answer = match (thr_up, good_up) {
         (true, true) => 0,
@@ -141,14 +141,14 @@ fn strict_slo(r: &[Summary]) -> Outcome {
     Outcome {
         answer,
         numbers: nums(&[
-            ("throughput_a", a.throughput.output_tokens_per_s),
-            ("throughput_b", b.throughput.output_tokens_per_s),
-            ("goodput_a", a.goodput.output_tokens_per_s),
-            ("goodput_b", b.goodput.output_tokens_per_s),
-            ("tpot_p99_a_ms", a.tpot_ms.p99),
-            ("tpot_p99_b_ms", b.tpot_ms.p99),
-            ("attainment_a", a.goodput.slo_attainment),
-            ("attainment_b", b.goodput.slo_attainment),
+            ("throughput_a", a.all.throughput.output_tokens_per_s),
+            ("throughput_b", b.all.throughput.output_tokens_per_s),
+            ("goodput_a", a.all.goodput.output_tokens_per_s),
+            ("goodput_b", b.all.goodput.output_tokens_per_s),
+            ("tpot_p99_a_ms", a.all.tpot_ms.p99),
+            ("tpot_p99_b_ms", b.all.tpot_ms.p99),
+            ("attainment_a", a.all.goodput.slo_attainment),
+            ("attainment_b", b.all.goodput.slo_attainment),
         ]),
     }
 }
@@ -211,7 +211,7 @@ fn headroom_runs() -> Vec<LessonRun> {
 fn headroom(r: &[Summary]) -> Outcome {
     let (full, safe) = (&r[0], &r[1]);
     // choices: 95% serves more good tokens, 75% serves more, about the same
-    let (g95, g75) = (full.goodput.output_tokens_per_s, safe.goodput.output_tokens_per_s);
+    let (g95, g75) = (full.all.goodput.output_tokens_per_s, safe.all.goodput.output_tokens_per_s);
     let answer = if g95 > 1.1 * g75 {
         0
     } else if g75 > 1.1 * g95 {
@@ -222,9 +222,9 @@ fn headroom(r: &[Summary]) -> Outcome {
     Outcome {
         answer,
         numbers: nums(&[
-            ("oom_95", full.requests.oom_restarts as f64),
-            ("oom_75", safe.requests.oom_restarts as f64),
-            ("failed_95", full.requests.failed as f64),
+            ("oom_95", full.all.requests.oom_restarts as f64),
+            ("oom_75", safe.all.requests.oom_restarts as f64),
+            ("failed_95", full.all.requests.failed as f64),
             ("goodput_95", g95),
             ("goodput_75", g75),
             ("kv_capacity_95_gib", full.memory.kv_capacity_bytes / (1u64 << 30) as f64),
@@ -252,8 +252,8 @@ fn strategy_runs() -> Vec<LessonRun> {
 fn strategies(r: &[Summary]) -> Outcome {
     let (lat, thr) = (&r[0], &r[1]);
     // choices: latency-first wins both; throughput-first wins both; each wins its own metric
-    let lat_fast = lat.tpot_ms.p99 < thr.tpot_ms.p99 && lat.ttft_ms.p99 < thr.ttft_ms.p99;
-    let thr_more = thr.throughput.output_tokens_per_s > lat.throughput.output_tokens_per_s;
+    let lat_fast = lat.all.tpot_ms.p99 < thr.all.tpot_ms.p99 && lat.all.ttft_ms.p99 < thr.all.ttft_ms.p99;
+    let thr_more = thr.all.throughput.output_tokens_per_s > lat.all.throughput.output_tokens_per_s;
     let answer = match (lat_fast, thr_more) {
         (true, false) => 0,
         (false, true) => 1,
@@ -262,14 +262,14 @@ fn strategies(r: &[Summary]) -> Outcome {
     Outcome {
         answer,
         numbers: nums(&[
-            ("ttft_p99_lat_ms", lat.ttft_ms.p99),
-            ("ttft_p99_thr_ms", thr.ttft_ms.p99),
-            ("tpot_p99_lat_ms", lat.tpot_ms.p99),
-            ("tpot_p99_thr_ms", thr.tpot_ms.p99),
-            ("throughput_lat", lat.throughput.output_tokens_per_s),
-            ("throughput_thr", thr.throughput.output_tokens_per_s),
-            ("refused_lat", (lat.requests.rejected + lat.requests.timed_out) as f64),
-            ("refused_thr", (thr.requests.rejected + thr.requests.timed_out) as f64),
+            ("ttft_p99_lat_ms", lat.all.ttft_ms.p99),
+            ("ttft_p99_thr_ms", thr.all.ttft_ms.p99),
+            ("tpot_p99_lat_ms", lat.all.tpot_ms.p99),
+            ("tpot_p99_thr_ms", thr.all.tpot_ms.p99),
+            ("throughput_lat", lat.all.throughput.output_tokens_per_s),
+            ("throughput_thr", thr.all.throughput.output_tokens_per_s),
+            ("refused_lat", (lat.all.requests.rejected + lat.all.requests.timed_out) as f64),
+            ("refused_thr", (thr.all.requests.rejected + thr.all.requests.timed_out) as f64),
         ]),
     }
 }
@@ -329,8 +329,8 @@ fn context(r: &[Summary]) -> Outcome {
             ("peak_running_paged", p.memory.peak_running as f64),
             ("waste_contiguous", c.memory.kv_waste_mean),
             ("waste_paged", p.memory.kv_waste_mean),
-            ("ttft_p99_contiguous_ms", c.ttft_ms.p99),
-            ("ttft_p99_paged_ms", p.ttft_ms.p99),
+            ("ttft_p99_contiguous_ms", c.all.ttft_ms.p99),
+            ("ttft_p99_paged_ms", p.all.ttft_ms.p99),
         ]),
     }
 }
@@ -371,9 +371,9 @@ fn cost(r: &[Summary]) -> Outcome {
         n.insert(key.0, r[i].cost.usd_per_hour);
         n.insert(key.1, r[i].cost.usd_per_million_good_tokens);
     }
-    n.insert("attainment_0", r[0].goodput.slo_attainment);
-    n.insert("attainment_1", r[1].goodput.slo_attainment);
-    n.insert("attainment_2", r[2].goodput.slo_attainment);
+    n.insert("attainment_0", r[0].all.goodput.slo_attainment);
+    n.insert("attainment_1", r[1].all.goodput.slo_attainment);
+    n.insert("attainment_2", r[2].all.goodput.slo_attainment);
     Outcome { answer: best, numbers: n }
 }
 
@@ -392,7 +392,7 @@ fn safe_zone_runs() -> Vec<LessonRun> {
 }
 
 fn safe_zone(r: &[Summary]) -> Outcome {
-    let good: Vec<f64> = r.iter().map(|s| s.goodput.output_tokens_per_s).collect();
+    let good: Vec<f64> = r.iter().map(|s| s.all.goodput.output_tokens_per_s).collect();
     let (mut k, mut best) = (0, f64::MIN);
     for (i, g) in good.iter().enumerate() {
         if *g > best {
@@ -415,11 +415,11 @@ fn safe_zone(r: &[Summary]) -> Outcome {
         numbers: nums(&[
             ("knee_rate", SAFE_ZONE_RATES[k]),
             ("knee_goodput", best),
-            ("knee_ttft_p99_ms", r[k].ttft_ms.p99),
+            ("knee_ttft_p99_ms", r[k].all.ttft_ms.p99),
             ("max_rate", SAFE_ZONE_RATES[last]),
             ("goodput_at_max", good[last]),
-            ("throughput_at_max", r[last].throughput.output_tokens_per_s),
-            ("ttft_p99_at_max_ms", r[last].ttft_ms.p99),
+            ("throughput_at_max", r[last].all.throughput.output_tokens_per_s),
+            ("ttft_p99_at_max_ms", r[last].all.ttft_ms.p99),
             ("peak_running_at_max", r[last].memory.peak_running as f64),
         ]),
     }
@@ -429,7 +429,7 @@ fn safe_zone(r: &[Summary]) -> Outcome {
 pub fn knee(points: &[crate::sweep::SweepPoint]) -> Option<(f64, f64)> {
     points
         .iter()
-        .filter_map(|p| p.summary.as_ref().map(|s| (p.value, s.goodput.output_tokens_per_s)))
+        .filter_map(|p| p.summary.as_ref().map(|s| (p.value, s.all.goodput.output_tokens_per_s)))
         .fold(None, |best: Option<(f64, f64)>, (v, g)| if best.is_none_or(|b| g > b.1) { Some((v, g)) } else { best })
 }
 

@@ -15,6 +15,7 @@ pub mod contract;
 pub mod exercise;
 pub mod lessons;
 pub mod memory;
+pub mod metric;
 pub mod metrics;
 pub mod perf;
 pub mod presets;
@@ -26,6 +27,7 @@ pub mod workload;
 
 pub use catalog::{Dtype, GpuSpec, ModelSpec};
 pub use memory::HbmPlan;
+pub use metric::{Metric, MetricRef, Op, Unit};
 pub use metrics::{ClassSummary, Dist, RequestRecord, Sample, Summary};
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::{LiveRequest, Phase, SimOptions, Simulation, Snapshot, TraceLoader};

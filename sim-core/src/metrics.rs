@@ -104,6 +104,17 @@ pub struct Counts {
     pub in_flight: u64,
 }
 
+impl Counts {
+    /// Requests that ended: completed, rejected, timed out or failed.
+    pub fn ended(&self) -> u64 {
+        self.completed + self.errors()
+    }
+    /// Requests that ended without an answer: rejected, timed out or failed.
+    pub fn errors(&self) -> u64 {
+        self.rejected + self.timed_out + self.failed
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Throughput {
     pub output_tokens_per_s: f64,
@@ -156,18 +167,13 @@ pub struct ClassSummary {
     pub goodput: Goodput,
 }
 
+/// A run's numbers: all traffic (`all`, serialised in place), memory, cost and each class.
+/// [`crate::metric::Metric`] names each number.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Summary {
     pub duration_s: f64,
-    pub requests: Counts,
-    pub ttft_ms: Dist,
-    pub tpot_ms: Dist,
-    pub itl_ms: Dist,
-    pub e2e_ms: Dist,
-    pub queue_ms: Dist,
-    pub prefill_ms: Dist,
-    pub throughput: Throughput,
-    pub goodput: Goodput,
+    #[serde(flatten)]
+    pub all: ClassSummary,
     pub memory: Memory,
     pub cost: Cost,
     pub classes: BTreeMap<String, ClassSummary>,
@@ -232,8 +238,7 @@ impl ClassMetrics {
     }
 
     pub(crate) fn ended(&self) -> u64 {
-        let c = &self.counts;
-        c.completed + c.rejected + c.timed_out + c.failed
+        self.counts.ended()
     }
 
     pub(crate) fn summary(&self, duration_s: f64) -> ClassSummary {

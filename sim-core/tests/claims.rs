@@ -23,7 +23,7 @@ fn contiguous_kv_with_a_huge_context_limit_admits_fewer_sequences_than_paged() {
         c.memory.kv_waste_mean,
         p.memory.kv_waste_mean
     );
-    assert!(c.ttft_ms.p99 > 5.0 * p.ttft_ms.p99);
+    assert!(c.all.ttft_ms.p99 > 5.0 * p.all.ttft_ms.p99);
     // a smaller limit brings contiguous concurrency back
     let mut small = contiguous.clone();
     small.scheduler.max_model_len = 4096;
@@ -47,9 +47,14 @@ fn isolation_lowers_chat_tail_ttft_under_a_batch_flood() {
 fn continuous_batching_beats_static_on_tail_latency_and_goodput() {
     let (st, co) = (run(&preset("static-batching")), run(&preset("continuous-batching")));
     assert_eq!(preset("static-batching").scheduler.batching, Batching::Static);
-    assert!(co.ttft_ms.p99 * 10.0 < st.ttft_ms.p99, "p99 TTFT {} vs {}", co.ttft_ms.p99, st.ttft_ms.p99);
-    assert!(co.goodput.output_tokens_per_s > 2.0 * st.goodput.output_tokens_per_s);
-    assert!(co.throughput.output_tokens_per_s >= st.throughput.output_tokens_per_s);
+    assert!(
+        co.all.ttft_ms.p99 * 10.0 < st.all.ttft_ms.p99,
+        "p99 TTFT {} vs {}",
+        co.all.ttft_ms.p99,
+        st.all.ttft_ms.p99
+    );
+    assert!(co.all.goodput.output_tokens_per_s > 2.0 * st.all.goodput.output_tokens_per_s);
+    assert!(co.all.throughput.output_tokens_per_s >= st.all.throughput.output_tokens_per_s);
 }
 
 #[test]
@@ -59,9 +64,9 @@ fn full_memory_with_overcommit_restarts_and_headroom_prevents_it() {
     let mut safe = full.clone();
     safe.gpu_memory_utilization = 0.75;
     let (f, s) = (run(&full), run(&safe));
-    assert!(f.requests.oom_restarts >= 1 && f.requests.failed > 0, "{:?}", f.requests);
-    assert_eq!(s.requests.oom_restarts, 0);
-    assert!(s.goodput.output_tokens_per_s > f.goodput.output_tokens_per_s);
+    assert!(f.all.requests.oom_restarts >= 1 && f.all.requests.failed > 0, "{:?}", f.all.requests);
+    assert_eq!(s.all.requests.oom_restarts, 0);
+    assert!(s.all.goodput.output_tokens_per_s > f.all.goodput.output_tokens_per_s);
 }
 
 #[test]
@@ -69,10 +74,10 @@ fn strict_slo_with_batching_to_the_limit_has_throughput_but_little_goodput() {
     let big = preset("risk-strict-slo");
     let r = run(&big);
     assert!(
-        r.goodput.output_tokens_per_s * 3.0 < r.throughput.output_tokens_per_s,
+        r.all.goodput.output_tokens_per_s * 3.0 < r.all.throughput.output_tokens_per_s,
         "goodput {} throughput {}",
-        r.goodput.output_tokens_per_s,
-        r.throughput.output_tokens_per_s
+        r.all.goodput.output_tokens_per_s,
+        r.all.throughput.output_tokens_per_s
     );
     // cost per good token is far above cost per token
     assert!(r.cost.usd_per_million_good_tokens > 3.0 * r.cost.usd_per_million_output_tokens);
@@ -91,10 +96,10 @@ fn tpot_grows_with_the_running_batch() {
         s.classes[0].num_requests = Some(800);
     }
     let (a, b) = (run(&small), run(&big));
-    assert!(b.tpot_ms.p50 > a.tpot_ms.p50, "TPOT p50 {} (8) vs {} (128)", a.tpot_ms.p50, b.tpot_ms.p50);
-    assert!(b.throughput.output_tokens_per_s > a.throughput.output_tokens_per_s);
+    assert!(b.all.tpot_ms.p50 > a.all.tpot_ms.p50, "TPOT p50 {} (8) vs {} (128)", a.all.tpot_ms.p50, b.all.tpot_ms.p50);
+    assert!(b.all.throughput.output_tokens_per_s > a.all.throughput.output_tokens_per_s);
     // and the small batch backs up the queue: TTFT high is a backlog, not prefill
-    assert!(a.queue_ms.mean > b.queue_ms.mean);
+    assert!(a.all.queue_ms.mean > b.all.queue_ms.mean);
 }
 
 #[test]
@@ -106,14 +111,19 @@ fn chunked_prefill_smooths_inter_token_latency() {
     let mut whole = chunked.clone();
     whole.scheduler.chunked_prefill = false;
     let (c, w) = (run(&chunked), run(&whole));
-    assert!(c.itl_ms.max < w.itl_ms.max, "max ITL chunked {} vs whole {}", c.itl_ms.max, w.itl_ms.max);
-    assert!(c.tpot_ms.p99 < w.tpot_ms.p99, "p99 TPOT chunked {} vs whole {}", c.tpot_ms.p99, w.tpot_ms.p99);
+    assert!(c.all.itl_ms.max < w.all.itl_ms.max, "max ITL chunked {} vs whole {}", c.all.itl_ms.max, w.all.itl_ms.max);
+    assert!(
+        c.all.tpot_ms.p99 < w.all.tpot_ms.p99,
+        "p99 TPOT chunked {} vs whole {}",
+        c.all.tpot_ms.p99,
+        w.all.tpot_ms.p99
+    );
 }
 
 #[test]
 fn the_mean_hides_the_tail() {
     let r = run(&preset("mixed-shared"));
-    assert!(r.ttft_ms.p99 > 3.0 * r.ttft_ms.mean, "mean {} p99 {}", r.ttft_ms.mean, r.ttft_ms.p99);
+    assert!(r.all.ttft_ms.p99 > 3.0 * r.all.ttft_ms.mean, "mean {} p99 {}", r.all.ttft_ms.mean, r.all.ttft_ms.p99);
 }
 
 #[test]
@@ -121,7 +131,7 @@ fn cost_per_token_is_gpu_cost_over_good_throughput() {
     let s = preset("chat-latency-first");
     let r = run(&s);
     let usd = r.cost.usd_per_hour * r.duration_s / 3600.0;
-    let good_tokens = r.goodput.output_tokens_per_s * r.duration_s;
+    let good_tokens = r.all.goodput.output_tokens_per_s * r.duration_s;
     assert!(
         (r.cost.usd_per_million_good_tokens - usd / good_tokens * 1e6).abs()
             < 1e-9 * r.cost.usd_per_million_good_tokens.max(1.0)

@@ -52,8 +52,8 @@ fn load_sweep_finds_a_knee_goodput_rises_then_falls_while_throughput_saturates()
     let base = common::preset("chat-latency-first");
     let pts = Sweep::new(&base, SweepParam::RatePerS, 2.0, 30.0, 8).unwrap().run();
     assert_eq!(pts.len(), 8);
-    let good: Vec<f64> = pts.iter().map(|p| p.summary.as_ref().unwrap().goodput.output_tokens_per_s).collect();
-    let thr: Vec<f64> = pts.iter().map(|p| p.summary.as_ref().unwrap().throughput.output_tokens_per_s).collect();
+    let good: Vec<f64> = pts.iter().map(|p| p.summary.as_ref().unwrap().all.goodput.output_tokens_per_s).collect();
+    let thr: Vec<f64> = pts.iter().map(|p| p.summary.as_ref().unwrap().all.throughput.output_tokens_per_s).collect();
     let peak = good.iter().cloned().fold(0.0, f64::max);
     let knee = good.iter().position(|g| *g == peak).unwrap();
     assert!(knee > 0 && knee < 7, "goodput peaks inside the range: {good:?}");
@@ -62,7 +62,7 @@ fn load_sweep_finds_a_knee_goodput_rises_then_falls_while_throughput_saturates()
     let tpeak = thr.iter().cloned().fold(0.0, f64::max);
     assert!(thr[7] > 0.8 * tpeak, "{thr:?}");
     // offered load below the knee is served almost entirely within SLO
-    assert!(pts[0].summary.as_ref().unwrap().goodput.slo_attainment > 0.95);
+    assert!(pts[0].summary.as_ref().unwrap().all.goodput.slo_attainment > 0.95);
 }
 
 #[test]

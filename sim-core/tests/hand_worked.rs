@@ -32,16 +32,16 @@ fn one_request_alone_ttft_is_its_prefill_and_e2e_adds_n_minus_1_decode_steps() {
     // decode step j processes the KV of token j: context 1000 + j (0-based j from 1)
     let decodes: Vec<u64> = (1..50).map(|j| decode_us(&sim, 1, 1000 + j)).collect();
     let sum = sim.run_to_end();
-    assert_eq!(sum.requests.completed, 1);
-    assert_eq!(sum.ttft_ms.max, prefill as f64 / 1000.0);
+    assert_eq!(sum.all.requests.completed, 1);
+    assert_eq!(sum.all.ttft_ms.max, prefill as f64 / 1000.0);
     let e2e = prefill + decodes.iter().sum::<u64>();
-    assert_eq!(sum.e2e_ms.max, e2e as f64 / 1000.0);
+    assert_eq!(sum.all.e2e_ms.max, e2e as f64 / 1000.0);
     // TPOT = (E2E − TTFT) / (n − 1), integer µs
-    assert_eq!(sum.tpot_ms.max, ((e2e - prefill) / 49) as f64 / 1000.0);
+    assert_eq!(sum.all.tpot_ms.max, ((e2e - prefill) / 49) as f64 / 1000.0);
     // ITL: 49 gaps, each one decode step
-    assert_eq!(sum.itl_ms.count, 49);
-    assert_eq!(sum.itl_ms.max, *decodes.iter().max().unwrap() as f64 / 1000.0);
-    assert_eq!(sum.queue_ms.max, 0.0);
+    assert_eq!(sum.all.itl_ms.count, 49);
+    assert_eq!(sum.all.itl_ms.max, *decodes.iter().max().unwrap() as f64 / 1000.0);
+    assert_eq!(sum.all.queue_ms.max, 0.0);
     assert_eq!(sum.duration_s, e2e as f64 / 1e6);
 }
 
@@ -58,8 +58,8 @@ fn long_prompt_is_chunked_into_budget_sized_prefill_steps() {
         expect += sm.step_time(&w).micros();
     }
     let sum = sim.run_to_end();
-    assert_eq!(sum.ttft_ms.max, expect as f64 / 1000.0);
-    assert_eq!(sum.e2e_ms.max, expect as f64 / 1000.0);
+    assert_eq!(sum.all.ttft_ms.max, expect as f64 / 1000.0);
+    assert_eq!(sum.all.e2e_ms.max, expect as f64 / 1000.0);
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn static_batching_holds_every_request_until_the_longest_ends() {
     let sink = records.clone();
     sim.set_request_sink(Box::new(move |r| sink.borrow_mut().push(r.clone())));
     let sum = sim.run_to_end();
-    assert_eq!(sum.requests.completed, 4);
+    assert_eq!(sum.all.requests.completed, 4);
     let recs =
         std::rc::Rc::get_mut(&mut records).map(|r| r.get_mut().clone()).unwrap_or_else(|| records.borrow().clone());
     assert_eq!(recs.len(), 4);

@@ -126,15 +126,15 @@ proptest! {
             prop_assert!(events <= bound, "no termination after {events} events");
         }
         let sum = sim.summary();
-        let r = sum.requests;
+        let r = sum.all.requests;
         prop_assert_eq!(r.arrived, total);
         prop_assert_eq!(r.arrived, r.completed + r.rejected + r.timed_out + r.failed + r.in_flight);
         prop_assert_eq!(r.in_flight, 0);
-        for d in [sum.ttft_ms, sum.tpot_ms, sum.itl_ms, sum.e2e_ms, sum.queue_ms] {
+        for d in [sum.all.ttft_ms, sum.all.tpot_ms, sum.all.itl_ms, sum.all.e2e_ms, sum.all.queue_ms] {
             prop_assert!(d.p50 <= d.p90 && d.p90 <= d.p95 && d.p95 <= d.p99 && d.p99 <= d.max, "{:?}", d);
         }
-        prop_assert!(sum.goodput.output_tokens_per_s <= sum.throughput.output_tokens_per_s + 1e-9);
-        prop_assert!(sum.goodput.requests_per_s <= sum.throughput.requests_per_s + 1e-9);
+        prop_assert!(sum.all.goodput.output_tokens_per_s <= sum.all.throughput.output_tokens_per_s + 1e-9);
+        prop_assert!(sum.all.goodput.requests_per_s <= sum.all.throughput.requests_per_s + 1e-9);
         prop_assert!(sum.cost.usd_per_million_good_tokens >= sum.cost.usd_per_million_output_tokens);
         if !s.scheduler.overcommit {
             prop_assert!(sum.memory.kv_peak_bytes <= sum.memory.kv_capacity_bytes + 1.0);

@@ -43,9 +43,9 @@ fn err(json: &str) -> String {
 fn the_documented_example_runs_as_written() {
     let s = Scenario::from_json(CONTRACT).unwrap();
     let sum = common::run(&s);
-    assert_eq!(sum.requests.arrived, 2000);
-    assert!(sum.requests.completed >= 1990);
-    assert!(sum.ttft_ms.p50 > 0.0 && sum.tpot_ms.p50 > 0.0);
+    assert_eq!(sum.all.requests.arrived, 2000);
+    assert!(sum.all.requests.completed >= 1990);
+    assert!(sum.all.ttft_ms.p50 > 0.0 && sum.all.tpot_ms.p50 > 0.0);
 }
 
 #[test]
@@ -106,7 +106,7 @@ fn fp8_on_a_gpu_without_fp8_is_refused() {
 fn trace_classes_take_counts_from_the_file() {
     let s = common::preset("sharegpt-replay");
     let sum = common::run(&s);
-    assert_eq!(sum.requests.arrived, 300);
+    assert_eq!(sum.all.requests.arrived, 300);
     let bad = s.to_json_pretty().replace(r#""path": "sharegpt300_llama3.csv""#, r#""path": "missing.csv""#);
     let e = Simulation::new(&Scenario::from_json(&bad).unwrap()).err().unwrap().to_string();
     assert!(e.starts_with("classes[0].arrival.path is not a built-in trace"), "{e}");
@@ -129,7 +129,7 @@ fn custom_model_and_gpu_inline() {
         .replace("2000", "50");
     let s = Scenario::from_json(&custom).unwrap();
     let sum = common::run(&s);
-    assert_eq!(sum.requests.arrived, 50);
+    assert_eq!(sum.all.requests.arrived, 50);
     assert_eq!(sum.memory.kv_bytes_per_token, 2.0 * 22.0 * 4.0 * 64.0 * 2.0);
 }
 

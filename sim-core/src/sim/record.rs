@@ -6,7 +6,7 @@ use super::events::Micros;
 use super::requests::Req;
 use super::view::{Ending, RecentEnding};
 use crate::memory::HbmPlan;
-use crate::metrics::{ClassMetrics, Cost, Memory, Outcome, RequestRecord, Series, Summary};
+use crate::metrics::{ClassMetrics, ClassSummary, Cost, Memory, Outcome, RequestRecord, Series, Summary};
 use crate::scenario::{Scenario, Slo};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -202,15 +202,7 @@ impl Recorder {
         let per_m = |tokens: u64| if tokens > 0 { cost_usd / (tokens as f64 / 1e6) } else { f64::INFINITY };
         Summary {
             duration_s,
-            requests,
-            ttft_ms: t.ttft_ms,
-            tpot_ms: t.tpot_ms,
-            itl_ms: t.itl_ms,
-            e2e_ms: t.e2e_ms,
-            queue_ms: t.queue_ms,
-            prefill_ms: t.prefill_ms,
-            throughput: t.throughput,
-            goodput: t.goodput,
+            all: ClassSummary { requests, ..t },
             memory: Memory {
                 hbm_bytes: plan.capacity_bytes,
                 weights_bytes: plan.weights_bytes,
