@@ -215,14 +215,6 @@ fn validate(c: &Contract) -> Option<ScenarioError> {
     Contract::from_json(&c.to_json_pretty()).err()
 }
 
-fn dtype_id(d: Dtype) -> &'static str {
-    match d {
-        Dtype::Fp16 => "fp16",
-        Dtype::Bf16 => "bf16",
-        Dtype::Fp8 => "fp8",
-    }
-}
-
 #[derive(Clone, Copy, PartialEq)]
 enum Phase {
     Idle,
@@ -299,13 +291,7 @@ impl State {
         match field {
             "use_lab" => self.use_lab.set(checked),
             "model.id" => self.contract.update(|c| c.model.id = value.to_string()),
-            "model.dtype" => self.contract.update(|c| {
-                c.model.dtype = match value {
-                    "fp16" => Dtype::Fp16,
-                    "fp8" => Dtype::Fp8,
-                    _ => Dtype::Bf16,
-                }
-            }),
+            "model.dtype" => self.contract.update(|c| c.model.dtype = Dtype::parse(value).unwrap_or(Dtype::Bf16)),
             "resources.gpu" => self.contract.update(|c| c.resources.gpu = value.to_string()),
             path => {
                 let Some(f) = find_field(path) else { return };
@@ -395,14 +381,14 @@ fn form_html(st: State) -> String {
     let models: Vec<(String, String)> = catalog::models().into_iter().map(|m| (m.id, m.name)).collect();
     let gpus: Vec<(String, String)> = catalog::gpus().into_iter().map(|g| (g.id, g.name)).collect();
     let dtypes: Vec<(String, String)> =
-        ["bf16", "fp16", "fp8"].iter().map(|d| (d.to_string(), d.to_string())).collect();
+        Dtype::ALL.iter().map(|d| (d.name().to_string(), d.name().to_string())).collect();
     let group = |title: String, inner: String| {
         format!("<fieldset class=\"cgroup\"><legend>{}</legend>{inner}</fieldset>", esc(&title))
     };
     let mut out = group(
         t("features.contract.g.model"),
         select_html(&t("features.contract.f.model"), "model.id", &models, &c.model.id)
-            + &select_html(&t("features.contract.f.dtype"), "model.dtype", &dtypes, dtype_id(c.model.dtype)),
+            + &select_html(&t("features.contract.f.dtype"), "model.dtype", &dtypes, c.model.dtype.name()),
     );
     let fields = |list: &[Field]| list.iter().map(|f| field_html(&c, f)).collect::<String>();
     out.push_str(&group((GROUPS[0].0)(), fields(GROUPS[0].1)));

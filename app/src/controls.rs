@@ -12,7 +12,8 @@ use app_model::Run;
 use leptos::prelude::*;
 use sim_core::catalog;
 use sim_core::presets::PRESETS;
-use sim_core::scenario::{Arrival, Batching, ClassConfig, GpuRef, KvLayout, LengthDist, ModelRef, Slo};
+use sim_core::scenario::{Arrival, Batching, ClassConfig, KvLayout, LengthDist, Slo};
+use sim_core::settings;
 use sim_core::workload::BUILTIN_TRACES;
 use sim_core::{Dtype, Scenario};
 
@@ -376,15 +377,6 @@ fn rate_of(a: &Arrival) -> Option<f64> {
     match a {
         Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. } => Some(*rate_per_s),
         _ => None,
-    }
-}
-
-/// A representative length of a distribution, to keep when switching its kind.
-fn typical_len(d: &LengthDist) -> f64 {
-    match d {
-        LengthDist::Fixed { value } => f64::from(*value),
-        LengthDist::Uniform { min, max } => (f64::from(*min) + f64::from(*max)) / 2.0,
-        LengthDist::Lognormal { mean, .. } => *mean,
     }
 }
 
@@ -984,105 +976,31 @@ pub fn scenario_title(name: &str) -> String {
     name.to_string()
 }
 
-fn model_id(s: &Scenario, _: usize) -> String {
-    match &s.model {
-        ModelRef::Id(id) => id.clone(),
-        ModelRef::Custom(m) => m.id.clone(),
-    }
+/// Writes a select's value through sim-core's settings table (which says what a switch of model,
+/// GPU, arrival process or length distribution does to the rest of the scenario).
+fn set_row(s: &mut Scenario, id: &str, class: usize, v: &str) {
+    let _ = settings::set(s, id, class, &settings::Value::Text(v.to_string()));
 }
 
-/// Switches the model; a context limit beyond the new model's is lowered to it (the slider's
-/// range follows the model, and the page says so under the field).
 fn set_model(s: &mut Scenario, _: usize, id: &str) {
-    s.model = ModelRef::Id(id.to_string());
-    if let Some(m) = catalog::find_model(id) {
-        if s.scheduler.max_model_len > m.max_context {
-            s.scheduler.max_model_len = m.max_context;
-        }
-    }
-}
-
-fn gpu_id(s: &Scenario, _: usize) -> String {
-    match &s.gpu {
-        GpuRef::Id(id) => id.clone(),
-        GpuRef::Custom(g) => g.id.clone(),
-    }
+    set_row(s, "model", 0, id);
 }
 
 fn set_gpu(s: &mut Scenario, _: usize, id: &str) {
-    s.gpu = GpuRef::Id(id.to_string());
-    // a price typed for another GPU would be misleading: go back to the catalogue price
-    s.gpu_usd_per_hour = None;
-}
-
-fn dtype_name(d: Dtype) -> String {
-    d.name().to_string()
-}
-
-fn parse_dtype(v: &str) -> Option<Dtype> {
-    match v {
-        "fp16" => Some(Dtype::Fp16),
-        "bf16" => Some(Dtype::Bf16),
-        "fp8" => Some(Dtype::Fp8),
-        _ => None,
-    }
-}
-
-fn arrival_kind(a: &Arrival) -> &'static str {
-    match a {
-        Arrival::Poisson { .. } => "poisson",
-        Arrival::Bursty { .. } => "bursty",
-        Arrival::ClosedLoop { .. } => "closed_loop",
-        Arrival::Trace { .. } => "trace",
-    }
+    set_row(s, "gpu", 0, id);
 }
 
 fn set_arrival_kind(s: &mut Scenario, i: usize, kind: &str) {
-    let Some(c) = class_mut(s, i) else { return };
-    if arrival_kind(&c.arrival) == kind {
-        return;
-    }
-    let rate = rate_of(&c.arrival).unwrap_or(5.0);
-    let was_trace = matches!(c.arrival, Arrival::Trace { .. });
-    c.arrival = match kind {
-        "bursty" => Arrival::Bursty { rate_per_s: rate, cv: 3.0 },
-        "closed_loop" => Arrival::ClosedLoop { users: 32, think_time_ms: 2000.0 },
-        "trace" => Arrival::Trace { path: BUILTIN_TRACES[0].0.to_string(), speedup: 1.0 },
-        _ => Arrival::Poisson { rate_per_s: rate },
-    };
-    if kind == "trace" {
-        // the trace gives each request's arrival and lengths
-        c.num_requests = None;
-        c.input_tokens = None;
-        c.output_tokens = None;
-    } else if was_trace {
-        c.num_requests = Some(1000);
-        c.input_tokens = Some(LengthDist::Lognormal { mean: 1000.0, sigma: 0.7 });
-        c.output_tokens = Some(LengthDist::Lognormal { mean: 250.0, sigma: 0.6 });
-    }
+    set_row(s, "arrival_kind", i, kind);
 }
 
 fn len_kind(d: Option<&LengthDist>) -> &'static str {
-    match d {
-        Some(LengthDist::Fixed { .. }) => "fixed",
-        Some(LengthDist::Uniform { .. }) => "uniform",
-        Some(LengthDist::Lognormal { .. }) => "lognormal",
-        None => "",
-    }
+    d.map_or("", LengthDist::kind)
 }
 
+/// Length distribution `k` = class × 2 + (0 input, 1 output).
 fn set_len_kind(s: &mut Scenario, k: usize, kind: &str) {
-    let Some(c) = class_mut(s, k / 2) else { return };
-    let slot = if k % 2 == 0 { &mut c.input_tokens } else { &mut c.output_tokens };
-    let typical = slot.as_ref().map_or(500.0, typical_len).max(1.0);
-    *slot = Some(match kind {
-        "fixed" => LengthDist::Fixed { value: typical.round() as u32 },
-        "uniform" => LengthDist::Uniform {
-            min: (typical / 2.0).round().max(1.0) as u32,
-            max: (typical * 1.5).round().max(1.0) as u32,
-        },
-        _ => LengthDist::Lognormal { mean: typical.round(), sigma: 0.6 },
-    });
+    set_row(s, if k % 2 == 0 { "input_tokens_kind" } else { "output_tokens_kind" }, k / 2, kind);
 }
 
 fn new_class(s: &Scenario) -> ClassConfig {
@@ -1171,20 +1089,20 @@ fn Editor(run: Run) -> impl IntoView {
 
             <details class="group" open>
                 <summary>{tx("ctl.group.model")}</summary>
-                <SelectField run=run label="ctl.model.label" help="ctl.model.def" path="model".into() options=model_options() get=model_id set=set_model/>
-                <SelectField run=run label="ctl.gpu.label" help="ctl.gpu.def" path="gpu".into() options=gpu_options() get=gpu_id set=set_gpu/>
+                <SelectField run=run label="ctl.model.label" help="ctl.model.def" path="model".into() options=model_options() get=|s, _| s.model.id().to_string() set=set_model/>
+                <SelectField run=run label="ctl.gpu.label" help="ctl.gpu.def" path="gpu".into() options=gpu_options() get=|s, _| s.gpu.id().to_string() set=set_gpu/>
                 <SelectField run=run label="ctl.num_gpus.label" help="ctl.num_gpus.def" path="num_gpus".into()
                     options=opts(&[("1", "ctl.num_gpus.1"), ("2", "ctl.num_gpus.2"), ("4", "ctl.num_gpus.4"), ("8", "ctl.num_gpus.8")])
                     get=|s, _| s.num_gpus.to_string()
                     set=|s, _, v| s.num_gpus = v.parse().unwrap_or(1)/>
                 <SelectField run=run label="ctl.dtype.label" help="ctl.dtype.def" path="dtype".into()
                     options=opts(&[("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")])
-                    get=|s, _| dtype_name(s.dtype)
-                    set=|s, _, v| if let Some(d) = parse_dtype(v) { s.dtype = d }/>
+                    get=|s, _| s.dtype.name().to_string()
+                    set=|s, _, v| if let Some(d) = Dtype::parse(v) { s.dtype = d }/>
                 <SelectField run=run label="ctl.kv_dtype.label" help="ctl.kv_dtype.def" path="kv_dtype".into()
                     options=opts(&[("", "ctl.kv_dtype.same"), ("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")])
-                    get=|s, _| s.kv_dtype.map(dtype_name).unwrap_or_default()
-                    set=|s, _, v| s.kv_dtype = parse_dtype(v)/>
+                    get=|s, _| s.kv_dtype.map(|d| d.name().to_string()).unwrap_or_default()
+                    set=|s, _, v| s.kv_dtype = Dtype::parse(v)/>
                 <NumField run=run spec=&GPU_PRICE/>
             </details>
 
@@ -1247,8 +1165,8 @@ fn Editor(run: Run) -> impl IntoView {
 fn ClassCard(run: Run, i: usize) -> impl IntoView {
     let ui = use_ui();
     let draft = ui.drafts[run.index()];
-    let kind = Memo::new(move |_| draft.with(|s| class(s, i).map(|c| arrival_kind(&c.arrival))));
-    let isolation = Memo::new(move |_| draft.with(|s| s.scheduler.isolation && s.classes.len() > 1));
+    let kind = Memo::new(move |_| draft.with(|s| class(s, i).map(|c| c.arrival.kind())));
+    let isolation = Memo::new(move |_| draft.with(Scenario::lane_per_class));
     let name = Memo::new(move |_| draft.with(|s| class(s, i).map(|c| c.name.clone()).unwrap_or_default()));
     let count = Memo::new(move |_| draft.with(|s| s.classes.len()));
     let name_path = format!("classes[{i}].name");
@@ -1310,7 +1228,7 @@ fn ClassCard(run: Run, i: usize) -> impl IntoView {
             <p class="err" role="alert">{move || name_err.get()}</p>
             <SelectField run=run label="ctl.arrivals.label" help="ctl.arrivals.def" path=format!("classes[{i}].arrival.kind") idx=i
                 options=opts(&[("poisson", "ctl.arrivals.poisson"), ("bursty", "ctl.arrivals.bursty"), ("closed_loop", "ctl.arrivals.closed_loop"), ("trace", "ctl.arrivals.trace")])
-                get=|s, i| class(s, i).map(|c| arrival_kind(&c.arrival).to_string()).unwrap_or_default()
+                get=|s, i| class(s, i).map(|c| c.arrival.kind().to_string()).unwrap_or_default()
                 set=set_arrival_kind/>
             {arrival_fields}
             {lengths}

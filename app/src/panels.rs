@@ -40,7 +40,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
     let legend = move || {
         info.with(|i| {
             let i = i.as_ref()?;
-            let isolation = i.scenario.scheduler.isolation && i.class_names.len() > 1;
+            let isolation = i.scenario.lane_per_class();
             Some(
                 i.class_names
                     .iter()

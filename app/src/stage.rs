@@ -251,7 +251,7 @@ impl StageConfig {
     pub fn of(sim: &Simulation) -> StageConfig {
         let s = sim.scenario();
         StageConfig {
-            isolation: s.scheduler.isolation && s.classes.len() > 1,
+            isolation: s.lane_per_class(),
             max_num_seqs: s.scheduler.max_num_seqs as usize,
             class_names: sim.class_names().to_vec(),
             priorities: s.classes.iter().map(|c| c.priority).collect(),

@@ -2,6 +2,7 @@
 
 use sim_core::catalog;
 use sim_core::presets::{self, PRESETS};
+use sim_core::settings;
 use sim_core::{Scenario, ScenarioError, SimOptions, Simulation, Summary, TraceLoader};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,13 +10,17 @@ use std::process::ExitCode;
 
 mod table;
 
-const USAGE: &str = "\
+/// The usage text; the sweep knobs come from sim-core's settings table.
+fn usage() -> String {
+    let params: Vec<&str> = settings::sweepable().map(|r| r.id).collect();
+    format!(
+        "\
 llmsim — simulate LLM serving: queue → prefill → decode on a virtual GPU
 
 USAGE:
   llmsim run <scenario.json | --preset NAME> [--format json|table] [--requests out.csv] [--seed N]
   llmsim sweep <scenario.json | --preset NAME> --param P --from A --to B [--steps N] [--out sweep.csv]
-                              P: rate_per_s | max_num_seqs | gpu_memory_utilization | max_num_batched_tokens
+                              P: {}
   llmsim check <contract.json>    run a resource contract's acceptance test (exit 0 pass, 1 fail)
   llmsim contract             print an example resource contract
   llmsim presets              list built-in scenarios
@@ -23,7 +28,10 @@ USAGE:
   llmsim models               list catalogue models
   llmsim gpus                 list catalogue GPUs
 
-Exit codes: 0 ok, 1 contract failed, 2 bad input (message on stderr).";
+Exit codes: 0 ok, 1 contract failed, 2 bad input or an output that could not be written (message on stderr).",
+        params.join(" | ")
+    )
+}
 
 struct Fail(String);
 
@@ -56,7 +64,7 @@ fn main() -> ExitCode {
 
 fn run(args: &[String]) -> Result<(), Fail> {
     let Some(cmd) = args.first() else {
-        println!("{USAGE}");
+        println!("{}", usage());
         return Ok(());
     };
     let rest = &args[1..];
@@ -123,10 +131,10 @@ fn run(args: &[String]) -> Result<(), Fail> {
             Ok(())
         }
         "-h" | "--help" | "help" => {
-            println!("{USAGE}");
+            println!("{}", usage());
             Ok(())
         }
-        other => Err(Fail(format!("unknown command \"{other}\"\n\n{USAGE}"))),
+        other => Err(Fail(format!("unknown command \"{other}\"\n\n{}", usage()))),
     }
 }
 
@@ -199,7 +207,7 @@ fn parse_run_args(args: &[String]) -> Result<RunArgs, Fail> {
                     })?);
                 i += 1;
             }
-            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n\n{USAGE}"))),
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n\n{}", usage()))),
             a => {
                 if r.source.is_some() {
                     return Err(Fail(format!("unexpected argument \"{a}\"")));
@@ -236,20 +244,49 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     }
     let mut sim =
         Simulation::with_options(&scenario, traces.as_ref(), SimOptions { recent_capacity: 0, ..Default::default() })?;
-    if let Some(path) = &a.requests {
+    let out = a.requests.as_deref().map(RequestsCsv::create).transpose()?;
+    if let Some(out) = &out {
+        sim.set_request_sink(out.sink());
+    }
+    let summary = sim.run_to_end();
+    drop(sim);
+    if let Some(out) = out {
+        out.finish()?;
+    }
+    print_summary(&scenario, &summary, &a.format);
+    Ok(())
+}
+
+/// The per-request CSV of `llmsim run --requests`: the first write error is kept and reported
+/// when the run ends (a full disk or an unwritable path exits non-zero with a message).
+struct RequestsCsv {
+    path: String,
+    state: std::rc::Rc<std::cell::RefCell<(std::io::BufWriter<std::fs::File>, Option<std::io::Error>)>>,
+}
+
+impl RequestsCsv {
+    const HEADER: &'static str =
+        "id,class,arrival_s,input_tokens,output_tokens,outcome,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions,met_slo";
+
+    fn create(path: &str) -> Result<RequestsCsv, Fail> {
         let file = std::fs::File::create(path).map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
         let mut w = std::io::BufWriter::new(file);
-        writeln!(
-            w,
-            "id,class,arrival_s,input_tokens,output_tokens,outcome,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions,met_slo"
-        )
-        .map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
-        sim.set_request_sink(Box::new(move |r| {
+        let err = writeln!(w, "{}", Self::HEADER).err();
+        Ok(RequestsCsv { path: path.to_string(), state: std::rc::Rc::new(std::cell::RefCell::new((w, err))) })
+    }
+
+    fn sink(&self) -> sim_core::sim::RequestSink {
+        let state = self.state.clone();
+        Box::new(move |r| {
+            let mut st = state.borrow_mut();
+            if st.1.is_some() {
+                return;
+            }
             let o = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_default();
             let outcome =
                 serde_json::to_value(r.outcome).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            let _ = writeln!(
-                w,
+            let res = writeln!(
+                st.0,
                 "{},{},{:.6},{},{},{},{},{},{},{},{},{}",
                 r.id,
                 r.class,
@@ -264,12 +301,19 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
                 r.preemptions,
                 r.met_slo
             );
-        }));
+            st.1 = res.err();
+        })
     }
-    let summary = sim.run_to_end();
-    drop(sim); // flushes the request file
-    print_summary(&scenario, &summary, &a.format);
-    Ok(())
+
+    /// Flushes the file; the first error of the whole run, if any, is the message.
+    fn finish(self) -> Result<(), Fail> {
+        let mut st = self.state.borrow_mut();
+        let flushed = st.0.flush();
+        match st.1.take().map_or(flushed, Err) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(Fail(format!("cannot write {}: {e}", self.path))),
+        }
+    }
 }
 
 fn print_summary(scenario: &Scenario, s: &Summary, format: &str) {
@@ -293,7 +337,7 @@ fn cmd_sweep(args: &[String]) -> Result<(), Fail> {
             "--param" => {
                 let v = value(i, "--param")?;
                 param = Some(sim_core::sweep::SweepParam::parse(&v).ok_or_else(|| {
-                    let ids: Vec<&str> = sim_core::sweep::SweepParam::ALL.iter().map(|p| p.id()).collect();
+                    let ids: Vec<&str> = settings::sweepable().map(|r| r.id).collect();
                     Fail(format!("--param must be one of {}, got \"{v}\"", ids.join(", ")))
                 })?);
             }
@@ -304,7 +348,7 @@ fn cmd_sweep(args: &[String]) -> Result<(), Fail> {
                 steps = v.parse().map_err(|_| Fail(format!("--steps must be an integer 1..=200, got \"{v}\"")))?;
             }
             "--out" => out = Some(value(i, "--out")?),
-            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n\n{USAGE}"))),
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n\n{}", usage()))),
             a => {
                 source = Some(a.to_string());
                 i += 1;

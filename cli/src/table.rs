@@ -41,14 +41,7 @@ fn class_block(out: &mut String, c: &ClassSummary) {
 pub fn render(scenario: &Scenario, s: &Summary) -> String {
     let gib = (1u64 << 30) as f64;
     let mut out = String::new();
-    let model = match &scenario.model {
-        sim_core::scenario::ModelRef::Id(id) => id.clone(),
-        sim_core::scenario::ModelRef::Custom(m) => m.id.clone(),
-    };
-    let gpu = match &scenario.gpu {
-        sim_core::scenario::GpuRef::Id(id) => id.clone(),
-        sim_core::scenario::GpuRef::Custom(g) => g.id.clone(),
-    };
+    let (model, gpu) = (scenario.model.id(), scenario.gpu.id());
     let _ = writeln!(
         out,
         "{}\n{} on {} × {} ({}), {:?} batching, seed {}, {:.1} s simulated",

@@ -163,7 +163,7 @@ fn sweep_writes_one_csv_row_per_point() {
     let (code, _, err) =
         llmsim(&["sweep", "--preset", "sharegpt-replay", "--param", "colour", "--from", "1", "--to", "2"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--param must be one of rate_per_s"), "{err}");
+    assert!(err.contains("--param must be one of") && err.contains("rate_per_s"), "{err}");
 }
 
 #[test]
@@ -182,4 +182,31 @@ fn check_exits_0_when_the_contract_holds_and_1_when_it_does_not() {
     let (code, _, err) = llmsim(&["check", "/nonexistent.json"]);
     assert_eq!(code, 2);
     assert!(err.starts_with("llmsim: cannot read"));
+}
+
+#[test]
+fn requests_csv_write_errors_exit_non_zero_with_a_message() {
+    let missing = tmp("no-such-dir").join("sub").join("req.csv");
+    let (code, out, err) = llmsim(&["run", "--preset", "sharegpt-replay", "--requests", missing.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("cannot write") && err.contains("req.csv"), "{err}");
+    if std::path::Path::new("/dev/full").exists() {
+        // the file opens, every write fails: the disk is full
+        let (code, out, err) = llmsim(&["run", "--preset", "sharegpt-replay", "--requests", "/dev/full"]);
+        assert_eq!(code, 2, "{out}");
+        assert!(err.contains("cannot write /dev/full"), "{err}");
+        assert!(out.is_empty(), "no summary after a failed write: {out}");
+    }
+}
+
+#[test]
+fn usage_lists_the_sweepable_settings() {
+    let (code, out, _) = llmsim(&["--help"]);
+    assert_eq!(code, 0);
+    let ids: Vec<&str> = sim_core::settings::sweepable().map(|r| r.id).collect();
+    assert!(out.contains(&ids.join(" | ")), "{out}");
+    let (code, _, err) =
+        llmsim(&["sweep", "--preset", "sharegpt-replay", "--param", "seed", "--from", "1", "--to", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&format!("--param must be one of {}", ids.join(", "))), "{err}");
 }

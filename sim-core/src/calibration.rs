@@ -110,7 +110,7 @@ fn model_for(name: &str) -> Option<ModelSpec> {
 pub fn predict(row: &Row, engine: &EngineConfig) -> Option<f64> {
     let gpu = find_gpu(gpu_id(&row.gpu))?;
     let model = model_for(&row.model)?;
-    let dtype = if row.precision.eq_ignore_ascii_case("fp8") { Dtype::Fp8 } else { Dtype::Fp16 };
+    let dtype = if Dtype::parse(&row.precision) == Some(Dtype::Fp8) { Dtype::Fp8 } else { Dtype::Fp16 };
     let kv = kv_bytes_per_token(&model, dtype.bytes());
     let sm = StepModel::new(&model, &gpu, row.tp, dtype, kv, engine);
     let prefill = |batch: u64, len: u64| {

@@ -214,6 +214,13 @@ pub enum Dtype {
 }
 
 impl Dtype {
+    pub const ALL: [Dtype; 3] = [Dtype::Bf16, Dtype::Fp16, Dtype::Fp8];
+
+    /// The dtype named `name` (`bf16`, `fp16`, `fp8`, any case).
+    pub fn parse(name: &str) -> Option<Dtype> {
+        Dtype::ALL.into_iter().find(|d| d.name().eq_ignore_ascii_case(name))
+    }
+
     pub fn bytes(self) -> f64 {
         match self {
             Dtype::Fp16 | Dtype::Bf16 => 2.0,

@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod perf;
 pub mod presets;
 pub mod scenario;
+pub mod settings;
 pub mod share;
 pub mod sim;
 pub mod sweep;

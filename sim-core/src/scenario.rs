@@ -5,6 +5,7 @@
 //! names the field of any invalid value together with its allowed range.
 
 use crate::catalog::{self, Dtype, GpuSpec, ModelSpec};
+use crate::settings::fmt_num;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -59,6 +60,26 @@ pub enum ModelRef {
 pub enum GpuRef {
     Id(String),
     Custom(Box<GpuSpec>),
+}
+
+impl ModelRef {
+    /// The catalogue id, or the inline model's own id.
+    pub fn id(&self) -> &str {
+        match self {
+            ModelRef::Id(id) => id,
+            ModelRef::Custom(m) => &m.id,
+        }
+    }
+}
+
+impl GpuRef {
+    /// The catalogue id, or the inline GPU's own id.
+    pub fn id(&self) -> &str {
+        match self {
+            GpuRef::Id(id) => id,
+            GpuRef::Custom(g) => &g.id,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -237,6 +258,42 @@ fn one_f64() -> f64 {
     1.0
 }
 
+impl Arrival {
+    /// The `kind` names, as the JSON writes them.
+    pub const KINDS: [&'static str; 4] = ["poisson", "bursty", "closed_loop", "trace"];
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Arrival::Poisson { .. } => Self::KINDS[0],
+            Arrival::Bursty { .. } => Self::KINDS[1],
+            Arrival::ClosedLoop { .. } => Self::KINDS[2],
+            Arrival::Trace { .. } => Self::KINDS[3],
+        }
+    }
+}
+
+impl LengthDist {
+    /// The `kind` names, as the JSON writes them.
+    pub const KINDS: [&'static str; 3] = ["fixed", "uniform", "lognormal"];
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LengthDist::Fixed { .. } => Self::KINDS[0],
+            LengthDist::Uniform { .. } => Self::KINDS[1],
+            LengthDist::Lognormal { .. } => Self::KINDS[2],
+        }
+    }
+
+    /// A representative length (the value, the midpoint, the mean): kept when the kind changes.
+    pub fn typical(&self) -> f64 {
+        match self {
+            LengthDist::Fixed { value } => *value as f64,
+            LengthDist::Uniform { min, max } => (*min as f64 + *max as f64) / 2.0,
+            LengthDist::Lognormal { mean, .. } => *mean,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LengthDist {
@@ -352,6 +409,12 @@ impl Scenario {
         }
     }
 
+    /// Whether each class waits in a lane of its own: isolation with more than one class (with
+    /// one class, isolated or not, there is one lane).
+    pub fn lane_per_class(&self) -> bool {
+        self.scheduler.isolation && self.classes.len() > 1
+    }
+
     pub fn kv_dtype(&self) -> Dtype {
         self.kv_dtype.unwrap_or(self.dtype)
     }
@@ -366,16 +429,10 @@ impl Scenario {
         if self.version != SCENARIO_VERSION {
             v.err("version", format!("must be {SCENARIO_VERSION}, got {}", self.version));
         }
-        let model = match self.model_spec() {
-            Ok(m) => {
-                validate_model(&mut v, &m);
-                Some(m)
-            }
-            Err(e) => {
-                v.errors.extend(e.errors);
-                None
-            }
-        };
+        match self.model_spec() {
+            Ok(m) => validate_model(&mut v, &m),
+            Err(e) => v.errors.extend(e.errors),
+        }
         match self.gpu_spec() {
             Ok(g) => {
                 validate_gpu(&mut v, &g);
@@ -385,44 +442,20 @@ impl Scenario {
             }
             Err(e) => v.errors.extend(e.errors),
         }
-        if ![1, 2, 4, 8].contains(&self.num_gpus) {
-            v.err("num_gpus", format!("must be 1, 2, 4 or 8, got {}", self.num_gpus));
-        }
-        v.range_f("gpu_memory_utilization", self.gpu_memory_utilization, 0.05, 1.0);
-        if let Some(p) = self.gpu_usd_per_hour {
-            v.range_f("gpu_usd_per_hour", p, 0.0, 1000.0);
-        }
-        let s = &self.scheduler;
-        v.range_u("scheduler.max_num_seqs", s.max_num_seqs as u64, 1, 4096);
-        v.range_u("scheduler.max_num_batched_tokens", s.max_num_batched_tokens as u64, 1, 1_048_576);
-        v.range_u("scheduler.block_size", s.block_size as u64, 1, 1024);
-        let max_ctx = model.as_ref().map(|m| m.max_context).unwrap_or(u32::MAX);
-        v.range_u("scheduler.max_model_len", s.max_model_len as u64, 2, max_ctx as u64);
-        if !s.chunked_prefill && s.batching == Batching::Continuous && s.max_num_batched_tokens < s.max_model_len {
+        crate::settings::check_ranges(self, &mut v.errors);
+        let sch = &self.scheduler;
+        if !sch.chunked_prefill
+            && sch.batching == Batching::Continuous
+            && sch.max_num_batched_tokens < sch.max_model_len
+        {
             v.err(
                 "scheduler.max_num_batched_tokens",
                 format!(
                     "must be at least scheduler.max_model_len ({}) when chunked_prefill is off (a whole prompt must fit in one iteration), got {}",
-                    s.max_model_len, s.max_num_batched_tokens
+                    sch.max_model_len, sch.max_num_batched_tokens
                 ),
             );
         }
-        if let Some(t) = s.queue_timeout_ms {
-            v.range_f("scheduler.queue_timeout_ms", t, 1.0, 3.6e6);
-        }
-        if let Some(q) = s.max_queue_len {
-            v.range_u("scheduler.max_queue_len", q as u64, 0, 10_000_000);
-        }
-        v.range_f("scheduler.batch_timeout_ms", s.batch_timeout_ms, 0.0, 3.6e6);
-        v.range_f("scheduler.restart_s", s.restart_s, 0.0, 3600.0);
-        let e = &self.engine;
-        v.range_f("engine.mfu", e.mfu, 0.01, 1.0);
-        v.range_f("engine.mbu", e.mbu, 0.01, 1.0);
-        v.range_f("engine.iteration_overhead_ms", e.iteration_overhead_ms, 0.0, 1000.0);
-        v.range_f("engine.allreduce_latency_us", e.allreduce_latency_us, 0.0, 10_000.0);
-        v.range_f("engine.fp8_efficiency", e.fp8_efficiency, 0.1, 1.0);
-        v.range_f("engine.roofline_sharpness", e.roofline_sharpness, 1.0, 64.0);
-
         if self.classes.is_empty() || self.classes.len() > 8 {
             v.err("classes", format!("must hold 1..=8 traffic classes, got {}", self.classes.len()));
         }
@@ -436,23 +469,9 @@ impl Scenario {
                 v.err(&format!("{p}.name"), format!("must be unique, \"{}\" appears twice", c.name));
             }
             let is_trace = matches!(c.arrival, Arrival::Trace { .. });
-            match &c.arrival {
-                Arrival::Poisson { rate_per_s } => {
-                    v.range_f(&format!("{p}.arrival.rate_per_s"), *rate_per_s, 1e-6, 1e6)
-                }
-                Arrival::Bursty { rate_per_s, cv } => {
-                    v.range_f(&format!("{p}.arrival.rate_per_s"), *rate_per_s, 1e-6, 1e6);
-                    v.range_f(&format!("{p}.arrival.cv"), *cv, 0.05, 20.0);
-                }
-                Arrival::ClosedLoop { users, think_time_ms } => {
-                    v.range_u(&format!("{p}.arrival.users"), *users as u64, 1, 100_000);
-                    v.range_f(&format!("{p}.arrival.think_time_ms"), *think_time_ms, 0.0, 3.6e6);
-                }
-                Arrival::Trace { path, speedup } => {
-                    if path.trim().is_empty() {
-                        v.err(&format!("{p}.arrival.path"), "must name a CSV file".to_string());
-                    }
-                    v.range_f(&format!("{p}.arrival.speedup"), *speedup, 0.001, 1000.0);
+            if let Arrival::Trace { path, .. } = &c.arrival {
+                if path.trim().is_empty() {
+                    v.err(&format!("{p}.arrival.path"), "must name a CSV file".to_string());
                 }
             }
             if is_trace {
@@ -469,31 +488,18 @@ impl Scenario {
                     }
                 }
             } else {
-                match c.num_requests {
-                    None => v.err(&format!("{p}.num_requests"), "is required (1..=10000000)".to_string()),
-                    Some(n) => v.range_u(&format!("{p}.num_requests"), n, 1, 10_000_000),
+                if c.num_requests.is_none() {
+                    let n = crate::settings::find("num_requests").and_then(|r| r.number()).expect("a row");
+                    let range = format!("{}..={}", fmt_num(n.min), fmt_num(n.max));
+                    v.err(&format!("{p}.num_requests"), format!("is required ({range})"));
                 }
                 for (field, d) in [("input_tokens", &c.input_tokens), ("output_tokens", &c.output_tokens)] {
-                    match d {
-                        None => v.err(&format!("{p}.{field}"), "is required".to_string()),
-                        Some(d) => validate_length(&mut v, &format!("{p}.{field}"), d),
+                    if d.is_none() {
+                        v.err(&format!("{p}.{field}"), "is required".to_string());
                     }
                 }
             }
-            if let Some(t) = c.slo.ttft_ms {
-                v.range_f(&format!("{p}.slo.ttft_ms"), t, 0.001, 3.6e6);
-            }
-            if let Some(t) = c.slo.tpot_ms {
-                v.range_f(&format!("{p}.slo.tpot_ms"), t, 0.001, 3.6e6);
-            }
-            if let Some(t) = c.slo.e2e_ms {
-                v.range_f(&format!("{p}.slo.e2e_ms"), t, 0.001, 3.6e6);
-            }
-            v.range_u(&format!("{p}.priority"), c.priority as u64, 0, 100);
-            if let Some(s) = c.reserved_share {
-                v.range_f(&format!("{p}.reserved_share"), s, 0.0, 1.0);
-                share_sum += s;
-            }
+            share_sum += c.reserved_share.unwrap_or(0.0);
         }
         if share_sum > 1.0 + 1e-9 {
             v.err("classes", format!("reserved_share values must add up to at most 1, got {share_sum:.3}"));
@@ -502,20 +508,6 @@ impl Scenario {
             Ok(())
         } else {
             Err(ScenarioError { errors: v.errors })
-        }
-    }
-}
-
-fn validate_length(v: &mut Validator, p: &str, d: &LengthDist) {
-    match d {
-        LengthDist::Fixed { value } => v.range_u(&format!("{p}.value"), *value as u64, 1, 1_048_576),
-        LengthDist::Uniform { min, max } => {
-            v.range_u(&format!("{p}.min"), *min as u64, 1, 1_048_576);
-            v.range_u(&format!("{p}.max"), *max as u64, (*min).max(1) as u64, 1_048_576);
-        }
-        LengthDist::Lognormal { mean, sigma } => {
-            v.range_f(&format!("{p}.mean"), *mean, 1.0, 1_048_576.0);
-            v.range_f(&format!("{p}.sigma"), *sigma, 0.0, 3.0);
         }
     }
 }
@@ -570,13 +562,5 @@ impl Validator {
         if !x.is_finite() || x < lo || x > hi {
             self.err(field, format!("must be {}..={}, got {}", fmt_num(lo), fmt_num(hi), fmt_num(x)));
         }
-    }
-}
-
-fn fmt_num(x: f64) -> String {
-    if x.is_finite() && x == x.trunc() && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else {
-        format!("{x}")
     }
 }

@@ -2,12 +2,15 @@
 //! memory utilisation, …), one summary per point. Time-sliced: `step` runs a bounded number of
 //! events, so a page can sweep without freezing and a user can cancel between slices.
 
+use crate::metric::{Count, Latency, Metric, Stat};
 use crate::metrics::Summary;
 use crate::scenario::{Arrival, Scenario, ScenarioError};
+use crate::settings::{self, Setting, Value};
 use crate::sim::Simulation;
 use serde::{Deserialize, Serialize};
 
-/// The knob a sweep turns.
+/// The knob a sweep turns: one of the settings table's sweepable rows
+/// ([`crate::settings::sweepable`]; a test keeps the two lists equal).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SweepParam {
@@ -39,31 +42,36 @@ impl SweepParam {
         }
     }
 
+    /// The settings row this knob turns (its path, unit and ranges).
+    pub fn setting(self) -> &'static Setting {
+        settings::find(self.id()).expect("every sweep knob is a settings row")
+    }
+
+    /// The knob with this id, if the settings table marks it sweepable.
     pub fn parse(s: &str) -> Option<SweepParam> {
-        SweepParam::ALL.into_iter().find(|p| p.id() == s)
+        settings::sweepable().find(|r| r.id == s).and_then(|r| SweepParam::ALL.into_iter().find(|p| p.id() == r.id))
     }
 
     /// The scenario with this knob set to `v` (validated).
     pub fn apply(self, base: &Scenario, v: f64) -> Result<Scenario, ScenarioError> {
         let mut s = base.clone();
-        match self {
-            SweepParam::RatePerS => {
-                let total = offered_rate(base);
-                if total <= 0.0 {
-                    return Err(ScenarioError::one("classes", "have no open-loop rate to scale"));
-                }
-                let f = v / total;
-                for c in &mut s.classes {
-                    match &mut c.arrival {
-                        Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. } => *rate_per_s *= f,
-                        Arrival::ClosedLoop { users, .. } => *users = ((*users as f64 * f).round() as u32).max(1),
-                        Arrival::Trace { speedup, .. } => *speedup *= f,
-                    }
+        if self == SweepParam::RatePerS {
+            let total = offered_rate(base);
+            if total <= 0.0 {
+                return Err(ScenarioError::one("classes", "have no open-loop rate to scale"));
+            }
+            let f = v / total;
+            for c in &mut s.classes {
+                match &mut c.arrival {
+                    Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. } => *rate_per_s *= f,
+                    Arrival::ClosedLoop { users, .. } => *users = ((*users as f64 * f).round() as u32).max(1),
+                    Arrival::Trace { speedup, .. } => *speedup *= f,
                 }
             }
-            SweepParam::MaxNumSeqs => s.scheduler.max_num_seqs = v.round() as u32,
-            SweepParam::GpuMemoryUtilization => s.gpu_memory_utilization = v,
-            SweepParam::MaxNumBatchedTokens => s.scheduler.max_num_batched_tokens = v.round() as u32,
+        } else {
+            let row = self.setting();
+            let v = if row.number().is_some_and(|n| n.integer) { v.round() } else { v };
+            row.set(&mut s, 0, &Value::Number(v)).map_err(|e| ScenarioError { errors: vec![e] })?;
         }
         s.validate()?;
         Ok(s)
@@ -171,41 +179,50 @@ impl Sweep {
     }
 }
 
+/// The columns of a sweep's CSV: header, metric, divisor, decimals (`None`: a count).
+const CSV_COLUMNS: [(&str, Metric, f64, Option<usize>); 18] = [
+    ("completed", Metric::Requests(Count::Completed), 1.0, None),
+    ("rejected", Metric::Requests(Count::Rejected), 1.0, None),
+    ("timed_out", Metric::Requests(Count::TimedOut), 1.0, None),
+    ("failed", Metric::Requests(Count::Failed), 1.0, None),
+    ("preempted", Metric::Requests(Count::Preempted), 1.0, None),
+    ("oom_restarts", Metric::Requests(Count::OomRestarts), 1.0, None),
+    ("throughput_tok_s", Metric::ThroughputTokens, 1.0, Some(1)),
+    ("goodput_tok_s", Metric::GoodputTokens, 1.0, Some(1)),
+    ("goodput_req_s", Metric::GoodputRequests, 1.0, Some(3)),
+    ("slo_attainment", Metric::SloAttainment, 1.0, Some(4)),
+    ("ttft_p50_ms", Metric::Latency(Latency::Ttft, Stat::P50), 1.0, Some(1)),
+    ("ttft_p99_ms", Metric::TTFT_P99, 1.0, Some(1)),
+    ("tpot_p50_ms", Metric::Latency(Latency::Tpot, Stat::P50), 1.0, Some(2)),
+    ("tpot_p99_ms", Metric::TPOT_P99, 1.0, Some(2)),
+    ("e2e_p99_ms", Metric::E2E_P99, 1.0, Some(1)),
+    ("kv_peak_gib", Metric::KvPeakBytes, (1u64 << 30) as f64, Some(2)),
+    ("usd_per_m_tokens", Metric::UsdPerMillionOutputTokens, 1.0, Some(4)),
+    ("usd_per_m_good_tokens", Metric::UsdPerMillionGoodTokens, 1.0, Some(4)),
+];
+
 /// CSV header and rows for a finished sweep (the CLI's `llmsim sweep` output).
 pub fn to_csv(param: SweepParam, points: &[SweepPoint]) -> String {
-    let mut out = format!(
-        "{},completed,rejected,timed_out,failed,preempted,oom_restarts,throughput_tok_s,goodput_tok_s,goodput_req_s,slo_attainment,ttft_p50_ms,ttft_p99_ms,tpot_p50_ms,tpot_p99_ms,e2e_p99_ms,kv_peak_gib,usd_per_m_tokens,usd_per_m_good_tokens,error\n",
-        param.id()
-    );
+    let names: Vec<&str> = CSV_COLUMNS.iter().map(|c| c.0).collect();
+    let mut out = format!("{},{},error\n", param.id(), names.join(","));
     for p in points {
+        out.push_str(&format!("{},", p.value));
         match &p.summary {
-            Some(s) => out.push_str(&format!(
-                "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.4},{:.1},{:.1},{:.2},{:.2},{:.1},{:.2},{:.4},{:.4},\n",
-                p.value,
-                s.all.requests.completed,
-                s.all.requests.rejected,
-                s.all.requests.timed_out,
-                s.all.requests.failed,
-                s.all.requests.preempted,
-                s.all.requests.oom_restarts,
-                s.all.throughput.output_tokens_per_s,
-                s.all.goodput.output_tokens_per_s,
-                s.all.goodput.requests_per_s,
-                s.all.goodput.slo_attainment,
-                s.all.ttft_ms.p50,
-                s.all.ttft_ms.p99,
-                s.all.tpot_ms.p50,
-                s.all.tpot_ms.p99,
-                s.all.e2e_ms.p99,
-                s.memory.kv_peak_bytes / (1u64 << 30) as f64,
-                s.cost.usd_per_million_output_tokens,
-                s.cost.usd_per_million_good_tokens,
-            )),
-            None => out.push_str(&format!(
-                "{},,,,,,,,,,,,,,,,,,,\"{}\"\n",
-                p.value,
-                p.error.as_deref().unwrap_or("").replace('"', "'")
-            )),
+            Some(s) => {
+                for (_, m, div, decimals) in CSV_COLUMNS {
+                    let v = m.of(s) / div;
+                    out.push_str(&match decimals {
+                        Some(d) => format!("{v:.d$},"),
+                        None => format!("{v},"),
+                    });
+                }
+                out.push('\n');
+            }
+            None => {
+                out.push_str(&",".repeat(CSV_COLUMNS.len()));
+                let e = p.error.as_deref().unwrap_or("").replace('"', "'");
+                out.push_str(&format!("\"{e}\"\n"));
+            }
         }
     }
     out

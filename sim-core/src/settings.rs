@@ -1,0 +1,290 @@
+//! Every scenario setting a learner or a file can set, as one table ([`SETTINGS`]): a stable id,
+//! the JSON path (with `{i}` for a class index), the kind (number with its allowed range, the
+//! editor's slider range and step; a choice among options; a toggle; text) and the unit.
+//!
+//! Scenario validation takes its ranges from the rows, so a field's message
+//! ("scheduler.max_num_seqs must be 1..=4096, got 0") comes from its row; the editor, the
+//! contract form, sweeps, locks, share links and `llmsim sweep` read the same rows. Reading and
+//! writing by id goes through the scenario's JSON form, so a row is data, not code, and the
+//! consistency tests check that every path exists.
+
+mod rows;
+
+use crate::metric::Unit;
+use crate::scenario::{FieldError, Scenario};
+use serde_json::Value as Json;
+
+pub use rows::{GROUPS, SETTINGS};
+
+/// A numeric setting's ranges and editor hints.
+#[derive(Clone, Copy, Debug)]
+pub struct Number {
+    /// Smallest value validation accepts (unless `min_of` gives one for the scenario).
+    pub min: f64,
+    /// Largest value validation accepts (unless `max_of` gives one for the scenario).
+    pub max: f64,
+    /// A lower bound that depends on the scenario and class (a uniform length's max ≥ its min).
+    pub min_of: Option<fn(&Scenario, usize) -> f64>,
+    /// An upper bound that depends on the scenario (`max_model_len` ≤ the model's context).
+    pub max_of: Option<fn(&Scenario, usize) -> f64>,
+    /// The only values allowed, when not empty (`num_gpus`: 1, 2, 4, 8).
+    pub choices: &'static [f64],
+    /// The editor's slider range (narrower than what validation accepts).
+    pub slider: (f64, f64),
+    /// Slider step; 0 for a free (or logarithmic) slider.
+    pub step: f64,
+    pub integer: bool,
+    /// The slider is logarithmic.
+    pub log: bool,
+    /// The setting can be switched off; the value it takes when switched on.
+    pub optional: Option<f64>,
+}
+
+impl Number {
+    /// The allowed range for class `i` of `s`.
+    pub fn range(&self, s: &Scenario, i: usize) -> (f64, f64) {
+        (self.min_of.map_or(self.min, |f| f(s, i)), self.max_of.map_or(self.max, |f| f(s, i)))
+    }
+
+    /// Why `x` is not allowed, as validation words it (`must be 1..=4096, got 0`).
+    pub fn check(&self, s: &Scenario, i: usize, x: f64) -> Option<String> {
+        if !self.choices.is_empty() {
+            if self.choices.contains(&x) {
+                return None;
+            }
+            let names: Vec<String> = self.choices.iter().map(|c| fmt_num(*c)).collect();
+            let (last, head) = names.split_last().expect("choices are not empty");
+            return Some(format!("must be {} or {last}, got {}", head.join(", "), fmt_num(x)));
+        }
+        let (lo, hi) = self.range(s, i);
+        if x.is_finite() && x >= lo && x <= hi {
+            None
+        } else {
+            Some(format!("must be {}..={}, got {}", fmt_num(lo), fmt_num(hi), fmt_num(x)))
+        }
+    }
+}
+
+/// What kind of value a setting holds.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    Number(Number),
+    /// One of a list of options (catalogue ids, enum names). `optional`: may be unset (`kv_dtype`).
+    Select {
+        options: fn() -> Vec<String>,
+        optional: bool,
+    },
+    Toggle,
+    /// Free text (a class's name).
+    Text,
+}
+
+/// A setting's value, as `get` reads it and `set` takes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Number(f64),
+    Text(String),
+    Bool(bool),
+    /// An optional setting switched off.
+    Off,
+}
+
+impl Value {
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Number(x) => Some(*x),
+            _ => None,
+        }
+    }
+}
+
+/// Reads or writes a setting in Rust where its JSON form cannot say it (the model's catalogue
+/// id, switching an arrival process and keeping its rate).
+#[derive(Clone, Copy, Debug)]
+pub struct Custom {
+    pub get: fn(&Scenario, usize) -> Option<Value>,
+    pub set: fn(&mut Scenario, usize, &Value) -> Result<(), String>,
+}
+
+/// One row of the table.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting {
+    /// Stable id (`max_num_seqs`, `rate_per_s`): sweeps, the CLI, the page's label keys.
+    pub id: &'static str,
+    /// JSON path; `{i}` stands for the class index (`classes[{i}].arrival.rate_per_s`).
+    pub path: &'static str,
+    pub kind: Kind,
+    pub unit: Unit,
+    /// `llmsim sweep --param` and the sweep tab accept it.
+    pub sweep: bool,
+    /// Set in scenario files only; the editor does not show it (the engine's constants).
+    pub file_only: bool,
+    pub custom: Option<Custom>,
+}
+
+impl Setting {
+    /// One value per class.
+    pub fn per_class(&self) -> bool {
+        self.path.contains("{i}")
+    }
+
+    /// The path of class `i`'s value (`classes[2].arrival.rate_per_s`).
+    pub fn path_of(&self, i: usize) -> String {
+        self.path.replace("{i}", &i.to_string())
+    }
+
+    /// The id locks use: the path without class indices (`classes.arrival.rate_per_s`).
+    pub fn lock_id(&self) -> String {
+        self.path.replace("[{i}]", "")
+    }
+
+    pub fn number(&self) -> Option<&Number> {
+        match &self.kind {
+            Kind::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Whether the setting can be switched off.
+    pub fn optional(&self) -> bool {
+        match &self.kind {
+            Kind::Number(n) => n.optional.is_some(),
+            Kind::Select { optional, .. } => *optional,
+            _ => false,
+        }
+    }
+
+    /// The value for class `i` (ignored for a whole-scenario setting); `None` when the setting
+    /// does not apply (`cv` of a Poisson class, a class that does not exist).
+    pub fn get(&self, s: &Scenario, i: usize) -> Option<Value> {
+        if self.per_class() && i >= s.classes.len() {
+            return None;
+        }
+        if let Some(c) = self.custom {
+            return (c.get)(s, i);
+        }
+        self.read(&to_json(s), i)
+    }
+
+    fn read(&self, json: &Json, i: usize) -> Option<Value> {
+        let (parent, key) = pointer(&self.path_of(i));
+        let obj = json.pointer(&parent)?.as_object()?;
+        match obj.get(&key) {
+            None | Some(Json::Null) => self.optional().then_some(Value::Off),
+            Some(Json::Number(n)) => n.as_f64().map(Value::Number),
+            Some(Json::String(t)) => Some(Value::Text(t.clone())),
+            Some(Json::Bool(b)) => Some(Value::Bool(*b)),
+            Some(_) => None,
+        }
+    }
+
+    /// Sets the value for class `i`. Out-of-range numbers are accepted (validation names them);
+    /// a value of the wrong kind, or for a setting that does not apply, is an error.
+    pub fn set(&self, s: &mut Scenario, i: usize, v: &Value) -> Result<(), FieldError> {
+        let field = self.path_of(i);
+        let err = |message: String| FieldError { field: field.clone(), message };
+        if self.per_class() && i >= s.classes.len() {
+            return Err(err(format!("has no class {i} (the scenario has {})", s.classes.len())));
+        }
+        let json = self.json_of(v).map_err(err)?;
+        if let Some(c) = self.custom {
+            return (c.set)(s, i, v).map_err(err);
+        }
+        let mut doc = to_json(s);
+        let (parent, key) = pointer(&field);
+        let obj = doc
+            .pointer_mut(&parent)
+            .and_then(Json::as_object_mut)
+            .ok_or_else(|| err("does not apply to this scenario".into()))?;
+        if !obj.contains_key(&key) && !self.optional() {
+            return Err(err("does not apply to this scenario".into()));
+        }
+        obj.insert(key, json);
+        *s = serde_json::from_value(doc).map_err(|e| err(e.to_string()))?;
+        Ok(())
+    }
+
+    /// The JSON a value stands for, or why this setting cannot hold it.
+    fn json_of(&self, v: &Value) -> Result<Json, String> {
+        match (&self.kind, v) {
+            (_, Value::Off) if self.optional() => Ok(Json::Null),
+            (_, Value::Off) => Err("cannot be switched off".into()),
+            (Kind::Number(n), Value::Number(x)) => {
+                if !x.is_finite() {
+                    Err(format!("must be a finite number, got {x}"))
+                } else if n.integer {
+                    if x.fract() != 0.0 || *x < 0.0 {
+                        return Err(format!("must be a whole number, got {}", fmt_num(*x)));
+                    }
+                    Ok(Json::from(*x as u64))
+                } else {
+                    Ok(Json::from(*x))
+                }
+            }
+            (Kind::Select { .. } | Kind::Text, Value::Text(t)) => Ok(Json::from(t.as_str())),
+            (Kind::Toggle, Value::Bool(b)) => Ok(Json::from(*b)),
+            (_, v) => Err(format!("cannot take {v:?}")),
+        }
+    }
+}
+
+/// The row with this id.
+pub fn find(id: &str) -> Option<&'static Setting> {
+    SETTINGS.iter().find(|s| s.id == id)
+}
+
+/// Reads setting `id` (of class `class` for a per-class setting).
+pub fn get(s: &Scenario, id: &str, class: usize) -> Option<Value> {
+    find(id)?.get(s, class)
+}
+
+/// Writes setting `id` (of class `class` for a per-class setting).
+pub fn set(s: &mut Scenario, id: &str, class: usize, v: &Value) -> Result<(), FieldError> {
+    find(id).ok_or_else(|| FieldError { field: id.into(), message: "is not a known setting".into() })?.set(s, class, v)
+}
+
+/// The rows a sweep may turn, in table order.
+pub fn sweepable() -> impl Iterator<Item = &'static Setting> {
+    SETTINGS.iter().filter(|s| s.sweep)
+}
+
+/// Checks every numeric row against its range; pushes one error per bad value, in table order.
+pub(crate) fn check_ranges(s: &Scenario, errors: &mut Vec<FieldError>) {
+    let json = to_json(s);
+    for row in SETTINGS.iter() {
+        let Kind::Number(n) = &row.kind else { continue };
+        let classes = if row.per_class() { s.classes.len() } else { 1 };
+        for i in 0..classes {
+            if let Some(Value::Number(x)) = row.read(&json, i) {
+                if let Some(message) = n.check(s, i, x) {
+                    errors.push(FieldError { field: row.path_of(i), message });
+                }
+            }
+        }
+    }
+}
+
+/// The scenario as JSON, with the engine constants written out even when they are the defaults.
+fn to_json(s: &Scenario) -> Json {
+    let mut v = serde_json::to_value(s).expect("a scenario always serialises");
+    if let Some(o) = v.as_object_mut() {
+        o.entry("engine").or_insert_with(|| serde_json::to_value(&s.engine).expect("serialises"));
+    }
+    v
+}
+
+/// `classes[0].arrival.rate_per_s` → (`/classes/0/arrival`, `rate_per_s`).
+fn pointer(path: &str) -> (String, String) {
+    let p = format!("/{}", path.replace('.', "/").replace('[', "/").replace(']', ""));
+    let (parent, key) = p.rsplit_once('/').expect("a path has a key");
+    (parent.to_string(), key.to_string())
+}
+
+/// A number as validation messages print it: integers without a fraction.
+pub(crate) fn fmt_num(x: f64) -> String {
+    if x.is_finite() && x == x.trunc() && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}

@@ -1,0 +1,315 @@
+//! The rows of the settings table. Adding a setting is one row here (and its words in the app's
+//! translation tables); validation, the editor, sweeps and locks follow.
+
+use super::{Custom, Kind, Number, Setting, Value};
+use crate::catalog::{self, Dtype};
+use crate::metric::Unit;
+use crate::scenario::{Arrival, GpuRef, LengthDist, ModelRef, Scenario};
+
+const fn num(id: &'static str, path: &'static str, unit: Unit, min: f64, max: f64, slider: (f64, f64)) -> Setting {
+    let n = Number {
+        min,
+        max,
+        min_of: None,
+        max_of: None,
+        choices: &[],
+        slider,
+        step: 0.0,
+        integer: false,
+        log: false,
+        optional: None,
+    };
+    Setting { id, path, kind: Kind::Number(n), unit, sweep: false, file_only: false, custom: None }
+}
+
+/// An integer setting (slider step 1).
+const fn int(id: &'static str, path: &'static str, unit: Unit, min: f64, max: f64, slider: (f64, f64)) -> Setting {
+    num(id, path, unit, min, max, slider).integer()
+}
+
+const fn select(id: &'static str, path: &'static str, options: fn() -> Vec<String>) -> Setting {
+    let kind = Kind::Select { options, optional: false };
+    Setting { id, path, kind, unit: Unit::None, sweep: false, file_only: false, custom: None }
+}
+
+const fn toggle(id: &'static str, path: &'static str) -> Setting {
+    Setting { id, path, kind: Kind::Toggle, unit: Unit::None, sweep: false, file_only: false, custom: None }
+}
+
+/// An engine constant: set in files only, the slider spans the allowed range.
+const fn engine(id: &'static str, path: &'static str, unit: Unit, min: f64, max: f64) -> Setting {
+    let mut s = num(id, path, unit, min, max, (min, max));
+    s.file_only = true;
+    s
+}
+
+impl Setting {
+    const fn integer(mut self) -> Self {
+        if let Kind::Number(n) = &mut self.kind {
+            n.integer = true;
+            n.step = 1.0;
+        }
+        self
+    }
+    const fn log(mut self) -> Self {
+        if let Kind::Number(n) = &mut self.kind {
+            n.log = true;
+        }
+        self
+    }
+    const fn step(mut self, step: f64) -> Self {
+        if let Kind::Number(n) = &mut self.kind {
+            n.step = step;
+        }
+        self
+    }
+    const fn switchable(mut self, on: f64) -> Self {
+        if let Kind::Number(n) = &mut self.kind {
+            n.optional = Some(on);
+        }
+        self
+    }
+    const fn choices(mut self, choices: &'static [f64]) -> Self {
+        if let Kind::Number(n) = &mut self.kind {
+            n.choices = choices;
+        }
+        self
+    }
+    const fn min_of(mut self, f: fn(&Scenario, usize) -> f64) -> Self {
+        if let Kind::Number(n) = &mut self.kind {
+            n.min_of = Some(f);
+        }
+        self
+    }
+    const fn max_of(mut self, f: fn(&Scenario, usize) -> f64) -> Self {
+        if let Kind::Number(n) = &mut self.kind {
+            n.max_of = Some(f);
+        }
+        self
+    }
+    const fn unset(mut self) -> Self {
+        if let Kind::Select { optional, .. } = &mut self.kind {
+            *optional = true;
+        }
+        self
+    }
+    const fn sweep(mut self) -> Self {
+        self.sweep = true;
+        self
+    }
+    const fn custom(mut self, get: fn(&Scenario, usize) -> Option<Value>, set: SetFn) -> Self {
+        self.custom = Some(Custom { get, set });
+        self
+    }
+}
+
+type SetFn = fn(&mut Scenario, usize, &Value) -> Result<(), String>;
+
+/// Longest length a class may ask for, in tokens.
+const MAX_LEN: f64 = 1_048_576.0;
+/// Longest time limit, in ms (an hour).
+const HOUR_MS: f64 = 3.6e6;
+
+/// Every setting, in the order validation reports them.
+pub const SETTINGS: &[Setting] = &[
+    int("seed", "seed", Unit::None, 0.0, u64::MAX as f64, (0.0, 1e6)),
+    select("model", "model", model_ids).custom(model_get, model_set),
+    select("gpu", "gpu", gpu_ids).custom(gpu_get, gpu_set),
+    int("num_gpus", "num_gpus", Unit::None, 1.0, 8.0, (1.0, 8.0)).choices(&[1.0, 2.0, 4.0, 8.0]),
+    select("dtype", "dtype", dtypes),
+    select("kv_dtype", "kv_dtype", dtypes).unset(),
+    num("gpu_usd_per_hour", "gpu_usd_per_hour", Unit::UsdPerHour, 0.0, 1000.0, (0.1, 20.0)).log().switchable(2.0),
+    num("gpu_memory_utilization", "gpu_memory_utilization", Unit::Share, 0.05, 1.0, (0.3, 1.0)).step(0.01).sweep(),
+    select("batching", "scheduler.batching", || names(&["continuous", "static"])),
+    int("max_num_seqs", "scheduler.max_num_seqs", Unit::Seqs, 1.0, 4096.0, (1.0, 1024.0)).log().sweep(),
+    int("max_num_batched_tokens", "scheduler.max_num_batched_tokens", Unit::Tokens, 1.0, MAX_LEN, (64.0, 65536.0))
+        .log()
+        .sweep(),
+    toggle("chunked_prefill", "scheduler.chunked_prefill"),
+    select("kv_layout", "scheduler.kv_layout", || names(&["paged", "contiguous"])),
+    int("block_size", "scheduler.block_size", Unit::Tokens, 1.0, 1024.0, (1.0, 256.0)).log(),
+    int("max_model_len", "scheduler.max_model_len", Unit::Tokens, 2.0, 1e7, (256.0, 131072.0)).log().max_of(context),
+    num("queue_timeout_ms", "scheduler.queue_timeout_ms", Unit::Ms, 1.0, HOUR_MS, (50.0, 120_000.0))
+        .log()
+        .switchable(2000.0),
+    int("max_queue_len", "scheduler.max_queue_len", Unit::Requests, 0.0, 1e7, (1.0, 10_000.0)).log().switchable(64.0),
+    toggle("isolation", "scheduler.isolation"),
+    num("batch_timeout_ms", "scheduler.batch_timeout_ms", Unit::Ms, 0.0, HOUR_MS, (0.0, 5000.0)).step(10.0),
+    toggle("overcommit", "scheduler.overcommit"),
+    num("restart_s", "scheduler.restart_s", Unit::S, 0.0, 3600.0, (0.0, 120.0)).step(1.0),
+    toggle("retry_on_oom", "scheduler.retry_on_oom"),
+    engine("mfu", "engine.mfu", Unit::Share, 0.01, 1.0),
+    engine("mbu", "engine.mbu", Unit::Share, 0.01, 1.0),
+    engine("iteration_overhead_ms", "engine.iteration_overhead_ms", Unit::Ms, 0.0, 1000.0),
+    engine("allreduce_latency_us", "engine.allreduce_latency_us", Unit::None, 0.0, 10_000.0),
+    engine("fp8_efficiency", "engine.fp8_efficiency", Unit::Share, 0.1, 1.0),
+    engine("roofline_sharpness", "engine.roofline_sharpness", Unit::None, 1.0, 64.0),
+    Setting { kind: Kind::Text, ..select("class_name", "classes[{i}].name", Vec::new) },
+    select("arrival_kind", "classes[{i}].arrival.kind", || names(&Arrival::KINDS)).custom(arrival_get, arrival_set),
+    num("rate_per_s", "classes[{i}].arrival.rate_per_s", Unit::RequestsPerS, 1e-6, 1e6, (0.1, 200.0)).log().sweep(),
+    num("cv", "classes[{i}].arrival.cv", Unit::None, 0.05, 20.0, (0.1, 10.0)).log(),
+    int("users", "classes[{i}].arrival.users", Unit::Users, 1.0, 100_000.0, (1.0, 2000.0)).log(),
+    num("think_time_ms", "classes[{i}].arrival.think_time_ms", Unit::Ms, 0.0, HOUR_MS, (0.0, 60_000.0)).step(100.0),
+    select("trace", "classes[{i}].arrival.path", trace_names),
+    num("speedup", "classes[{i}].arrival.speedup", Unit::Times, 0.001, 1000.0, (0.1, 100.0)).log(),
+    int("num_requests", "classes[{i}].num_requests", Unit::Requests, 1.0, 1e7, (10.0, 20_000.0)).log(),
+    select("input_tokens_kind", "classes[{i}].input_tokens.kind", len_kinds).custom(input_kind_get, input_kind_set),
+    int("input_tokens_value", "classes[{i}].input_tokens.value", Unit::Tokens, 1.0, MAX_LEN, (1.0, 32768.0)).log(),
+    int("input_tokens_min", "classes[{i}].input_tokens.min", Unit::Tokens, 1.0, MAX_LEN, (1.0, 32768.0)).log(),
+    int("input_tokens_max", "classes[{i}].input_tokens.max", Unit::Tokens, 1.0, MAX_LEN, (1.0, 32768.0))
+        .log()
+        .min_of(|s, i| uniform_min(s.classes[i].input_tokens.as_ref())),
+    num("input_tokens_mean", "classes[{i}].input_tokens.mean", Unit::Tokens, 1.0, MAX_LEN, (1.0, 32768.0)).log(),
+    num("input_tokens_sigma", "classes[{i}].input_tokens.sigma", Unit::None, 0.0, 3.0, (0.0, 2.0)).step(0.05),
+    select("output_tokens_kind", "classes[{i}].output_tokens.kind", len_kinds).custom(output_kind_get, output_kind_set),
+    int("output_tokens_value", "classes[{i}].output_tokens.value", Unit::Tokens, 1.0, MAX_LEN, (1.0, 32768.0)).log(),
+    int("output_tokens_min", "classes[{i}].output_tokens.min", Unit::Tokens, 1.0, MAX_LEN, (1.0, 32768.0)).log(),
+    int("output_tokens_max", "classes[{i}].output_tokens.max", Unit::Tokens, 1.0, MAX_LEN, (1.0, 32768.0))
+        .log()
+        .min_of(|s, i| uniform_min(s.classes[i].output_tokens.as_ref())),
+    num("output_tokens_mean", "classes[{i}].output_tokens.mean", Unit::Tokens, 1.0, MAX_LEN, (1.0, 32768.0)).log(),
+    num("output_tokens_sigma", "classes[{i}].output_tokens.sigma", Unit::None, 0.0, 3.0, (0.0, 2.0)).step(0.05),
+    num("slo_ttft_ms", "classes[{i}].slo.ttft_ms", Unit::Ms, 0.001, HOUR_MS, (10.0, 60_000.0)).log().switchable(500.0),
+    num("slo_tpot_ms", "classes[{i}].slo.tpot_ms", Unit::Ms, 0.001, HOUR_MS, (1.0, 1000.0)).log().switchable(50.0),
+    num("slo_e2e_ms", "classes[{i}].slo.e2e_ms", Unit::Ms, 0.001, HOUR_MS, (100.0, 600_000.0))
+        .log()
+        .switchable(60_000.0),
+    int("priority", "classes[{i}].priority", Unit::None, 0.0, 100.0, (0.0, 10.0)),
+    num("reserved_share", "classes[{i}].reserved_share", Unit::Share, 0.0, 1.0, (0.0, 1.0)).step(0.05).switchable(0.5),
+];
+
+/// Lock ids that cover several rows: the list of classes itself (adding and removing one), and
+/// the groups under a class (`classes.slo` covers `classes[0].slo.ttft_ms`).
+pub const GROUPS: [&str; 4] = ["classes", "classes.input_tokens", "classes.output_tokens", "classes.slo"];
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+fn model_ids() -> Vec<String> {
+    catalog::models().into_iter().map(|m| m.id).collect()
+}
+fn gpu_ids() -> Vec<String> {
+    catalog::gpus().into_iter().map(|g| g.id).collect()
+}
+fn dtypes() -> Vec<String> {
+    Dtype::ALL.iter().map(|d| d.name().to_string()).collect()
+}
+fn trace_names() -> Vec<String> {
+    crate::workload::BUILTIN_TRACES.iter().map(|(n, _)| n.to_string()).collect()
+}
+fn len_kinds() -> Vec<String> {
+    names(&LengthDist::KINDS)
+}
+
+fn context(s: &Scenario, _: usize) -> f64 {
+    s.model_spec().map_or(u32::MAX as f64, |m| m.max_context as f64)
+}
+
+fn uniform_min(d: Option<&LengthDist>) -> f64 {
+    match d {
+        Some(LengthDist::Uniform { min, .. }) => (*min).max(1) as f64,
+        _ => 1.0,
+    }
+}
+
+fn text(v: &Value) -> Result<&str, String> {
+    match v {
+        Value::Text(t) => Ok(t),
+        _ => Err("must be text".into()),
+    }
+}
+
+fn model_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(Value::Text(s.model.id().to_string()))
+}
+
+/// Switches to a catalogue model; a context limit beyond the new model's is lowered to it.
+fn model_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), String> {
+    let id = text(v)?;
+    s.model = ModelRef::Id(id.to_string());
+    if let Some(m) = catalog::find_model(id) {
+        s.scheduler.max_model_len = s.scheduler.max_model_len.min(m.max_context);
+    }
+    Ok(())
+}
+
+fn gpu_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(Value::Text(s.gpu.id().to_string()))
+}
+
+/// Switches to a catalogue GPU; a price set for another GPU gives way to the catalogue price.
+fn gpu_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), String> {
+    let id = text(v)?;
+    if s.gpu.id() != id {
+        s.gpu = GpuRef::Id(id.to_string());
+        s.gpu_usd_per_hour = None;
+    }
+    Ok(())
+}
+
+fn arrival_get(s: &Scenario, i: usize) -> Option<Value> {
+    Some(Value::Text(s.classes[i].arrival.kind().to_string()))
+}
+
+/// Switches a class's arrival process, keeping its rate; a trace gives each request's arrival
+/// and lengths, so switching to one drops them and switching back restores typical ones.
+fn arrival_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), String> {
+    let kind = text(v)?;
+    let c = &mut s.classes[i];
+    if c.arrival.kind() == kind {
+        return Ok(());
+    }
+    let rate = match c.arrival {
+        Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. } => rate_per_s,
+        _ => 5.0,
+    };
+    let was_trace = matches!(c.arrival, Arrival::Trace { .. });
+    c.arrival = match kind {
+        "poisson" => Arrival::Poisson { rate_per_s: rate },
+        "bursty" => Arrival::Bursty { rate_per_s: rate, cv: 3.0 },
+        "closed_loop" => Arrival::ClosedLoop { users: 32, think_time_ms: 2000.0 },
+        "trace" => Arrival::Trace { path: crate::workload::BUILTIN_TRACES[0].0.to_string(), speedup: 1.0 },
+        other => return Err(format!("must be one of {}, got \"{other}\"", Arrival::KINDS.join(", "))),
+    };
+    if kind == "trace" {
+        c.num_requests = None;
+        c.input_tokens = None;
+        c.output_tokens = None;
+    } else if was_trace {
+        c.num_requests = Some(1000);
+        c.input_tokens = Some(LengthDist::Lognormal { mean: 1000.0, sigma: 0.7 });
+        c.output_tokens = Some(LengthDist::Lognormal { mean: 250.0, sigma: 0.6 });
+    }
+    Ok(())
+}
+
+fn input_kind_get(s: &Scenario, i: usize) -> Option<Value> {
+    s.classes[i].input_tokens.as_ref().map(|d| Value::Text(d.kind().to_string()))
+}
+fn output_kind_get(s: &Scenario, i: usize) -> Option<Value> {
+    s.classes[i].output_tokens.as_ref().map(|d| Value::Text(d.kind().to_string()))
+}
+fn input_kind_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), String> {
+    set_len_kind(&mut s.classes[i].input_tokens, text(v)?)
+}
+fn output_kind_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), String> {
+    set_len_kind(&mut s.classes[i].output_tokens, text(v)?)
+}
+
+/// Switches a length distribution's kind around its typical length (same kind: unchanged).
+fn set_len_kind(slot: &mut Option<LengthDist>, kind: &str) -> Result<(), String> {
+    if slot.as_ref().is_some_and(|d| d.kind() == kind) {
+        return Ok(());
+    }
+    let typical = slot.as_ref().map_or(500.0, LengthDist::typical).max(1.0);
+    *slot = Some(match kind {
+        "fixed" => LengthDist::Fixed { value: typical.round() as u32 },
+        "uniform" => LengthDist::Uniform {
+            min: (typical / 2.0).round().max(1.0) as u32,
+            max: (typical * 1.5).round().max(1.0) as u32,
+        },
+        "lognormal" => LengthDist::Lognormal { mean: typical.round(), sigma: 0.6 },
+        other => return Err(format!("must be one of {}, got \"{other}\"", LengthDist::KINDS.join(", "))),
+    });
+    Ok(())
+}

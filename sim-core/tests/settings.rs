@@ -1,0 +1,146 @@
+//! The settings table agrees with the scenario: every path exists, get and set round-trip,
+//! every range is the one validation enforces (with the row's message), ids are unique, and
+//! every lock, exercise and sweep id names a row.
+
+use sim_core::exercise::exercises;
+use sim_core::presets::{self, DEFAULT_PRESET};
+use sim_core::settings::{self, Kind, Setting, Value, GROUPS, SETTINGS};
+use sim_core::sweep::SweepParam;
+use sim_core::Scenario;
+
+/// The default scenario, plus variants in which every row applies to some class: classes 1..4
+/// use each arrival kind and each length kind (switched through the table itself).
+fn scenarios() -> Vec<Scenario> {
+    let base = presets::find(DEFAULT_PRESET).unwrap().scenario();
+    let mut out = vec![base.clone()];
+    for kind in ["bursty", "closed_loop", "trace"] {
+        let mut s = base.clone();
+        settings::set(&mut s, "arrival_kind", 0, &Value::Text(kind.into())).unwrap();
+        out.push(s);
+    }
+    for kind in ["fixed", "uniform", "lognormal"] {
+        let mut s = base.clone();
+        settings::set(&mut s, "input_tokens_kind", 0, &Value::Text(kind.into())).unwrap();
+        settings::set(&mut s, "output_tokens_kind", 0, &Value::Text(kind.into())).unwrap();
+        out.push(s);
+    }
+    let mut s = base.clone();
+    s.kv_dtype = Some(sim_core::Dtype::Fp8);
+    s.gpu_usd_per_hour = Some(3.0);
+    s.classes[0].reserved_share = Some(0.5);
+    out.push(s);
+    out
+}
+
+#[test]
+fn ids_are_unique_and_every_path_reads_and_writes_back() {
+    let mut ids: Vec<&str> = SETTINGS.iter().map(|s| s.id).collect();
+    ids.sort();
+    let n = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "ids are unique");
+    let all = scenarios();
+    for row in SETTINGS {
+        let mut applies = false;
+        for s in &all {
+            let Some(v) = row.get(s, 0) else { continue };
+            applies = true;
+            let mut t = s.clone();
+            row.set(&mut t, 0, &v).unwrap_or_else(|e| panic!("{}: {e}", row.id));
+            assert_eq!(&t, s, "{}: set(get) changes nothing", row.id);
+            assert_eq!(row.get(&t, 0), Some(v), "{}", row.id);
+        }
+        assert!(applies, "{} ({}) applies to no test scenario", row.id, row.path);
+    }
+}
+
+/// A value just outside `x` in the direction `dir` (-1 below, +1 above), if one can be set.
+fn outside(row: &Setting, x: f64, dir: f64) -> Option<f64> {
+    let n = row.number().unwrap();
+    let y = if n.integer { x + dir } else { x + dir * (x.abs() * 1e-6 + 1e-9) };
+    (y >= 0.0 || !n.integer).then_some(y).filter(|y| *y < 1e18)
+}
+
+#[test]
+fn ranges_are_what_validation_enforces_with_the_rows_message() {
+    let mut checked = 0;
+    for s in scenarios() {
+        for row in SETTINGS {
+            let Kind::Number(n) = &row.kind else { continue };
+            let Some(v) = row.get(&s, 0) else { continue };
+            if v == Value::Off || !n.choices.is_empty() {
+                continue;
+            }
+            let field = row.path_of(0);
+            let (lo, hi) = n.range(&s, 0);
+            for edge in [lo, hi.min(1e18)] {
+                let mut t = s.clone();
+                row.set(&mut t, 0, &Value::Number(edge)).unwrap();
+                let e = t.validate().err();
+                assert!(e.as_ref().and_then(|e| e.for_field(&field)).is_none(), "{field} = {edge}: {e:?}");
+            }
+            for (edge, dir) in [(lo, -1.0), (hi, 1.0)] {
+                let Some(x) = outside(row, edge, dir) else { continue };
+                let mut t = s.clone();
+                row.set(&mut t, 0, &Value::Number(x)).unwrap();
+                let e = t.validate().expect_err(&format!("{field} = {x} is rejected"));
+                let got = e.for_field(&field).unwrap_or_else(|| panic!("{field} = {x}: {e}"));
+                assert_eq!(Some(got.message.clone()), n.check(&t, 0, x), "{field}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 60, "{checked}");
+    let mut s = presets::find(DEFAULT_PRESET).unwrap().scenario();
+    settings::set(&mut s, "max_num_seqs", 0, &Value::Number(0.0)).unwrap();
+    assert_eq!(s.validate().unwrap_err().to_string(), "scheduler.max_num_seqs must be 1..=4096, got 0");
+    settings::set(&mut s, "max_num_seqs", 0, &Value::Number(8.0)).unwrap();
+    settings::set(&mut s, "num_gpus", 0, &Value::Number(3.0)).unwrap();
+    assert_eq!(s.validate().unwrap_err().to_string(), "num_gpus must be 1, 2, 4 or 8, got 3");
+}
+
+#[test]
+fn set_refuses_values_of_the_wrong_kind() {
+    let mut s = presets::find(DEFAULT_PRESET).unwrap().scenario();
+    let before = s.clone();
+    let bad = [
+        ("max_num_seqs", Value::Number(1.5)),
+        ("max_num_seqs", Value::Off),
+        ("max_num_seqs", Value::Number(f64::NAN)),
+        ("chunked_prefill", Value::Number(1.0)),
+        ("cv", Value::Number(2.0)),
+        ("arrival_kind", Value::Text("weibull".into())),
+        ("batching", Value::Text("dynamic".into())),
+    ];
+    for (id, v) in bad {
+        assert!(settings::set(&mut s, id, 0, &v).is_err(), "{id} = {v:?}");
+        assert_eq!(s, before, "{id}: a refused value changes nothing");
+    }
+    let e = settings::set(&mut s, "rate_per_s", 3, &Value::Number(1.0)).unwrap_err();
+    assert_eq!(e.field, "classes[3].arrival.rate_per_s");
+    settings::set(&mut s, "queue_timeout_ms", 0, &Value::Off).unwrap();
+    assert_eq!(s.scheduler.queue_timeout_ms, None);
+    settings::set(&mut s, "model", 0, &Value::Text("llama-2-7b".into())).unwrap();
+    assert_eq!(s.scheduler.max_model_len, 4096, "lowered to the new model's context");
+}
+
+#[test]
+fn locks_exercises_and_sweeps_name_rows() {
+    let locks: Vec<String> =
+        SETTINGS.iter().map(Setting::lock_id).chain(GROUPS.iter().map(|g| g.to_string())).collect();
+    for ex in exercises() {
+        for a in &ex.allowed {
+            assert!(locks.contains(a), "exercise {} allows unknown control {a}", ex.id);
+        }
+    }
+    let mut sweep: Vec<&str> = settings::sweepable().map(|r| r.id).collect();
+    let mut params: Vec<&str> = SweepParam::ALL.iter().map(|p| p.id()).collect();
+    sweep.sort();
+    params.sort();
+    assert_eq!(sweep, params);
+    for p in SweepParam::ALL {
+        assert_eq!(SweepParam::parse(p.id()), Some(p));
+        assert_eq!(p.setting().id, p.id());
+    }
+    assert_eq!(SweepParam::parse("block_size"), None);
+}
