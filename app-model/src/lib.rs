@@ -9,5 +9,6 @@
 
 pub mod jobs;
 pub mod run;
+pub mod share;
 
 pub use run::Run;

@@ -9,6 +9,7 @@
 
 use leptos::prelude::*;
 use sim_core::lessons::{self as core, Lesson, Outcome, LESSONS, SAFE_ZONE_RATES};
+use sim_core::metric::{Count, Metric};
 use sim_core::metrics::Summary;
 use sim_core::sweep::{SweepParam, SweepPoint};
 use sim_core::Scenario;
@@ -206,6 +207,18 @@ fn start_run(ui: Ui, st: State, lesson: &'static Lesson) {
     });
 }
 
+/// The page's key for the number a lesson highlights (sim-core names it as a metric).
+fn highlight_key(m: Metric) -> &'static str {
+    match m {
+        Metric::TTFT_P99 => "ttft.p99",
+        Metric::GoodputTokens => "goodput",
+        Metric::KvPeakBytes => "hbm",
+        Metric::Requests(Count::OomRestarts) => "oom",
+        Metric::UsdPerMillionGoodTokens => "cost",
+        _ => "",
+    }
+}
+
 /// Elements of the lab a highlight key points at: a selector and, optionally, the ancestor to mark.
 fn highlight_targets(key: &str) -> &'static [(&'static str, Option<&'static str>)] {
     match key {
@@ -295,7 +308,7 @@ pub fn LessonsPanel(ui: Ui) -> impl IntoView {
         let lesson = cur.as_ref().and_then(|(id, _)| core::find(id));
         let step = cur.as_ref().map_or(SETUP, |(_, s)| *s);
         let have = st.result.with(|r| r.as_ref().is_some_and(|f| Some(f.id.as_str()) == lesson.map(|l| l.id)));
-        let key = lesson.filter(|_| step >= EXPLAIN && have).map(|l| l.highlight);
+        let key = lesson.filter(|_| step >= EXPLAIN && have).map(|l| highlight_key(l.highlight));
         if key.is_some() {
             ui.views[0].track();
             ui.views[1].track();
@@ -651,7 +664,7 @@ fn runs_table(lesson: &Lesson, fin: &Finished) -> String {
     }
     let mut rows = String::new();
     for (label, value, key) in ROWS.iter() {
-        let hl = !key.is_empty() && *key == lesson.highlight;
+        let hl = !key.is_empty() && *key == highlight_key(lesson.highlight);
         rows.push_str(&format!(
             "<tr{}><th scope=\"row\">{}</th>",
             if hl { " class=\"hl-row\"" } else { "" },

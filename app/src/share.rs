@@ -2,7 +2,7 @@
 //!
 //! * The lab's whole state (scenario A, scenario B in A/B mode, lesson and step, exercise, locked
 //!   controls, language) travels in the query parameter `lab=`, encoded by
-//!   `sim_core::share::ShareState` (`1.<base64url JSON>`). The scenario carries its seed and the
+//!   `app_model::share::ShareState` in sim-core's envelope (`1.<base64url JSON>`). The scenario carries its seed and the
 //!   simulation is deterministic, so a link reproduces the same numbers.
 //! * A link that cannot be read (damaged, from a newer version, an invalid or refused scenario)
 //!   shows a message — a translated lead-in and sim-core's words — over the default scenario.
@@ -14,10 +14,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use app_model::share::ShareState;
 use app_model::Run;
 use leptos::prelude::*;
 use serde_json::{json, Value};
-use sim_core::share::{ShareState, SHARE_VERSION};
+use sim_core::share::SHARE_VERSION;
 use sim_core::{presets, Scenario, Simulation};
 use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::{JsCast, JsValue};

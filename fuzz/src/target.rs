@@ -116,7 +116,7 @@ pub fn run_input(input: &Input, limits: RunLimits) -> Result<Outcome, Finding> {
 /// The scenarios a share link holds (the main one, then the A/B comparison), or its message.
 /// An accepted state, encoded again, must be accepted again.
 fn share_scenarios(link: &str) -> Result<Result<Vec<Scenario>, String>, Finding> {
-    use sim_core::share::ShareState;
+    use app_model::share::ShareState;
     let state = match ShareState::decode(link) {
         Err(msg) => return Ok(Err(msg)),
         Ok(state) => state,

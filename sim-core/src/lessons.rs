@@ -5,6 +5,7 @@
 //! lesson id, choice index and the named numbers in [`Outcome::numbers`]; this module decides
 //! which choice the runs bear out, so an explanation can never claim what the run did not show.
 
+use crate::metric::{Count, Latency, Metric, Stat};
 use crate::metrics::Summary;
 use crate::presets;
 use crate::scenario::{Arrival, KvLayout, LengthDist, Scenario};
@@ -30,8 +31,8 @@ pub struct Outcome {
 pub struct Lesson {
     pub id: &'static str,
     pub choices: usize,
-    /// Metric the page highlights when the outcome shows (a metric panel key, e.g. `ttft.p99`).
-    pub highlight: &'static str,
+    /// The number the page points at when the outcome shows (the page decides how).
+    pub highlight: Metric,
     pub runs: fn() -> Vec<LessonRun>,
     pub outcome: fn(&[Summary]) -> Outcome,
 }
@@ -43,6 +44,29 @@ fn base(id: &str) -> Scenario {
 fn nums(pairs: &[(&'static str, f64)]) -> BTreeMap<&'static str, f64> {
     pairs.iter().copied().collect()
 }
+
+/// A number an explanation quotes: its name, the run it is read from, the metric, a divisor.
+type Quote = (&'static str, usize, Metric, f64);
+
+/// The quoted numbers of `runs`, plus the ones the rule computed itself (`extra`).
+fn quote(runs: &[Summary], quotes: &[Quote], extra: &[(&'static str, f64)]) -> BTreeMap<&'static str, f64> {
+    let read = quotes.iter().map(|&(name, i, m, div)| (name, m.of(&runs[i]) / div));
+    read.chain(extra.iter().copied()).collect()
+}
+
+/// The index of the first choice whose condition holds, else the last choice: the shape of
+/// every rule ("below 1.5× is choice 0, below 3× choice 1, else choice 2").
+fn first(conditions: &[bool]) -> usize {
+    conditions.iter().position(|c| *c).unwrap_or(conditions.len())
+}
+
+const GIB: f64 = (1u64 << 30) as f64;
+const TTFT_P50: Metric = Metric::Latency(Latency::Ttft, Stat::P50);
+const TTFT_MEAN: Metric = Metric::Latency(Latency::Ttft, Stat::Mean);
+const QUEUE_MEAN: Metric = Metric::Latency(Latency::Queue, Stat::Mean);
+const PREFILL_MEAN: Metric = Metric::Latency(Latency::Prefill, Stat::Mean);
+const THROUGHPUT: Metric = Metric::ThroughputTokens;
+const GOODPUT: Metric = Metric::GoodputTokens;
 
 fn smaller(mut s: Scenario, per_class: u64) -> Scenario {
     for c in &mut s.classes {
@@ -65,22 +89,13 @@ fn mean_vs_tail(r: &[Summary]) -> Outcome {
     let (mean, p99) = (r[0].all.ttft_ms.mean, r[0].all.ttft_ms.p99);
     let ratio = p99 / mean;
     // choices: p99 ≈ mean, ≈ 2× mean, ≥ 3× mean
-    let answer = if ratio < 1.5 {
-        0
-    } else if ratio < 3.0 {
-        1
-    } else {
-        2
-    };
-    Outcome {
-        answer,
-        numbers: nums(&[
-            ("ttft_mean_ms", mean),
-            ("ttft_p50_ms", r[0].all.ttft_ms.p50),
-            ("ttft_p99_ms", p99),
-            ("ratio", ratio),
-        ]),
-    }
+    let answer = first(&[ratio < 1.5, ratio < 3.0]);
+    let quotes = [
+        ("ttft_mean_ms", 0, TTFT_MEAN, 1.0),
+        ("ttft_p50_ms", 0, TTFT_P50, 1.0),
+        ("ttft_p99_ms", 0, Metric::TTFT_P99, 1.0),
+    ];
+    Outcome { answer, numbers: quote(r, &quotes, &[("ratio", ratio)]) }
 }
 
 fn ttft_vs_tpot_runs() -> Vec<LessonRun> {
@@ -97,27 +112,17 @@ fn ttft_vs_tpot(r: &[Summary]) -> Outcome {
     let ttft = r[1].all.ttft_ms.p99 / r[0].all.ttft_ms.p99;
     let tpot = r[1].all.tpot_ms.p99 / r[0].all.tpot_ms.p99;
     // choices: TTFT rises more, TPOT rises more, both about the same
-    let answer = if ttft > 1.5 * tpot {
-        0
-    } else if tpot > 1.5 * ttft {
-        1
-    } else {
-        2
-    };
-    Outcome {
-        answer,
-        numbers: nums(&[
-            ("ttft_p99_a_ms", r[0].all.ttft_ms.p99),
-            ("ttft_p99_b_ms", r[1].all.ttft_ms.p99),
-            ("tpot_p99_a_ms", r[0].all.tpot_ms.p99),
-            ("tpot_p99_b_ms", r[1].all.tpot_ms.p99),
-            ("queue_mean_a_ms", r[0].all.queue_ms.mean),
-            ("queue_mean_b_ms", r[1].all.queue_ms.mean),
-            ("prefill_mean_b_ms", r[1].all.prefill_ms.mean),
-            ("ttft_growth", ttft),
-            ("tpot_growth", tpot),
-        ]),
-    }
+    let answer = first(&[ttft > 1.5 * tpot, tpot > 1.5 * ttft]);
+    let quotes = [
+        ("ttft_p99_a_ms", 0, Metric::TTFT_P99, 1.0),
+        ("ttft_p99_b_ms", 1, Metric::TTFT_P99, 1.0),
+        ("tpot_p99_a_ms", 0, Metric::TPOT_P99, 1.0),
+        ("tpot_p99_b_ms", 1, Metric::TPOT_P99, 1.0),
+        ("queue_mean_a_ms", 0, QUEUE_MEAN, 1.0),
+        ("queue_mean_b_ms", 1, QUEUE_MEAN, 1.0),
+        ("prefill_mean_b_ms", 1, PREFILL_MEAN, 1.0),
+    ];
+    Outcome { answer, numbers: quote(r, &quotes, &[("ttft_growth", ttft), ("tpot_growth", tpot)]) }
 }
 
 fn strict_slo_runs() -> Vec<LessonRun> {
@@ -129,28 +134,22 @@ fn strict_slo_runs() -> Vec<LessonRun> {
 }
 
 fn strict_slo(r: &[Summary]) -> Outcome {
-    let (a, b) = (&r[0], &r[1]);
-    let thr_up = b.all.throughput.output_tokens_per_s > a.all.throughput.output_tokens_per_s;
-    let good_up = b.all.goodput.output_tokens_per_s > a.all.goodput.output_tokens_per_s;
+    let (a, b) = (&r[0].all, &r[1].all);
+    let thr_up = b.throughput.output_tokens_per_s > a.throughput.output_tokens_per_s;
+    let good_up = b.goodput.output_tokens_per_s > a.goodput.output_tokens_per_s;
     // choices: goodput rises with throughput, goodput falls while throughput rises, both fall
-    let answer = match (thr_up, good_up) {
-        (true, true) => 0,
-        (true, false) => 1,
-        _ => 2,
-    };
-    Outcome {
-        answer,
-        numbers: nums(&[
-            ("throughput_a", a.all.throughput.output_tokens_per_s),
-            ("throughput_b", b.all.throughput.output_tokens_per_s),
-            ("goodput_a", a.all.goodput.output_tokens_per_s),
-            ("goodput_b", b.all.goodput.output_tokens_per_s),
-            ("tpot_p99_a_ms", a.all.tpot_ms.p99),
-            ("tpot_p99_b_ms", b.all.tpot_ms.p99),
-            ("attainment_a", a.all.goodput.slo_attainment),
-            ("attainment_b", b.all.goodput.slo_attainment),
-        ]),
-    }
+    let answer = first(&[thr_up && good_up, thr_up && !good_up]);
+    let quotes = [
+        ("throughput_a", 0, THROUGHPUT, 1.0),
+        ("throughput_b", 1, THROUGHPUT, 1.0),
+        ("goodput_a", 0, GOODPUT, 1.0),
+        ("goodput_b", 1, GOODPUT, 1.0),
+        ("tpot_p99_a_ms", 0, Metric::TPOT_P99, 1.0),
+        ("tpot_p99_b_ms", 1, Metric::TPOT_P99, 1.0),
+        ("attainment_a", 0, Metric::SloAttainment, 1.0),
+        ("attainment_b", 1, Metric::SloAttainment, 1.0),
+    ];
+    Outcome { answer, numbers: quote(r, &quotes, &[]) }
 }
 
 fn kv_runs() -> Vec<LessonRun> {
@@ -172,33 +171,22 @@ fn kv_runs() -> Vec<LessonRun> {
 }
 
 fn kv_arithmetic(r: &[Summary]) -> Outcome {
-    let gib = (1u64 << 30) as f64;
     let tokens = 10.0 * 2048.0;
-    let gqa = r[0].memory.kv_bytes_per_token * tokens / gib;
-    let mha = r[1].memory.kv_bytes_per_token * tokens / gib;
+    let gqa = r[0].memory.kv_bytes_per_token * tokens / GIB;
+    let mha = r[1].memory.kv_bytes_per_token * tokens / GIB;
     // the article's formula in bf16: 10 × 2048 × layers × hidden × 2 (K,V) × 2 bytes
     let m = crate::catalog::find_model("llama-3-8b").expect("catalogue");
-    let article = tokens * crate::memory::article_kv_elements_per_token(&m) * 2.0 / gib;
+    let article = tokens * crate::memory::article_kv_elements_per_token(&m) * 2.0 / GIB;
     // choices: ~0.5 GiB, ~2.5 GiB, ~10 GiB (for Llama-3-8B)
-    let answer = if gqa < 1.0 {
-        0
-    } else if gqa < 5.0 {
-        1
-    } else {
-        2
-    };
-    Outcome {
-        answer,
-        numbers: nums(&[
-            ("kv_gqa_gib", gqa),
-            ("kv_mha_gib", mha),
-            ("kv_article_gib", article),
-            ("kv_peak_gqa_gib", r[0].memory.kv_peak_bytes / gib),
-            ("kv_peak_mha_gib", r[1].memory.kv_peak_bytes / gib),
-            ("kv_kib_per_token_gqa", r[0].memory.kv_bytes_per_token / 1024.0),
-            ("kv_kib_per_token_mha", r[1].memory.kv_bytes_per_token / 1024.0),
-        ]),
-    }
+    let answer = first(&[gqa < 1.0, gqa < 5.0]);
+    let quotes = [
+        ("kv_peak_gqa_gib", 0, Metric::KvPeakBytes, GIB),
+        ("kv_peak_mha_gib", 1, Metric::KvPeakBytes, GIB),
+        ("kv_kib_per_token_gqa", 0, Metric::KvBytesPerToken, 1024.0),
+        ("kv_kib_per_token_mha", 1, Metric::KvBytesPerToken, 1024.0),
+    ];
+    let extra = [("kv_gqa_gib", gqa), ("kv_mha_gib", mha), ("kv_article_gib", article)];
+    Outcome { answer, numbers: quote(r, &quotes, &extra) }
 }
 
 fn headroom_runs() -> Vec<LessonRun> {
@@ -209,28 +197,20 @@ fn headroom_runs() -> Vec<LessonRun> {
 }
 
 fn headroom(r: &[Summary]) -> Outcome {
-    let (full, safe) = (&r[0], &r[1]);
     // choices: 95% serves more good tokens, 75% serves more, about the same
-    let (g95, g75) = (full.all.goodput.output_tokens_per_s, safe.all.goodput.output_tokens_per_s);
-    let answer = if g95 > 1.1 * g75 {
-        0
-    } else if g75 > 1.1 * g95 {
-        1
-    } else {
-        2
-    };
-    Outcome {
-        answer,
-        numbers: nums(&[
-            ("oom_95", full.all.requests.oom_restarts as f64),
-            ("oom_75", safe.all.requests.oom_restarts as f64),
-            ("failed_95", full.all.requests.failed as f64),
-            ("goodput_95", g95),
-            ("goodput_75", g75),
-            ("kv_capacity_95_gib", full.memory.kv_capacity_bytes / (1u64 << 30) as f64),
-            ("kv_capacity_75_gib", safe.memory.kv_capacity_bytes / (1u64 << 30) as f64),
-        ]),
-    }
+    let (g95, g75) = (r[0].all.goodput.output_tokens_per_s, r[1].all.goodput.output_tokens_per_s);
+    let answer = first(&[g95 > 1.1 * g75, g75 > 1.1 * g95]);
+    let oom = Metric::Requests(Count::OomRestarts);
+    let quotes = [
+        ("oom_95", 0, oom, 1.0),
+        ("oom_75", 1, oom, 1.0),
+        ("failed_95", 0, Metric::Requests(Count::Failed), 1.0),
+        ("goodput_95", 0, GOODPUT, 1.0),
+        ("goodput_75", 1, GOODPUT, 1.0),
+        ("kv_capacity_95_gib", 0, Metric::KvCapacityBytes, GIB),
+        ("kv_capacity_75_gib", 1, Metric::KvCapacityBytes, GIB),
+    ];
+    Outcome { answer, numbers: quote(r, &quotes, &[]) }
 }
 
 fn strategy_runs() -> Vec<LessonRun> {
@@ -250,28 +230,21 @@ fn strategy_runs() -> Vec<LessonRun> {
 }
 
 fn strategies(r: &[Summary]) -> Outcome {
-    let (lat, thr) = (&r[0], &r[1]);
+    let (lat, thr) = (&r[0].all, &r[1].all);
     // choices: latency-first wins both; throughput-first wins both; each wins its own metric
-    let lat_fast = lat.all.tpot_ms.p99 < thr.all.tpot_ms.p99 && lat.all.ttft_ms.p99 < thr.all.ttft_ms.p99;
-    let thr_more = thr.all.throughput.output_tokens_per_s > lat.all.throughput.output_tokens_per_s;
-    let answer = match (lat_fast, thr_more) {
-        (true, false) => 0,
-        (false, true) => 1,
-        _ => 2,
-    };
-    Outcome {
-        answer,
-        numbers: nums(&[
-            ("ttft_p99_lat_ms", lat.all.ttft_ms.p99),
-            ("ttft_p99_thr_ms", thr.all.ttft_ms.p99),
-            ("tpot_p99_lat_ms", lat.all.tpot_ms.p99),
-            ("tpot_p99_thr_ms", thr.all.tpot_ms.p99),
-            ("throughput_lat", lat.all.throughput.output_tokens_per_s),
-            ("throughput_thr", thr.all.throughput.output_tokens_per_s),
-            ("refused_lat", (lat.all.requests.rejected + lat.all.requests.timed_out) as f64),
-            ("refused_thr", (thr.all.requests.rejected + thr.all.requests.timed_out) as f64),
-        ]),
-    }
+    let lat_fast = lat.tpot_ms.p99 < thr.tpot_ms.p99 && lat.ttft_ms.p99 < thr.ttft_ms.p99;
+    let thr_more = thr.throughput.output_tokens_per_s > lat.throughput.output_tokens_per_s;
+    let answer = first(&[lat_fast && !thr_more, !lat_fast && thr_more]);
+    let quotes = [
+        ("ttft_p99_lat_ms", 0, Metric::TTFT_P99, 1.0),
+        ("ttft_p99_thr_ms", 1, Metric::TTFT_P99, 1.0),
+        ("tpot_p99_lat_ms", 0, Metric::TPOT_P99, 1.0),
+        ("tpot_p99_thr_ms", 1, Metric::TPOT_P99, 1.0),
+        ("throughput_lat", 0, THROUGHPUT, 1.0),
+        ("throughput_thr", 1, THROUGHPUT, 1.0),
+    ];
+    let refused = |c: &crate::metrics::ClassSummary| (c.requests.rejected + c.requests.timed_out) as f64;
+    Outcome { answer, numbers: quote(r, &quotes, &[("refused_lat", refused(lat)), ("refused_thr", refused(thr))]) }
 }
 
 fn mixed_runs() -> Vec<LessonRun> {
@@ -284,13 +257,7 @@ fn mixed_runs() -> Vec<LessonRun> {
 fn mixed(r: &[Summary]) -> Outcome {
     let (s, i) = (&r[0].classes["chat"], &r[1].classes["chat"]);
     // choices: isolation lowers chat p99 TTFT, raises it, no change
-    let answer = if i.ttft_ms.p99 < 0.8 * s.ttft_ms.p99 {
-        0
-    } else if i.ttft_ms.p99 > 1.2 * s.ttft_ms.p99 {
-        1
-    } else {
-        2
-    };
+    let answer = first(&[i.ttft_ms.p99 < 0.8 * s.ttft_ms.p99, i.ttft_ms.p99 > 1.2 * s.ttft_ms.p99]);
     Outcome {
         answer,
         numbers: nums(&[
@@ -314,25 +281,16 @@ fn context(r: &[Summary]) -> Outcome {
     let (c, p) = (&r[0], &r[1]);
     let ratio = p.memory.peak_running as f64 / c.memory.peak_running.max(1) as f64;
     // choices: paged holds about as many, ~2× as many, 3× or more sequences at once
-    let answer = if ratio < 1.5 {
-        0
-    } else if ratio < 3.0 {
-        1
-    } else {
-        2
-    };
-    Outcome {
-        answer,
-        numbers: nums(&[
-            ("ratio", ratio),
-            ("peak_running_contiguous", c.memory.peak_running as f64),
-            ("peak_running_paged", p.memory.peak_running as f64),
-            ("waste_contiguous", c.memory.kv_waste_mean),
-            ("waste_paged", p.memory.kv_waste_mean),
-            ("ttft_p99_contiguous_ms", c.all.ttft_ms.p99),
-            ("ttft_p99_paged_ms", p.all.ttft_ms.p99),
-        ]),
-    }
+    let answer = first(&[ratio < 1.5, ratio < 3.0]);
+    let quotes = [
+        ("peak_running_contiguous", 0, Metric::PeakRunning, 1.0),
+        ("peak_running_paged", 1, Metric::PeakRunning, 1.0),
+        ("waste_contiguous", 0, Metric::KvWasteMean, 1.0),
+        ("waste_paged", 1, Metric::KvWasteMean, 1.0),
+        ("ttft_p99_contiguous_ms", 0, Metric::TTFT_P99, 1.0),
+        ("ttft_p99_paged_ms", 1, Metric::TTFT_P99, 1.0),
+    ];
+    Outcome { answer, numbers: quote(r, &quotes, &[("ratio", ratio)]) }
 }
 
 /// GPUs compared in the cost lesson, in run order.
@@ -359,22 +317,18 @@ fn cost(r: &[Summary]) -> Outcome {
             best = i;
         }
     }
-    let mut n = BTreeMap::new();
-    for (i, key) in [
-        ("usd_per_hour_0", "usd_per_m_good_0"),
-        ("usd_per_hour_1", "usd_per_m_good_1"),
-        ("usd_per_hour_2", "usd_per_m_good_2"),
-    ]
-    .iter()
-    .enumerate()
-    {
-        n.insert(key.0, r[i].cost.usd_per_hour);
-        n.insert(key.1, r[i].cost.usd_per_million_good_tokens);
-    }
-    n.insert("attainment_0", r[0].all.goodput.slo_attainment);
-    n.insert("attainment_1", r[1].all.goodput.slo_attainment);
-    n.insert("attainment_2", r[2].all.goodput.slo_attainment);
-    Outcome { answer: best, numbers: n }
+    let quotes = [
+        ("usd_per_hour_0", 0, Metric::UsdPerHour, 1.0),
+        ("usd_per_hour_1", 1, Metric::UsdPerHour, 1.0),
+        ("usd_per_hour_2", 2, Metric::UsdPerHour, 1.0),
+        ("usd_per_m_good_0", 0, Metric::UsdPerMillionGoodTokens, 1.0),
+        ("usd_per_m_good_1", 1, Metric::UsdPerMillionGoodTokens, 1.0),
+        ("usd_per_m_good_2", 2, Metric::UsdPerMillionGoodTokens, 1.0),
+        ("attainment_0", 0, Metric::SloAttainment, 1.0),
+        ("attainment_1", 1, Metric::SloAttainment, 1.0),
+        ("attainment_2", 2, Metric::SloAttainment, 1.0),
+    ];
+    Outcome { answer: best, numbers: quote(r, &quotes, &[]) }
 }
 
 /// Offered loads (requests/s) of the safe-zone lesson's sweep.
@@ -403,26 +357,16 @@ fn safe_zone(r: &[Summary]) -> Outcome {
     let last = r.len() - 1;
     let (lo, hi) = good.iter().fold((f64::MAX, f64::MIN), |(a, b), g| (a.min(*g), b.max(*g)));
     // choices: goodput keeps rising to the highest load; it peaks at a knee and falls; it stays flat
-    let answer = if hi - lo < 0.1 * hi {
-        2
-    } else if k == last {
-        0
-    } else {
-        1
-    };
-    Outcome {
-        answer,
-        numbers: nums(&[
-            ("knee_rate", SAFE_ZONE_RATES[k]),
-            ("knee_goodput", best),
-            ("knee_ttft_p99_ms", r[k].all.ttft_ms.p99),
-            ("max_rate", SAFE_ZONE_RATES[last]),
-            ("goodput_at_max", good[last]),
-            ("throughput_at_max", r[last].all.throughput.output_tokens_per_s),
-            ("ttft_p99_at_max_ms", r[last].all.ttft_ms.p99),
-            ("peak_running_at_max", r[last].memory.peak_running as f64),
-        ]),
-    }
+    let answer = if hi - lo < 0.1 * hi { 2 } else { first(&[k == last]) };
+    let quotes = [
+        ("knee_ttft_p99_ms", k, Metric::TTFT_P99, 1.0),
+        ("goodput_at_max", last, GOODPUT, 1.0),
+        ("throughput_at_max", last, THROUGHPUT, 1.0),
+        ("ttft_p99_at_max_ms", last, Metric::TTFT_P99, 1.0),
+        ("peak_running_at_max", last, Metric::PeakRunning, 1.0),
+    ];
+    let extra = [("knee_rate", SAFE_ZONE_RATES[k]), ("knee_goodput", best), ("max_rate", SAFE_ZONE_RATES[last])];
+    Outcome { answer, numbers: quote(r, &quotes, &extra) }
 }
 
 /// Reads the knee of a load sweep: the offered rate with the most goodput.
@@ -435,28 +379,46 @@ pub fn knee(points: &[crate::sweep::SweepPoint]) -> Option<(f64, f64)> {
 
 /// The ten lessons, in teaching order.
 pub const LESSONS: &[Lesson] = &[
-    Lesson { id: "mean-hides-tail", choices: 3, highlight: "ttft.p99", runs: chat_burst, outcome: mean_vs_tail },
-    Lesson { id: "ttft-vs-tpot", choices: 3, highlight: "ttft.p99", runs: ttft_vs_tpot_runs, outcome: ttft_vs_tpot },
+    Lesson { id: "mean-hides-tail", choices: 3, highlight: Metric::TTFT_P99, runs: chat_burst, outcome: mean_vs_tail },
     Lesson {
-        id: "goodput-vs-throughput",
+        id: "ttft-vs-tpot",
         choices: 3,
-        highlight: "goodput",
-        runs: strict_slo_runs,
-        outcome: strict_slo,
+        highlight: Metric::TTFT_P99,
+        runs: ttft_vs_tpot_runs,
+        outcome: ttft_vs_tpot,
     },
-    Lesson { id: "kv-arithmetic", choices: 3, highlight: "hbm", runs: kv_runs, outcome: kv_arithmetic },
-    Lesson { id: "headroom", choices: 3, highlight: "oom", runs: headroom_runs, outcome: headroom },
+    Lesson { id: "goodput-vs-throughput", choices: 3, highlight: GOODPUT, runs: strict_slo_runs, outcome: strict_slo },
+    Lesson { id: "kv-arithmetic", choices: 3, highlight: Metric::KvPeakBytes, runs: kv_runs, outcome: kv_arithmetic },
+    Lesson {
+        id: "headroom",
+        choices: 3,
+        highlight: Metric::Requests(Count::OomRestarts),
+        runs: headroom_runs,
+        outcome: headroom,
+    },
     Lesson {
         id: "latency-vs-throughput-first",
         choices: 3,
-        highlight: "ttft.p99",
+        highlight: Metric::TTFT_P99,
         runs: strategy_runs,
         outcome: strategies,
     },
-    Lesson { id: "mixed-traffic", choices: 3, highlight: "ttft.p99", runs: mixed_runs, outcome: mixed },
-    Lesson { id: "context-too-large", choices: 3, highlight: "hbm", runs: context_runs, outcome: context },
-    Lesson { id: "cost-per-good-token", choices: 3, highlight: "cost", runs: cost_runs, outcome: cost },
-    Lesson { id: "safe-zone", choices: 3, highlight: "goodput", runs: safe_zone_runs, outcome: safe_zone },
+    Lesson { id: "mixed-traffic", choices: 3, highlight: Metric::TTFT_P99, runs: mixed_runs, outcome: mixed },
+    Lesson {
+        id: "context-too-large",
+        choices: 3,
+        highlight: Metric::KvPeakBytes,
+        runs: context_runs,
+        outcome: context,
+    },
+    Lesson {
+        id: "cost-per-good-token",
+        choices: 3,
+        highlight: Metric::UsdPerMillionGoodTokens,
+        runs: cost_runs,
+        outcome: cost,
+    },
+    Lesson { id: "safe-zone", choices: 3, highlight: GOODPUT, runs: safe_zone_runs, outcome: safe_zone },
 ];
 
 pub fn find(id: &str) -> Option<&'static Lesson> {

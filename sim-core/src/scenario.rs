@@ -391,20 +391,14 @@ impl Scenario {
 
     pub fn model_spec(&self) -> Result<ModelSpec, ScenarioError> {
         match &self.model {
-            ModelRef::Id(id) => catalog::find_model(id).ok_or_else(|| {
-                let ids: Vec<String> = catalog::models().into_iter().map(|m| m.id).collect();
-                ScenarioError::one("model", format!("must be one of {}, got \"{id}\"", ids.join(", ")))
-            }),
+            ModelRef::Id(id) => catalog::find_model(id).ok_or_else(|| not_in_catalogue("model", id)),
             ModelRef::Custom(m) => Ok((**m).clone()),
         }
     }
 
     pub fn gpu_spec(&self) -> Result<GpuSpec, ScenarioError> {
         match &self.gpu {
-            GpuRef::Id(id) => catalog::find_gpu(id).ok_or_else(|| {
-                let ids: Vec<String> = catalog::gpus().into_iter().map(|g| g.id).collect();
-                ScenarioError::one("gpu", format!("must be one of {}, got \"{id}\"", ids.join(", ")))
-            }),
+            GpuRef::Id(id) => catalog::find_gpu(id).ok_or_else(|| not_in_catalogue("gpu", id)),
             GpuRef::Custom(g) => Ok((**g).clone()),
         }
     }
@@ -510,6 +504,15 @@ impl Scenario {
             Err(ScenarioError { errors: v.errors })
         }
     }
+}
+
+/// `field` names an id the catalogue does not have: the message lists the settings row's options.
+fn not_in_catalogue(field: &str, id: &str) -> ScenarioError {
+    let ids = match crate::settings::find(field).map(|r| r.kind) {
+        Some(crate::settings::Kind::Select { options, .. }) => options(),
+        _ => Vec::new(),
+    };
+    ScenarioError::one(field, format!("must be one of {}, got \"{id}\"", ids.join(", ")))
 }
 
 fn validate_model(v: &mut Validator, m: &ModelSpec) {

@@ -1,0 +1,88 @@
+//! Every metric reads the summary field it names, parses from its name, and compares as goals do.
+
+use sim_core::metric::{Metric, MetricRef, Op};
+use sim_core::Summary;
+
+fn summary() -> Summary {
+    let sc = sim_core::presets::find("mixed-shared").unwrap().scenario();
+    sim_core::Simulation::new(&sc).unwrap().run_to_end()
+}
+
+fn field(v: &serde_json::Value, path: &str) -> Option<f64> {
+    path.split('.').try_fold(v, |cur, part| cur.get(part))?.as_f64()
+}
+
+#[test]
+fn every_metric_reads_the_field_it_names() {
+    let s = summary();
+    let json = serde_json::to_value(&s).unwrap();
+    let mut names: Vec<String> = Vec::new();
+    for m in Metric::all() {
+        let name = m.name();
+        assert_eq!(Metric::parse(&name), Some(m), "{name}");
+        names.push(name.clone());
+        let derived = matches!(m, Metric::ErrorRate | Metric::KvFreeAtPeak);
+        if !derived {
+            assert_eq!(field(&json, &name), Some(m.of(&s)), "{name}");
+        }
+        if m.per_class() && !derived {
+            let path = format!("classes.chat.{name}");
+            let r = MetricRef::parse(&path).unwrap();
+            assert_eq!(r.to_string(), path);
+            assert_eq!(r.read(&s), field(&json, &path), "{path}");
+        }
+    }
+    let n = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), n, "names are unique");
+}
+
+#[test]
+fn derived_metrics_and_bad_paths() {
+    let s = summary();
+    let r = &s.all.requests;
+    let errors = (r.rejected + r.timed_out + r.failed) as f64 / r.arrived as f64;
+    assert_eq!(Metric::ErrorRate.of(&s), errors);
+    let free = 1.0 - s.memory.kv_peak_bytes / s.memory.kv_capacity_bytes;
+    assert_eq!(Metric::KvFreeAtPeak.of(&s), free);
+    assert_eq!(MetricRef::parse("classes.nope.ttft_ms.p99").unwrap().read(&s), None);
+    assert!(MetricRef::parse("ttft_ms.p42").unwrap_err().contains("unknown metric"));
+    assert!(MetricRef::parse("classes.chat.cost.usd_per_hour").unwrap_err().contains("whole run"));
+    // a class name with a dot
+    let r = MetricRef::parse("classes.v1.chat.goodput.slo_attainment").unwrap();
+    assert_eq!(r, MetricRef::class(Metric::SloAttainment, "v1.chat"));
+    let json = serde_json::to_string(&r).unwrap();
+    assert_eq!(json, "\"classes.v1.chat.goodput.slo_attainment\"");
+    assert_eq!(serde_json::from_str::<MetricRef>(&json).unwrap(), r);
+}
+
+#[test]
+fn ops_compare_and_serialise_as_before() {
+    assert!(Op::AtMost.holds(1.0, 1.0) && !Op::AtMost.holds(1.1, 1.0));
+    assert!(Op::AtLeast.holds(1.0, 1.0) && !Op::AtLeast.holds(0.9, 1.0));
+    assert_eq!(serde_json::to_string(&Op::AtMost).unwrap(), "\"<=\"");
+    assert_eq!(serde_json::from_str::<Op>("\">=\"").unwrap(), Op::AtLeast);
+    assert!(serde_json::from_str::<Op>("\"<\"").is_err());
+}
+
+#[test]
+fn built_in_goals_and_contract_lines_name_known_metrics() {
+    for ex in sim_core::exercise::exercises() {
+        let refs = ex.goals.iter().map(|g| &g.metric).chain(ex.objective.as_ref().map(|o| &o.metric));
+        for r in refs {
+            assert_eq!(&MetricRef::parse(&r.to_string()).unwrap(), r, "{}", ex.id);
+        }
+    }
+    let c = sim_core::contract::Contract::from_json(sim_core::contract::EXAMPLE).unwrap();
+    let report = c.check(&sim_core::sim::BuiltinTraces).unwrap();
+    let mut with_metric = 0;
+    for line in &report.lines {
+        if let Some(m) = line.metric {
+            assert_eq!(Metric::parse(&m.name()), Some(m));
+            assert_eq!(line.measured, m.of(&report.summary), "{}", line.field);
+            with_metric += 1;
+        }
+    }
+    assert!(with_metric >= 3, "{with_metric}");
+}
