@@ -967,13 +967,16 @@ pub fn preset_summary(id: &str) -> String {
 /// A scenario's name for headings: a built-in preset's name in the current language, any other
 /// name as written.
 pub fn scenario_title(name: &str) -> String {
-    for p in PRESETS {
-        let key = format!("preset.{}.name", p.id);
-        if crate::i18n::has(&key) && crate::i18n::lookup(crate::i18n::Locale::En, &key) == name {
-            return t(&key);
-        }
+    thread_local! {
+        /// Each preset's name as its JSON gives it (the English one).
+        static NAMES: Vec<(&'static str, Option<String>)> =
+            PRESETS.iter().map(|p| (p.id, Scenario::from_json(p.json).ok().and_then(|s| s.name))).collect();
     }
-    name.to_string()
+    let preset = NAMES.with(|names| names.iter().find(|(_, n)| n.as_deref() == Some(name)).map(|(id, _)| *id));
+    match preset.map(|id| format!("preset.{id}.name")) {
+        Some(key) if crate::i18n::has(&key) => t(&key),
+        _ => name.to_string(),
+    }
 }
 
 /// Writes a select's value through sim-core's settings table (which says what a switch of model,
