@@ -41,7 +41,7 @@ pub fn PageHeader() -> impl IntoView {
                 lang=if l == Locale::Zh { "zh-CN" } else { "en" }
                 aria-label=name
                 data-testid=format!("locale-{}", l.code())
-                on:click=move |_| locale.set(l)
+                on:click=move |_| i18n::set_locale(l)
             >{text}</button>
         }
     };

@@ -55,16 +55,23 @@ use crate::workbench::Workbench;
 /// How often the panels' numbers refresh, ms (the calm tick: about 7 times a second).
 const CALM_TICK_MS: u32 = 150;
 
-/// Entry point of the wasm binary: installs the panic view, then mounts the app.
+/// Entry point of the wasm binary: installs the panic view, fetches the page's language, then
+/// mounts the app (so the first paint is already in that language).
 ///
 /// Opening the page with `?panic` in the query string panics right after mounting,
 /// which is how the browser tests check the error view.
 pub fn start() {
     panic_view::install();
-    mount_to_body(App);
-    if query_has_flag("panic") {
-        panic!("panic requested by the ?panic query parameter");
-    }
+    js_sys::futures::spawn_local(async {
+        if let Err(e) = i18n::init().await {
+            panic_view::texts_missing(&e);
+            return;
+        }
+        mount_to_body(App);
+        if query_has_flag("panic") {
+            panic!("panic requested by the ?panic query parameter");
+        }
+    });
 }
 
 /// True when the page URL's query string holds `name` or `name=...`.

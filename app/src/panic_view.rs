@@ -20,6 +20,22 @@ pub fn install() {
     }));
 }
 
+/// Shows the error view when the page's texts could not be fetched (the lab cannot start).
+pub fn texts_missing(why: &str) {
+    if !SHOWN.swap(true, Ordering::Relaxed) {
+        show(&format!("the translation tables could not be loaded: {why}"));
+    }
+}
+
+/// The error view's words when no translation table could be loaded: both languages at once.
+fn built_in(key: &str) -> &'static str {
+    match key {
+        "panic.title" => "The lab stopped · 实验室停止运行了",
+        "panic.reset" => "Reset the lab · 重置实验室",
+        _ => "Something went wrong inside the lab. · 实验室内部出错了。",
+    }
+}
+
 /// Plain DOM calls only: after a panic the reactive runtime cannot be trusted. The language is
 /// read from `<html lang>` (the page keeps it in step with the locale), not from a signal.
 fn show(message: &str) {
@@ -31,7 +47,10 @@ fn show(message: &str) {
         .and_then(|e| e.get_attribute("lang"))
         .and_then(|l| Locale::parse(&l))
         .unwrap_or(Locale::En);
-    let text = |key: &str| lookup(locale, key);
+    let text = |key: &str| match lookup(locale, key) {
+        found if found != key => found,
+        _ => built_in(key).to_string(),
+    };
     let Some(body) = document.body() else {
         return;
     };
