@@ -118,7 +118,7 @@ fn js_text(e: &JsValue) -> String {
 /// else the browser's (the same order `share::init` applies them in).
 pub fn initial_locale() -> Locale {
     let from_link = || {
-        let state = sim_core::share::ShareState::decode(crate::share::query_param("lab")?.trim()).ok()?;
+        let state = app_model::share::ShareState::decode(crate::share::query_param("lab")?.trim()).ok()?;
         Locale::parse(state.locale.as_deref()?)
     };
     crate::share::query_param("locale")
