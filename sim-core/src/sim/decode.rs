@@ -68,6 +68,12 @@ impl DecodeGroup {
         self.phase_count[class][((b - self.k % b) % b) as usize]
     }
 
+    /// Does this member cross into a new block in the next decode step?
+    pub fn grows_next(&self, r: &Req) -> bool {
+        let b = self.block;
+        self.block_phase(r) == ((b - self.k % b) % b) as usize
+    }
+
     pub fn growth(&self) -> u64 {
         (0..self.n_class.len()).map(|c| self.growth_of(c)).sum()
     }

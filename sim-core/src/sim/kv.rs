@@ -73,17 +73,8 @@ pub(crate) struct KvPool {
 impl Clone for KvPool {
     fn clone(&self) -> Self {
         let mut p = KvPool::new(self.cfg.clone());
-        p.clone_from(self);
+        p.copy_usage_from(self);
         p
-    }
-    /// Reuses the allocations: the scheduler copies the pool to plan every iteration.
-    fn clone_from(&mut self, o: &Self) {
-        self.cfg.clone_from(&o.cfg);
-        self.slot_quota.clone_from(&o.slot_quota);
-        self.unit_quota.clone_from(&o.unit_quota);
-        self.used_class.clone_from(&o.used_class);
-        self.seqs_class.clone_from(&o.seqs_class);
-        (self.used, self.prompt, self.seqs, self.peak) = (o.used, o.prompt, o.seqs, o.peak);
     }
 }
 
@@ -104,6 +95,15 @@ impl KvPool {
             peak: 0,
             cfg,
         }
+    }
+
+    /// Takes the usage of a pool of the same configuration, reusing the allocations (the
+    /// scheduler plans every iteration on a copy of the pool).
+    pub fn copy_usage_from(&mut self, o: &KvPool) {
+        debug_assert!(self.cfg == o.cfg && self.slot_quota == o.slot_quota);
+        self.used_class.copy_from_slice(&o.used_class);
+        self.seqs_class.copy_from_slice(&o.seqs_class);
+        (self.used, self.prompt, self.seqs, self.peak) = (o.used, o.prompt, o.seqs, o.peak);
     }
 
     pub fn paged(&self) -> bool {
@@ -375,12 +375,12 @@ mod tests {
     }
 
     #[test]
-    fn clone_from_copies_usage() {
+    fn copy_usage_from_copies_usage() {
         let mut a = KvPool::new(cfg(true, 100));
         a.admit_seq(1, 40);
         a.take(1, 3);
         let mut b = KvPool::new(cfg(true, 100));
-        b.clone_from(&a);
+        b.copy_usage_from(&a);
         assert_eq!((b.used(), b.seqs(), b.peak()), (3, 1, 3));
         assert_eq!(b.can_admit(0, 16 * 96), a.can_admit(0, 16 * 96));
     }

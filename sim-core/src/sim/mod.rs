@@ -12,7 +12,7 @@
 //! | `requests` | request slots and handles, the wait queues |
 //! | `kv` | the KV pool: units, batch slots, per-class reservations, watermark |
 //! | `decode` | the decode group: lockstep decoding in O(1) per iteration |
-//! | `schedule` | the continuous-batching scheduler |
+//! | `plan`, `schedule` | continuous batching: an iteration planned as a value, then applied |
 //! | `static_batch`, `oom` | static batching; OOM restarts after over-commit |
 //! | `record` | per-request metrics, the time series, recent endings, the summary |
 //! | `view` | what the page reads: snapshots, live requests, the HBM split |
@@ -22,6 +22,7 @@ mod decode;
 mod events;
 mod kv;
 mod oom;
+mod plan;
 mod record;
 mod replica;
 mod requests;
@@ -31,8 +32,10 @@ mod view;
 
 pub use events::Micros;
 pub use oom::MAX_OOM_RETRIES;
+pub use plan::{IterationPlan, PlanContext, PlannedChunk, PlannedPreemption};
 pub use record::RequestSink;
 pub use requests::Phase;
+pub use schedule::PlanObserver;
 pub use view::{Ending, HbmUse, LiveRequest, RecentEnding, Snapshot, StepInfo};
 
 use crate::catalog::{GpuSpec, ModelSpec};
@@ -143,6 +146,11 @@ impl Simulation {
     /// Receives every request's record as it ends (for `llmsim run --requests`).
     pub fn set_request_sink(&mut self, sink: RequestSink) {
         self.replica.recorder_mut().sink = Some(sink);
+    }
+
+    /// Sees every continuous-batching plan before it is applied (for tests of the scheduler).
+    pub fn set_plan_observer(&mut self, observer: PlanObserver) {
+        self.replica.set_plan_observer(observer);
     }
 
     pub fn scenario(&self) -> &Scenario {

@@ -10,8 +10,10 @@
 use super::decode::DecodeGroup;
 use super::events::{Effect, Micros, Wakeup};
 use super::kv::{KvPool, PoolConfig};
+use super::plan::PlanScratch;
 use super::record::Recorder;
 use super::requests::{Handle, Phase, Req, Requests, WaitQueues};
+use super::schedule::PlanObserver;
 use super::static_batch::StaticBatch;
 use super::view::StepInfo;
 use super::SimOptions;
@@ -55,6 +57,9 @@ pub(crate) struct Replica {
     pub(super) loose_tokens: u64,
     pub(super) last_step: StepInfo,
     pub(super) rec: Recorder,
+    /// Buffers the scheduler reuses every iteration, and who sees its plans.
+    pub(super) planning: Option<Box<PlanScratch>>,
+    pub(super) plan_observer: Option<PlanObserver>,
     out: Vec<Effect>,
 }
 
@@ -83,6 +88,8 @@ impl Replica {
             loose_tokens: 0,
             last_step: StepInfo::default(),
             rec: Recorder::new(scenario, opts),
+            planning: None,
+            plan_observer: None,
             out: Vec::new(),
         }
     }
@@ -180,7 +187,7 @@ impl Replica {
     /// Takes a queued request into the batch: a slot, and (contiguous) its KV reservation.
     pub(super) fn admit(&mut self, h: Handle) {
         let class = self.reqs[h].class as usize;
-        self.queues.pop(h, class);
+        self.queues.pop(h, class, &self.reqs);
         self.admit_counter += 1;
         let (now, order) = (self.now, self.admit_counter);
         let r = &mut self.reqs[h];
@@ -331,6 +338,9 @@ impl Replica {
     }
     pub fn recorder_mut(&mut self) -> &mut Recorder {
         &mut self.rec
+    }
+    pub fn set_plan_observer(&mut self, observer: PlanObserver) {
+        self.plan_observer = Some(observer);
     }
 
     /// Internal consistency checks, for tests: counts add up and KV stays within bounds.

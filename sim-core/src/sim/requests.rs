@@ -216,7 +216,7 @@ impl WaitQueues {
     /// Drops tombstones at the front of every lane.
     pub fn drop_tombstones(&mut self, reqs: &Requests) {
         for lane in &mut self.lanes {
-            while lane.front().is_some_and(|&h| reqs.get(h).is_none_or(|r| r.phase != Phase::Queued)) {
+            while lane.front().is_some_and(|&h| is_tombstone(reqs, h)) {
                 lane.pop_front();
             }
         }
@@ -227,10 +227,19 @@ impl WaitQueues {
         self.lanes[lane].front().copied()
     }
 
-    /// Takes the request at the front of its lane (which must be `h`).
-    pub fn pop(&mut self, h: Handle, class: usize) {
+    /// A lane's entries, front first, tombstones included.
+    pub fn entries(&self, lane: usize) -> &VecDeque<Handle> {
+        &self.lanes[lane]
+    }
+
+    /// Takes the request at the front of its lane (which must be `h`, after tombstones).
+    pub fn pop(&mut self, h: Handle, class: usize, reqs: &Requests) {
         let q = self.lane(class);
-        let front = self.lanes[q].pop_front();
+        let lane = &mut self.lanes[q];
+        while lane.front().is_some_and(|&f| is_tombstone(reqs, f)) {
+            lane.pop_front();
+        }
+        let front = lane.pop_front();
         debug_assert_eq!(front, Some(h));
         self.count(class, false);
     }
@@ -248,4 +257,9 @@ impl WaitQueues {
         }
         out
     }
+}
+
+/// A lane entry for a request that is no longer waiting (it timed out, or ended).
+pub(crate) fn is_tombstone(reqs: &Requests, h: Handle) -> bool {
+    reqs.get(h).is_none_or(|r| r.phase != Phase::Queued)
 }

@@ -1,0 +1,353 @@
+//! Planning one iteration of continuous batching, as a value.
+//!
+//! The planner reads the replica and decides, on a copy of the KV pool and a tentative view of
+//! the queues and the decode group, what the next iteration does: which running sequences are
+//! preempted (the newest, when the decode step's new blocks do not fit), whether the decode
+//! group takes a step, which prompts continue with which chunk sizes, which waiting prompts are
+//! admitted. `schedule` then applies the plan. Tests check properties on plans
+//! (`Simulation::set_plan_observer`).
+
+use super::kv::KvPool;
+use super::replica::Replica;
+use super::requests::{is_tombstone, Handle, Phase};
+use crate::perf::BatchWork;
+
+/// A prefill chunk an iteration computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlannedChunk {
+    /// The request's id.
+    pub id: u64,
+    /// Tokens computed this iteration.
+    pub tokens: u32,
+    /// Prompt tokens computed before, and the tokens to compute before decoding.
+    pub done: u32,
+    pub target: u32,
+    /// Admitted from the queue by this iteration (otherwise a prompt continuing).
+    pub admitted: bool,
+    pub(crate) h: Handle,
+    pub(crate) class: u16,
+    /// KV units allocated for the chunk (paged; a contiguous admission reserves its own).
+    pub(crate) units: u64,
+}
+
+/// A running sequence the iteration sends back to the queue to be recomputed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlannedPreemption {
+    pub id: u64,
+    pub(crate) h: Handle,
+}
+
+/// What one iteration of continuous batching does, decided before anything changes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IterationPlan {
+    /// Preemptions, in the order they happen (applied first).
+    pub preempted: Vec<PlannedPreemption>,
+    /// Decode group members that each take one token (0: no decode step).
+    pub decode_seqs: u64,
+    /// New KV blocks per class for the decode step (only meaningful with `decode_seqs > 0`).
+    pub(crate) growth: Vec<u64>,
+    /// Prefill chunks: prompts continuing (oldest first), then admissions (in admission order).
+    pub chunks: Vec<PlannedChunk>,
+    /// The iteration's work for the step-time model.
+    pub work: BatchWork,
+    /// Nothing could run and a stuck prompt was preempted: plan again after applying.
+    pub retry: bool,
+}
+
+impl IterationPlan {
+    /// Tokens the iteration computes: one per decoding sequence plus the prefill chunks.
+    pub fn tokens(&self) -> u64 {
+        self.decode_seqs + self.chunks.iter().map(|c| c.tokens as u64).sum::<u64>()
+    }
+    /// Nothing runs (the replica stays idle after the preemptions, if any).
+    pub fn is_idle(&self) -> bool {
+        self.work.is_empty()
+    }
+    pub fn admitted(&self) -> impl Iterator<Item = &PlannedChunk> + '_ {
+        self.chunks.iter().filter(|c| c.admitted)
+    }
+}
+
+/// The replica as a plan found it (given to a plan observer with the plan).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanContext {
+    /// Sequences running, and the id of the oldest admitted of them.
+    pub running: u64,
+    pub oldest_running: Option<u64>,
+}
+
+/// The plan being made and the buffers the planner reuses, so planning allocates nothing in
+/// the steady state.
+#[derive(Default)]
+pub(crate) struct PlanScratch {
+    pub plan: IterationPlan,
+    /// The pool as the plan leaves it.
+    pool: Option<KvPool>,
+    t: Tentative,
+}
+
+/// The queues and the running set as the plan leaves them.
+#[derive(Default)]
+struct Tentative {
+    /// Per class: running sequences preempted, from the newest end.
+    taken_back: Vec<usize>,
+    /// Per class: blocks of the next decode step that preempted members no longer need.
+    growth_gone: Vec<u64>,
+    /// Per lane: preempted sequences put back in front (last = head) with their new targets.
+    fronts: Vec<Vec<(Handle, u32)>>,
+    /// Per lane: position of the next candidate in the lane.
+    pos: Vec<usize>,
+    blocked: Vec<bool>,
+    /// The last plan preempted or blocked a lane (so the per-class and per-lane state needs
+    /// resetting; most plans do neither).
+    dirty: bool,
+}
+
+/// A waiting request the plan could admit next.
+struct Candidate {
+    lane: usize,
+    h: Handle,
+    class: usize,
+    target: u32,
+}
+
+struct Planner<'a> {
+    r: &'a Replica,
+    pool: &'a mut KvPool,
+    s: &'a mut Tentative,
+    plan: &'a mut IterationPlan,
+    /// The decode group as the plan leaves it.
+    n: u64,
+    ctx_sum: u64,
+}
+
+impl Replica {
+    /// The replica as a plan finds it now.
+    pub(super) fn plan_context(&self) -> PlanContext {
+        let firsts = self.running.iter().filter_map(|m| m.values().next());
+        let oldest = firsts.map(|&slot| self.reqs.at(slot)).min_by_key(|r| r.admit_order).map(|r| r.id);
+        PlanContext { running: self.pool.seqs(), oldest_running: oldest }
+    }
+
+    /// Plans the next continuous-batching iteration into `s.plan` without changing anything.
+    pub(super) fn plan_iteration(&self, s: &mut PlanScratch) {
+        let (classes, lanes) = (self.running.len(), self.queues.lanes());
+        let PlanScratch { plan, pool, t } = s;
+        let pool = pool.get_or_insert_with(|| self.pool.clone());
+        pool.copy_usage_from(&self.pool);
+        if t.dirty || t.pos.len() != lanes || t.taken_back.len() != classes {
+            reset(&mut t.taken_back, classes, 0);
+            reset(&mut t.growth_gone, classes, 0);
+            reset(&mut t.blocked, lanes, false);
+            t.fronts.resize_with(lanes, Vec::new);
+            t.fronts.iter_mut().for_each(Vec::clear);
+            t.dirty = false;
+        }
+        reset(&mut t.pos, lanes, 0);
+        plan.preempted.clear();
+        plan.decode_seqs = 0;
+        if plan.growth.len() != classes {
+            plan.growth.resize(classes, 0);
+        }
+        plan.chunks.clear();
+        plan.work = BatchWork::default();
+        plan.retry = false;
+        Planner { r: self, pool, s: t, plan, n: self.group.n, ctx_sum: self.group.ctx_sum }.run();
+    }
+}
+
+fn reset<T: Copy>(v: &mut Vec<T>, len: usize, value: T) {
+    v.clear();
+    v.resize(len, value);
+}
+
+impl Planner<'_> {
+    fn run(&mut self) {
+        let sched = &self.r.sched;
+        let (chunked, paged) = (sched.chunked_prefill, self.pool.paged());
+        let mut budget = sched.max_num_batched_tokens as u64;
+        // Without chunked prefill, waiting prompts go first in prefill-only iterations
+        // (vLLM's default scheduler); decodes wait.
+        let prefill_first = !chunked && self.peek().is_some_and(|c| self.fits_whole(&c, budget));
+        if !prefill_first && self.n > 0 {
+            if paged && !sched.overcommit {
+                while self.n > 0 && self.growth() > self.pool.free() {
+                    if !self.preempt_newest() {
+                        break;
+                    }
+                }
+            }
+            if self.n > 0 {
+                for c in 0..self.plan.growth.len() {
+                    let g = if paged { self.growth_of(c) } else { 0 };
+                    self.pool.take(c, g);
+                    self.plan.growth[c] = g;
+                }
+                let (n, work) = (self.n, &mut self.plan.work);
+                work.decode_seqs = n;
+                work.decode_ctx_tokens = self.ctx_sum + n;
+                work.logit_tokens += n;
+                self.plan.decode_seqs = n;
+                budget = budget.saturating_sub(n);
+            }
+        }
+        if chunked || prefill_first {
+            budget = self.continue_prompts(budget, paged);
+        }
+        if self.plan.decode_seqs == 0 || chunked {
+            self.admit_prompts(budget, chunked, paged);
+        }
+        if self.plan.work.is_empty() {
+            // Nothing could run. If prompts are stuck half-prefilled with no KV to continue,
+            // preempt the newest so the oldest can progress (and plan again); otherwise idle.
+            let stuck = self.r.prefilling.iter().any(|h| !self.is_preempted(*h));
+            self.plan.retry = stuck && self.preempt_newest();
+        }
+    }
+
+    /// Prompts already being prefilled continue, oldest first, in chunks the budget and (paged)
+    /// the free KV allow. Returns the budget left.
+    fn continue_prompts(&mut self, mut budget: u64, paged: bool) -> u64 {
+        let r = self.r;
+        for &h in &r.prefilling {
+            if budget == 0 {
+                break;
+            }
+            if self.is_preempted(h) {
+                continue;
+            }
+            let r = &r.reqs[h];
+            let (done, target) = (r.prefilled, r.prefill_target);
+            let n = ((target - done) as u64).min(budget);
+            let (n, units) = if paged { self.pool.fit_chunk(done as u64, n) } else { (n, 0) };
+            self.pool.take(r.class as usize, units);
+            if n > 0 {
+                self.chunk(h, r.id, r.class, done, target, n, false, units);
+                budget -= n;
+            }
+        }
+        budget
+    }
+
+    /// Admits waiting prompts while the budget, the batch slots and the KV allow; with
+    /// isolation, a class that does not fit is skipped and the next class tried.
+    fn admit_prompts(&mut self, mut budget: u64, chunked: bool, paged: bool) {
+        while budget > 0 {
+            let Some(c) = self.peek() else { break };
+            let target = c.target as u64;
+            let n = if chunked { target.min(budget) } else { target };
+            if n > budget {
+                break;
+            }
+            if !self.pool.can_admit(c.class, n) {
+                if self.s.blocked.len() > 1 {
+                    self.s.blocked[c.lane] = true;
+                    self.s.dirty = true;
+                    if self.s.blocked.iter().all(|b| *b) {
+                        break;
+                    }
+                    continue;
+                }
+                break;
+            }
+            if self.s.fronts[c.lane].pop().is_none() {
+                self.s.pos[c.lane] += 1;
+            }
+            self.pool.admit_seq(c.class, target);
+            let units = if paged { self.pool.units_for(n) } else { 0 };
+            self.pool.take(c.class, units);
+            self.chunk(c.h, self.r.reqs[c.h].id, c.class as u16, 0, c.target, n, true, units);
+            budget -= n;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn chunk(&mut self, h: Handle, id: u64, class: u16, done: u32, target: u32, n: u64, admitted: bool, units: u64) {
+        self.plan.work.add_prefill_chunk(done as u64, n, done as u64 + n == target as u64);
+        self.plan.chunks.push(PlannedChunk { id, tokens: n as u32, done, target, admitted, h, class, units });
+    }
+
+    fn fits_whole(&self, c: &Candidate, budget: u64) -> bool {
+        c.target as u64 <= budget && self.pool.can_admit(c.class, c.target as u64)
+    }
+
+    /// The waiting request that would be admitted next: with isolation, by class priority and
+    /// then arrival across the lanes not blocked; otherwise the head of the shared queue.
+    /// Preempted sequences are back at the front of their lanes; tombstones are skipped.
+    fn peek(&mut self) -> Option<Candidate> {
+        let r = self.r;
+        let mut best: Option<((u32, u64, usize), Candidate)> = None;
+        for lane in 0..self.s.pos.len() {
+            if self.s.blocked[lane] {
+                continue;
+            }
+            let head = match self.s.fronts[lane].last() {
+                Some(&(h, target)) => Some((h, target)),
+                None => {
+                    let entries = r.queues.entries(lane);
+                    let pos = &mut self.s.pos[lane];
+                    while entries.get(*pos).is_some_and(|&h| is_tombstone(&r.reqs, h)) {
+                        *pos += 1;
+                    }
+                    entries.get(*pos).map(|&h| (h, r.reqs[h].prefill_target))
+                }
+            };
+            if let Some((h, target)) = head {
+                let q = &r.reqs[h];
+                let key = (r.priority[q.class as usize], q.arrival, lane);
+                if best.as_ref().is_none_or(|(b, _)| key < *b) {
+                    best = Some((key, Candidate { lane, h, class: q.class as usize, target }));
+                }
+            }
+        }
+        best.map(|(_, c)| c)
+    }
+
+    fn growth_of(&self, class: usize) -> u64 {
+        self.r.group.growth_of(class) - self.s.growth_gone[class]
+    }
+
+    fn growth(&self) -> u64 {
+        (0..self.s.growth_gone.len()).map(|c| self.growth_of(c)).sum()
+    }
+
+    fn is_preempted(&self, h: Handle) -> bool {
+        self.plan.preempted.iter().any(|p| p.h == h)
+    }
+
+    /// Preempts (by recompute) the most recently admitted running sequence of the lowest
+    /// priority class (isolation) or overall. Never the only running sequence.
+    fn preempt_newest(&mut self) -> bool {
+        if self.pool.seqs() <= 1 {
+            return false;
+        }
+        let r = self.r;
+        let mut victim: Option<(u32, u64, usize, u32)> = None; // (priority, order, class, slot)
+        for (c, m) in r.running.iter().enumerate() {
+            if let Some((&order, &slot)) = m.iter().rev().nth(self.s.taken_back[c]) {
+                let p = if r.sched.isolation { r.priority[c] } else { 0 };
+                if victim.is_none_or(|v| (p, order) > (v.0, v.1)) {
+                    victim = Some((p, order, c, slot));
+                }
+            }
+        }
+        let Some((_, _, class, slot)) = victim else { return false };
+        self.s.taken_back[class] += 1;
+        self.s.dirty = true;
+        let h = r.reqs.handle(slot);
+        let q = &r.reqs[h];
+        let generated = match q.phase {
+            Phase::Decode => {
+                self.n -= 1;
+                self.ctx_sum -= r.group.tokens(q);
+                self.s.growth_gone[class] += r.group.grows_next(q) as u64;
+                r.group.generated(q)
+            }
+            _ => q.generated,
+        };
+        self.pool.release_seq(class, q.prefill_target as u64, r.held_units(q));
+        self.s.fronts[r.queues.lane(class)].push((h, q.input + generated));
+        self.plan.preempted.push(PlannedPreemption { id: q.id, h });
+        true
+    }
+}
