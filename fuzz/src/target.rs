@@ -248,6 +248,7 @@ fn drive(sim: &mut Simulation, bound: u64, limits: RunLimits) -> Result<Outcome,
     // Events that may share one instant: every request's arrival and timeout, plus slack.
     let stall_window = sim.total_requests().saturating_mul(3).saturating_add(65_536);
     let (mut last_now, mut last_progress, mut still) = (sim.now(), sim.progress(), 0u64);
+    let mut checks = 0u64;
     loop {
         let step = limits.check_every.min(cap.saturating_sub(sim.events_processed())).max(1);
         let n = sim.advance_events(step);
@@ -256,6 +257,20 @@ fn drive(sim: &mut Simulation, bound: u64, limits: RunLimits) -> Result<Outcome,
         })?;
         if n == 0 {
             break;
+        }
+        // what the page reads a few times a second: the snapshot and the CDFs
+        checks += 1;
+        if checks.is_multiple_of(64) {
+            let snap = sim.snapshot();
+            let share = snap.hbm.allocated_share();
+            if !(0.0..=1.0 + 1e-9).contains(&share) && !sim.scenario().scheduler.overcommit {
+                return Err(finding("invariant", format!("snapshot: allocated HBM share {share}")));
+            }
+            for (ms, f) in sim.ttft_cdf(None, 32).into_iter().chain(sim.tpot_cdf(None, 32)) {
+                if !ms.is_finite() || ms < 0.0 || !(0.0..=1.0).contains(&f) {
+                    return Err(finding("invariant", format!("CDF point ({ms} ms, {f})")));
+                }
+            }
         }
         let (now, progress) = (sim.now(), sim.progress());
         if now < last_now {
