@@ -87,6 +87,8 @@ fn state_json(scenario: &Scenario, compare: Option<&Scenario>) -> String {
         v["lesson"] = "mean-hides-tail".into();
         v["step"] = 2.into();
         v["locked"] = serde_json::json!(["scheduler.max_num_seqs", "seed"]);
+        v["exercise"] = "chat-cheapest".into();
+        v["locale"] = "zh".into();
     }
     v.to_string()
 }
@@ -126,6 +128,11 @@ pub fn dictionary(seeds: &[(String, Input)]) -> Vec<String> {
         "restart_s",
         "batch_timeout_ms",
         "speedup",
+        "locale",
+        "en",
+        "zh",
+        "mixed-20",
+        "chat-cheapest",
     ]
     .iter()
     .map(|s| s.to_string())

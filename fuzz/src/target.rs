@@ -113,14 +113,22 @@ pub fn run_input(input: &Input, limits: RunLimits) -> Result<Outcome, Finding> {
     }
 }
 
-/// The scenarios a share link holds (the main one, then the A/B comparison), or its message.
-/// An accepted state, encoded again, must be accepted again.
+/// The scenarios a share link holds (the main one, then the A/B comparison), or its message,
+/// read as the page reads it (`app_model::share::ShareState`). A link the page accepts, the
+/// model's reader (`sim_core::share::SharedRun`, which ignores the page's fields) accepts with
+/// the same scenarios; an accepted state, encoded again, is accepted again.
 fn share_scenarios(link: &str) -> Result<Result<Vec<Scenario>, String>, Finding> {
     use app_model::share::ShareState;
+    use sim_core::share::SharedRun;
     let state = match ShareState::decode(link) {
         Err(msg) => return Ok(Err(msg)),
         Ok(state) => state,
     };
+    match SharedRun::decode(link) {
+        Ok(run) if run == state.run() => {}
+        Ok(_) => return Err(finding("invariant", "sim-core reads other scenarios from the link than the page")),
+        Err(e) => return Err(finding("invariant", format!("the page opens the link, sim-core rejects it: {e}"))),
+    }
     if let Err(e) = ShareState::decode(&state.encode()) {
         return Err(finding("invariant", format!("the accepted link, encoded again, is rejected: {e}")));
     }

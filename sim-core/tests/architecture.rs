@@ -1,0 +1,152 @@
+//! What the model must not know, enforced where a test can: sim-core and app-model depend on no
+//! web or UI crate, and sim-core's source mentions no page concern (locale, translations, test
+//! ids, the view library, the DOM) in its code and uses no clock or I/O.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Crates of the browser and of UI frameworks (a name equal to one, or starting with one that
+/// ends in `*`).
+const WEB_OR_UI: &[&str] = &[
+    "leptos*",
+    "web-sys",
+    "js-sys",
+    "wasm-bindgen*",
+    "gloo*",
+    "console_error_panic_hook",
+    "console_log",
+    "tracing-wasm",
+    "wasm-logger",
+    "yew*",
+    "dioxus*",
+    "sycamore*",
+    "egui*",
+    "eframe",
+];
+
+fn is_web_or_ui(name: &str) -> bool {
+    let name = name.replace('_', "-");
+    WEB_OR_UI.iter().any(|p| {
+        let p = p.replace('_', "-");
+        match p.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => name == p,
+        }
+    })
+}
+
+/// The names of every dependency a manifest declares: `[dependencies]`, `[dev-dependencies]`,
+/// `[build-dependencies]`, their `[target.….dependencies]` forms, and `[dependencies.NAME]`
+/// tables.
+fn dependencies(manifest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_deps = false;
+    for line in manifest.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.starts_with('[') {
+            let table = line.trim_matches(|c| c == '[' || c == ']').trim();
+            let parts: Vec<&str> = table.split('.').collect();
+            let is_dep_table = |p: &str| matches!(p, "dependencies" | "dev-dependencies" | "build-dependencies");
+            in_deps = parts.last().is_some_and(|p| is_dep_table(p));
+            // [dependencies.NAME] or [target.X.dependencies.NAME]
+            if let Some(i) = parts.iter().position(|p| is_dep_table(p)) {
+                if i + 1 < parts.len() {
+                    out.push(parts[i + 1].trim_matches('"').to_string());
+                }
+            }
+            continue;
+        }
+        if in_deps {
+            if let Some((key, _)) = line.split_once('=') {
+                // `name = …` or `name.workspace = true`
+                let name = key.trim().split('.').next().unwrap_or("").trim_matches('"');
+                if !name.is_empty() {
+                    out.push(name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_model_and_the_page_state_depend_on_no_web_or_ui_crate() {
+    for krate in ["sim-core", "app-model"] {
+        let path = root().join(krate).join("Cargo.toml");
+        let manifest = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let deps = dependencies(&manifest);
+        assert!(deps.iter().any(|d| d == "serde"), "{krate}: the manifest reader found no dependency: {deps:?}");
+        let web: Vec<&String> = deps.iter().filter(|d| is_web_or_ui(d)).collect();
+        assert!(web.is_empty(), "{krate} must not depend on web or UI crates, but depends on {web:?}");
+    }
+}
+
+#[test]
+fn the_manifest_reader_sees_every_form_of_dependency() {
+    let toml = r#"
+[package]
+name = "x"
+[dependencies]
+serde.workspace = true
+leptos = { version = "0.8" }   # a comment
+[target.'cfg(target_arch = "wasm32")'.dependencies]
+web-sys = "0.3"
+[dev-dependencies.wasm-bindgen-test]
+version = "0.3"
+[features]
+default = []
+"#;
+    let deps = dependencies(toml);
+    assert_eq!(deps, ["serde", "leptos", "web-sys", "wasm-bindgen-test"]);
+    assert!(deps.iter().skip(1).all(|d| is_web_or_ui(d)));
+    assert!(!is_web_or_ui("serde_json") && is_web_or_ui("leptos_router") && is_web_or_ui("console-error-panic-hook"));
+}
+
+/// Words of page concerns (matched case-insensitively) and of clocks and I/O.
+const PAGE_WORDS: &[&str] =
+    &["locale", "data-testid", "testid", "i18n", "leptos", "web_sys", "web-sys", "wasm_bindgen", "js_sys"];
+const CLOCK_AND_IO: &[&str] =
+    &["std::time", "Instant::", "SystemTime", "std::fs", "std::net", "std::env", "std::io::stdin"];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn sim_core_mentions_no_page_concern_and_uses_no_clock_or_io() {
+    let src = root().join("sim-core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    assert!(files.len() >= 10, "found only {} source files in {}", files.len(), src.display());
+    let mut hits = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, full) in text.lines().enumerate() {
+            // code only: a comment may say what the model does not know
+            let line = full.split("//").next().unwrap_or("");
+            let lower = line.to_lowercase();
+            let page = PAGE_WORDS.iter().filter(|w| lower.contains(*w));
+            let io = CLOCK_AND_IO.iter().filter(|w| line.contains(*w));
+            for w in page.chain(io) {
+                let name = f.strip_prefix(&src).unwrap_or(f).display();
+                hits.push(format!("sim-core/src/{name}:{}: \"{w}\": {}", n + 1, full.trim()));
+            }
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "sim-core is the model: no page concerns (they live in app-model or app), no clock, no I/O:\n{}",
+        hits.join("\n")
+    );
+}
