@@ -24,16 +24,25 @@ describe('budgets', { timeout: 240_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 512 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 480 KiB)', () => {
     const wasm = readdirSync(DIST).filter((f) => f.endsWith('.wasm'));
     assert.equal(wasm.length, 1, `expected one .wasm in dist/, found ${wasm.length}`);
     const bytes = readFileSync(join(DIST, wasm[0]));
     const gz = gzipSync(bytes, { level: 9 }).length;
     report.wasm = { file: wasm[0], raw_bytes: bytes.length, gzip_bytes: gz, gzip_kib: +(gz / 1024).toFixed(1) };
-    // The 400 KB target held for the lab alone (322 KiB); with the lessons, sweeps, contract,
-    // exercises and both languages it is 495 KiB (docs/benchmarks.md). This ceiling stops any
-    // further growth unnoticed.
-    assert.ok(gz <= 512 * 1024, `gzip size ${gz} B is over the 512 KiB ceiling`);
+    // The page also fetches the tables of the one language it shows (dist/i18n/*.{en,zh}.json).
+    const tables = readdirSync(join(DIST, 'i18n'));
+    report.i18n_tables_gzip_bytes = Object.fromEntries(
+      ['en', 'zh'].map((l) => {
+        const parts = tables.filter((f) => f.endsWith(`.${l}.json`));
+        assert.ok(parts.length > 0, `no ${l} tables in dist/i18n`);
+        return [l, parts.reduce((n, f) => n + gzipSync(readFileSync(join(DIST, 'i18n', f)), { level: 9 }).length, 0)];
+      }),
+    );
+    // The target is 400 KB (400,000 B). The lab alone was 322 KiB; with the teaching tabs and both
+    // languages compiled in it reached 517 KiB; fetching the tables instead brought it to 479 KiB
+    // (docs/wasm-size.md lists what is big and the wins left). This ceiling stops any growth.
+    assert.ok(gz <= 480 * 1024, `gzip size ${gz} B is over the 480 KiB ceiling (target 400,000 B)`);
   });
 
   test('time to the first animated frame (headless Chromium)', async () => {
