@@ -137,3 +137,81 @@ impl DecodeGroup {
         self.finishes.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::requests::Requests;
+
+    /// A request whose prompt of `input` tokens is done and that emitted its first token.
+    fn prefilled(reqs: &mut Requests, class: usize, input: u32, output: u32) -> Handle {
+        let h = reqs.alloc(class, 0, input, output);
+        let r = &mut reqs[h];
+        (r.prefilled, r.generated, r.phase) = (input, 1, Phase::Prefill);
+        h
+    }
+
+    #[test]
+    fn lockstep_tokens_growth_and_finishes() {
+        let block = 4;
+        let mut reqs = Requests::default();
+        let mut g = DecodeGroup::new(2, block);
+        let hs = [prefilled(&mut reqs, 0, 5, 4), prefilled(&mut reqs, 1, 8, 10), prefilled(&mut reqs, 0, 3, 3)];
+        for &h in &hs {
+            g.join(h, &mut reqs[h], 7);
+        }
+        assert_eq!((g.n, g.n_class.clone(), g.ctx_sum, g.fresh.len()), (3, vec![2, 1], 16, 3));
+        let mut finished = Vec::new();
+        for step in 0..12u64 {
+            // brute force: a member needs a new block when its KV tokens fill the last one
+            let need: Vec<u64> = (0..2)
+                .map(|c| {
+                    let members = hs.iter().filter(|&&h| reqs.get(h).is_some_and(|r| r.phase == Phase::Decode));
+                    members
+                        .filter(|&&h| reqs[h].class as usize == c && g.tokens(&reqs[h]).is_multiple_of(block))
+                        .count() as u64
+                })
+                .collect();
+            assert_eq!((g.growth_of(0), g.growth_of(1)), (need[0], need[1]), "step {step}");
+            assert_eq!(g.growth(), need[0] + need[1]);
+            for &h in &hs {
+                if reqs.get(h).is_some_and(|r| r.phase == Phase::Decode) {
+                    assert_eq!(g.grows_next(&reqs[h]), g.tokens(&reqs[h]).is_multiple_of(block));
+                }
+            }
+            g.step_done();
+            while let Some((slot, join)) = g.pop_finished() {
+                let h = reqs.handle(slot);
+                if reqs[h].join_id == join {
+                    g.leave(h, &mut reqs[h]);
+                    assert_eq!(reqs[h].generated, reqs[h].output);
+                    reqs[h].phase = Phase::Queued;
+                    reqs.free(h);
+                    finished.push((reqs[h].id, step + 1));
+                }
+            }
+            let live_ctx: u64 = hs.iter().filter(|&&h| reqs.get(h).is_some()).map(|&h| g.tokens(&reqs[h])).sum();
+            assert_eq!(g.ctx_sum, live_ctx, "step {step}");
+        }
+        // outputs 4, 10, 3 with one token from the prefill: 3, 9, 2 decode steps
+        assert_eq!(finished, vec![(2, 2), (0, 3), (1, 9)]);
+        assert_eq!((g.n, g.ctx_sum), (0, 0));
+    }
+
+    #[test]
+    fn a_member_that_leaves_early_keeps_its_count() {
+        let mut reqs = Requests::default();
+        let mut g = DecodeGroup::new(1, 16);
+        let h = prefilled(&mut reqs, 0, 10, 100);
+        g.join(h, &mut reqs[h], 0);
+        for _ in 0..5 {
+            g.step_done();
+        }
+        assert_eq!((g.generated(&reqs[h]), g.tokens(&reqs[h])), (6, 15));
+        g.leave(h, &mut reqs[h]);
+        assert_eq!((reqs[h].generated, reqs[h].join_id, g.n, g.ctx_sum), (6, u64::MAX, 0, 0));
+        assert!(g.fresh.is_empty());
+        g.clear();
+        assert_eq!(g.pop_finished(), None);
+    }
+}

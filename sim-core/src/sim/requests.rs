@@ -263,3 +263,60 @@ impl WaitQueues {
 pub(crate) fn is_tombstone(reqs: &Requests, h: Handle) -> bool {
     reqs.get(h).is_none_or(|r| r.phase != Phase::Queued)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_reused_with_a_new_generation() {
+        let mut reqs = Requests::default();
+        let a = reqs.alloc(0, 10, 100, 5);
+        let b = reqs.alloc(1, 11, 200, 6);
+        assert_eq!((reqs[a].id, reqs[b].id, reqs[b].class), (0, 1, 1));
+        reqs.free(a);
+        assert!(reqs.get(a).is_none(), "a stale handle finds nothing");
+        let c = reqs.alloc(0, 12, 300, 7);
+        assert_eq!(c.slot, a.slot);
+        assert_ne!(c.gen, a.gen);
+        assert!(reqs.get(a).is_none());
+        assert_eq!(reqs.get(c).map(|r| (r.id, r.input, r.phase)), Some((2, 300, Phase::Queued)));
+        assert_eq!(reqs.handle(c.slot), c);
+        assert_eq!(reqs.live().map(|r| r.id).collect::<Vec<_>>(), vec![2, 1]);
+    }
+
+    #[test]
+    fn lanes_skip_tombstones() {
+        let mut reqs = Requests::default();
+        let h: Vec<Handle> = (0..4).map(|i| reqs.alloc(i % 2, i as u64, 10, 10)).collect();
+        let mut q = WaitQueues::new(2, false);
+        assert_eq!((q.lanes(), q.lane(1)), (1, 0));
+        for (i, &x) in h.iter().enumerate() {
+            q.push_back(x, i % 2);
+        }
+        assert_eq!((q.total(), q.waiting_for(1), q.queued()), (4, 4, &[2, 2][..]));
+        // h[0] times out: a tombstone the next pop steps over
+        q.forget(0);
+        reqs.free(h[0]);
+        q.pop(h[1], 1, &reqs);
+        assert_eq!(q.front(0), Some(h[2]));
+        assert_eq!(q.queued(), &[1, 1]);
+        // a preempted request goes back to the front
+        q.push_front(h[1], 1);
+        assert_eq!(q.front(0), Some(h[1]));
+        assert_eq!(q.drain(&reqs), vec![h[1], h[2], h[3]]);
+        assert_eq!(q.total(), 0);
+    }
+
+    #[test]
+    fn isolation_gives_each_class_a_lane() {
+        let mut reqs = Requests::default();
+        let (a, b) = (reqs.alloc(0, 0, 1, 1), reqs.alloc(1, 0, 1, 1));
+        let mut q = WaitQueues::new(2, true);
+        q.push_back(a, 0);
+        q.push_back(b, 1);
+        assert_eq!((q.lanes(), q.lane(1), q.waiting_for(0), q.total()), (2, 1, 1, 2));
+        assert_eq!((q.front(0), q.front(1)), (Some(a), Some(b)));
+        assert_eq!(q.entries(1).len(), 1);
+    }
+}
