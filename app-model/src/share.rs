@@ -87,26 +87,16 @@ mod tests {
     }
 
     #[test]
-    fn round_trips_and_stays_url_safe() {
+    fn round_trips() {
         let s = state();
-        let e = s.encode();
-        assert!(e.starts_with("1."));
-        assert!(e.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'));
-        assert_eq!(ShareState::decode(&e).unwrap(), s);
-        assert!(e.len() < 4000, "{}", e.len());
+        assert_eq!(ShareState::decode(&s.encode()).unwrap(), s);
     }
 
     #[test]
-    fn bad_or_newer_links_give_messages() {
-        let e = state().encode();
-        assert!(ShareState::decode("nonsense").unwrap_err().contains("no version"));
-        assert!(ShareState::decode(&e.replacen("1.", "9.", 1)).unwrap_err().contains("newer version"));
-        assert!(ShareState::decode("1.@@@").unwrap_err().contains("damaged"));
-        assert!(ShareState::decode(&e[..e.len() / 2]).is_err());
-        let mut s = state();
-        s.scenario.scheduler.max_num_seqs = 0;
-        let msg = ShareState::decode(&s.encode()).unwrap_err();
-        assert!(msg.contains("scheduler.max_num_seqs must be 1..=4096"), "{msg}");
+    fn unknown_fields_and_invalid_scenarios_are_refused() {
+        // the envelope's own messages are sim-core's (tested there)
+        let bad = sim_core::share::encode(&serde_json::json!({ "scenario": state().scenario, "tab": "x" }));
+        assert!(ShareState::decode(&bad).unwrap_err().contains("unknown field `tab`"));
         let mut s = state();
         s.compare = Some(s.scenario.clone());
         s.compare.as_mut().unwrap().num_gpus = 3;

@@ -243,6 +243,14 @@ pub fn set(s: &mut Scenario, id: &str, class: usize, v: &Value) -> Result<(), Fi
     find(id).ok_or_else(|| FieldError { field: id.into(), message: "is not a known setting".into() })?.set(s, class, v)
 }
 
+/// Every id a lock (a teacher's link, an exercise) can name, in table order: each row the editor
+/// shows (by its lock id), except the rows a group covers, then the groups ([`GROUPS`]).
+pub fn lock_ids() -> Vec<String> {
+    let covered = |id: &str| GROUPS[1..].iter().any(|g| id.starts_with(g) && id.as_bytes().get(g.len()) == Some(&b'.'));
+    let rows = SETTINGS.iter().filter(|r| !r.file_only).map(Setting::lock_id).filter(|id| !covered(id));
+    rows.chain(GROUPS.iter().map(|g| g.to_string())).collect()
+}
+
 /// The rows a sweep may turn, in table order.
 pub fn sweepable() -> impl Iterator<Item = &'static Setting> {
     SETTINGS.iter().filter(|s| s.sweep)
@@ -275,7 +283,7 @@ fn to_json(s: &Scenario) -> Json {
 
 /// `classes[0].arrival.rate_per_s` → (`/classes/0/arrival`, `rate_per_s`).
 fn pointer(path: &str) -> (String, String) {
-    let p = format!("/{}", path.replace('.', "/").replace('[', "/").replace(']', ""));
+    let p = format!("/{}", path.replace(['.', '['], "/").replace(']', ""));
     let (parent, key) = p.rsplit_once('/').expect("a path has a key");
     (parent.to_string(), key.to_string())
 }

@@ -126,8 +126,12 @@ fn set_refuses_values_of_the_wrong_kind() {
 
 #[test]
 fn locks_exercises_and_sweeps_name_rows() {
-    let locks: Vec<String> =
-        SETTINGS.iter().map(Setting::lock_id).chain(GROUPS.iter().map(|g| g.to_string())).collect();
+    let locks = settings::lock_ids();
+    for g in GROUPS {
+        assert!(SETTINGS.iter().any(|r| r.lock_id().starts_with(g)), "group {g} covers a row");
+    }
+    assert!(locks.contains(&"classes.arrival.rate_per_s".to_string()) && locks.contains(&"seed".to_string()));
+    assert!(!locks.iter().any(|l| l.starts_with("engine.") || l.starts_with("classes.slo.")), "{locks:?}");
     for ex in exercises() {
         for a in &ex.allowed {
             assert!(locks.contains(a), "exercise {} allows unknown control {a}", ex.id);
