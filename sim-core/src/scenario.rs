@@ -437,6 +437,19 @@ impl Scenario {
             Err(e) => v.errors.extend(e.errors),
         }
         crate::settings::check_ranges(self, &mut v.errors);
+        // An optional number set to NaN by code reads as unset in JSON: name it here.
+        let mut optional = vec![("gpu_usd_per_hour".to_string(), self.gpu_usd_per_hour)];
+        optional.push(("scheduler.queue_timeout_ms".into(), self.scheduler.queue_timeout_ms));
+        for (i, c) in self.classes.iter().enumerate() {
+            let slo = [("slo.ttft_ms", c.slo.ttft_ms), ("slo.tpot_ms", c.slo.tpot_ms), ("slo.e2e_ms", c.slo.e2e_ms)];
+            let fields = slo.into_iter().chain([("reserved_share", c.reserved_share)]);
+            optional.extend(fields.map(|(f, x)| (format!("classes[{i}].{f}"), x)));
+        }
+        for (field, x) in optional {
+            if x.is_some_and(|x| !x.is_finite()) {
+                v.err(&field, format!("must be a finite number, got {}", x.unwrap_or_default()));
+            }
+        }
         let sch = &self.scheduler;
         if !sch.chunked_prefill
             && sch.batching == Batching::Continuous

@@ -170,6 +170,8 @@ impl Setting {
         let (parent, key) = pointer(&self.path_of(i));
         let obj = json.pointer(&parent)?.as_object()?;
         match obj.get(&key) {
+            // JSON writes NaN and infinities as null: a number that cannot be off is not finite
+            Some(Json::Null) if !self.optional() && self.number().is_some() => Some(Value::Number(f64::NAN)),
             None | Some(Json::Null) => self.optional().then_some(Value::Off),
             Some(Json::Number(n)) => n.as_f64().map(Value::Number),
             Some(Json::String(t)) => Some(Value::Text(t.clone())),

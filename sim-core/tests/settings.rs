@@ -148,3 +148,15 @@ fn locks_exercises_and_sweeps_name_rows() {
     }
     assert_eq!(SweepParam::parse("block_size"), None);
 }
+
+#[test]
+fn numbers_that_are_not_finite_are_named() {
+    let mut s = presets::find(DEFAULT_PRESET).unwrap().scenario();
+    s.gpu_memory_utilization = f64::NAN;
+    s.scheduler.queue_timeout_ms = Some(f64::INFINITY);
+    s.classes[0].slo.ttft_ms = Some(f64::NAN);
+    let e = s.validate().unwrap_err();
+    assert_eq!(e.for_field("gpu_memory_utilization").unwrap().message, "must be 0.05..=1, got NaN");
+    assert!(e.for_field("scheduler.queue_timeout_ms").unwrap().message.contains("finite"), "{e}");
+    assert!(e.for_field("classes[0].slo.ttft_ms").unwrap().message.contains("finite"), "{e}");
+}
