@@ -7,8 +7,16 @@
 //!
 //! It knows no leptos, web-sys or wasm-bindgen; sim-core knows nothing of it.
 
+pub mod control_table;
+pub mod controls;
+pub mod format;
 pub mod jobs;
+pub mod link;
+pub mod locks;
+pub mod query;
 pub mod run;
+pub mod scenario_edit;
 pub mod share;
+pub mod stage_layout;
 
 pub use run::Run;

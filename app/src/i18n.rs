@@ -117,14 +117,12 @@ fn js_text(e: &JsValue) -> String {
 /// The language the page opens in: `?locale=`, else the language inside a `lab=` share link,
 /// else the browser's (the same order `share::init` applies them in).
 pub fn initial_locale() -> Locale {
+    let q = crate::share::query();
     let from_link = || {
-        let state = app_model::share::ShareState::decode(crate::share::query_param("lab")?.trim()).ok()?;
+        let state = app_model::share::ShareState::decode(q.lab.as_deref()?.trim()).ok()?;
         Locale::parse(state.locale.as_deref()?)
     };
-    crate::share::query_param("locale")
-        .and_then(|v| Locale::parse(&v))
-        .or_else(from_link)
-        .unwrap_or_else(Locale::from_browser)
+    q.locale.and_then(|l| Locale::parse(l.code())).or_else(from_link).unwrap_or_else(Locale::from_browser)
 }
 
 /// Loads the page's language before anything is drawn, so the first paint is already in it.

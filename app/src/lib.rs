@@ -20,12 +20,13 @@ use wasm_bindgen::JsCast;
 
 pub mod a11y;
 pub mod charts;
+pub mod class_card;
 pub mod contract_panel;
 pub mod controls;
 pub mod defs;
 pub mod engine;
 pub mod exercises;
-pub mod format;
+pub mod field;
 pub mod glyph;
 pub mod hbm;
 pub mod header;
@@ -41,6 +42,9 @@ pub mod theme;
 pub mod toolbar;
 pub mod ui;
 pub mod workbench;
+
+/// Number formatting (host-tested in app-model).
+pub use app_model::format;
 
 use crate::a11y::LiveSummary;
 use crate::controls::Controls;
@@ -68,16 +72,10 @@ pub fn start() {
             return;
         }
         mount_to_body(App);
-        if query_has_flag("panic") {
+        if share::query().panic {
             panic!("panic requested by the ?panic query parameter");
         }
     });
-}
-
-/// True when the page URL's query string holds `name` or `name=...`.
-fn query_has_flag(name: &str) -> bool {
-    let search = window().location().search().unwrap_or_default();
-    search.trim_start_matches('?').split('&').any(|pair| pair.split('=').next() == Some(name))
 }
 
 /// Runs a built-in preset to its end and returns the summary JSON (for comparing with the CLI).
@@ -110,13 +108,7 @@ pub fn App() -> impl IntoView {
     ui::provide(ui);
     // a shared link, embed mode, language and colour profile from the address
     share::init(ui);
-    match sim_core::Simulation::new(&ui.drafts[0].get_untracked()) {
-        Ok(sim) => {
-            engine::install(vec![sim]);
-            ui.set_infos(engine::with(|e| e.infos()).unwrap_or_default());
-        }
-        Err(e) => ui.errors[0].set(Some(e)),
-    }
+    start_runs(ui);
 
     // Any change of a draft (or of A/B mode) restarts the runs from t = 0.
     Effect::new(move |_| {
@@ -167,6 +159,26 @@ pub fn App() -> impl IntoView {
             </div>
         </main>
         <PageFooter/>
+    }
+}
+
+/// Builds the first runs (A, and B in A/B mode), each once: the effect that follows the drafts
+/// finds them running. A draft that cannot run shows its errors; B's leaves A running.
+fn start_runs(ui: Ui) {
+    let runs = &Run::ALL[..ui.run_count()];
+    let mut sims = Vec::with_capacity(runs.len());
+    for run in runs {
+        match sim_core::Simulation::new(&ui.drafts[run.index()].get_untracked()) {
+            Ok(sim) => sims.push(sim),
+            Err(e) => {
+                ui.errors[run.index()].set(Some(e));
+                break;
+            }
+        }
+    }
+    if !sims.is_empty() {
+        engine::install(sims);
+        ui.set_infos(engine::with(|e| e.infos()).unwrap_or_default());
     }
 }
 

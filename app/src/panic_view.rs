@@ -5,6 +5,8 @@ use std::{
     sync::atomic::{AtomicBool, Ordering},
 };
 
+use app_model::query::{Param, Query};
+
 use crate::i18n::{lookup, Locale};
 
 /// Only the first panic is shown: later ones are usually its aftermath.
@@ -71,11 +73,7 @@ fn show(message: &str) {
         let here = web_sys::window().and_then(|w| w.location().pathname().ok()).unwrap_or_else(|| "./".into());
         // the default scenario, keeping how the page is shown (embedded, language, contrast)
         let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
-        let kept: Vec<&str> = search
-            .trim_start_matches('?')
-            .split('&')
-            .filter(|p| matches!(p.split('=').next(), Some("embed" | "locale" | "contrast")))
-            .collect();
+        let kept = Query::parse(&search).kept(&Param::KEPT_ON_RESET);
         let here = if kept.is_empty() { here } else { format!("{here}?{}", kept.join("&")) };
         let _ = reset.set_attribute("href", &here);
         let _ = reset.set_attribute("class", "btn primary");

@@ -10,16 +10,18 @@
 //!   events to its parent window: `ready`, `error`, and those other panels send through
 //!   [`post_event`]. `docs/embed.md` lists them.
 //! * `locale=zh|en` picks the language; `contrast=high` the projector colour profile.
+//!   Every parameter is declared and read in `app_model::query`; the address is read once.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use app_model::link::{self, LinkProblem};
+use app_model::query::{Param, Query};
 use app_model::share::ShareState;
 use app_model::Run;
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use sim_core::share::SHARE_VERSION;
-use sim_core::{presets, Scenario, Simulation};
 use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -30,28 +32,9 @@ use crate::ui::{use_ui, Ui};
 /// `source` of every message the lab posts to its parent window.
 pub const EVENT_SOURCE: &str = "llm-serving-lab";
 
-/// Query parameters that say how the page is shown; they stay in the address when the state
-/// changes (`lab` and `locale` are rewritten from the state).
-const KEPT_PARAMS: [&str; 2] = ["embed", "contrast"];
-
-/// Why the link the page was opened with could not be used.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LinkProblem {
-    /// sim-core could not read it: damaged, from a newer version, or an invalid scenario.
-    Unreadable(String),
-    /// It reads, but its scenario cannot run (for example the model does not fit the GPUs).
-    Refused(String),
-}
-
-impl LinkProblem {
-    fn message(&self) -> &str {
-        match self {
-            LinkProblem::Unreadable(m) | LinkProblem::Refused(m) => m,
-        }
-    }
-}
-
 thread_local! {
+    /// The page's address as it was opened (read once, by [`query`]).
+    static QUERY: RefCell<Option<Query>> = const { RefCell::new(None) };
     static PROBLEM: RefCell<Option<RwSignal<Option<LinkProblem>>>> = const { RefCell::new(None) };
     /// The pending address update (dropping it cancels it).
     static ADDRESS_TIMER: RefCell<Option<gloo_timers::callback::Timeout>> = const { RefCell::new(None) };
@@ -62,51 +45,49 @@ pub fn link_problem() -> RwSignal<Option<LinkProblem>> {
     PROBLEM.with(|cell| *cell.borrow_mut().get_or_insert_with(|| RwSignal::new(None)))
 }
 
-/// The value of query parameter `name` in the page's address, decoded.
-pub fn query_param(name: &str) -> Option<String> {
-    let search = window().location().search().ok()?;
-    search.trim_start_matches('?').split('&').find_map(|pair| {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        (k == name).then(|| {
-            let v = v.replace('+', " ");
-            js_sys::decode_uri_component(&v).ok().and_then(|s| s.as_string()).unwrap_or(v)
-        })
+/// What the page's address asks for: read from `location.search` the first time, then kept
+/// (the page rewrites only `lab` and `locale`, from its state). Values it cannot use are
+/// reported on the console.
+pub fn query() -> Query {
+    QUERY.with(|cell| {
+        cell.borrow_mut()
+            .get_or_insert_with(|| {
+                let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+                let q = Query::parse(&search);
+                for p in &q.problems {
+                    web_sys::console::warn_1(&JsValue::from_str(p));
+                }
+                q
+            })
+            .clone()
     })
-}
-
-/// Whether the page is embedded (`embed=1`).
-pub fn embedded() -> bool {
-    query_param("embed").is_some_and(|v| !matches!(v.as_str(), "0" | "false" | "no"))
 }
 
 /// Reads the page's address: embed mode, colour profile, the shared state, the language.
 /// Called once, before the simulations start, so the first run is already the shared one.
 pub fn init(ui: Ui) {
-    if embedded() {
+    let q = query();
+    if q.embed {
         ui.embed.set(true);
         mark_embedded();
     }
-    if query_param("contrast").is_some_and(|v| v == "high") {
+    if q.high_contrast {
         theme::set_projector(true);
     }
     let mut locale = None;
-    if let Some(code) = query_param("lab") {
-        match open_link(&code) {
+    if let Some(code) = &q.lab {
+        match link::open(code) {
             Ok(state) => {
                 locale = state.locale.as_deref().and_then(Locale::parse);
                 apply(ui, state);
             }
             Err(problem) => {
-                let kind = match problem {
-                    LinkProblem::Unreadable(_) => "link",
-                    LinkProblem::Refused(_) => "config",
-                };
-                post_event("error", json!({ "kind": kind, "message": problem.message() }));
+                post_event("error", json!({ "kind": problem.event_kind(), "message": problem.message() }));
                 link_problem().set(Some(problem));
             }
         }
     }
-    if let Some(l) = query_param("locale").and_then(|v| Locale::parse(&v)) {
+    if let Some(l) = q.locale.and_then(|l| Locale::parse(l.code())) {
         locale = Some(l);
     }
     if let Some(l) = locale {
@@ -114,33 +95,11 @@ pub fn init(ui: Ui) {
     }
 }
 
-/// Decodes a shared state and checks that its scenarios can run.
-fn open_link(code: &str) -> Result<ShareState, LinkProblem> {
-    let state = ShareState::decode(code.trim()).map_err(LinkProblem::Unreadable)?;
-    Simulation::new(&state.scenario).map_err(|e| LinkProblem::Refused(e.to_string()))?;
-    if let Some(b) = &state.compare {
-        Simulation::new(b).map_err(|e| LinkProblem::Refused(e.to_string()))?;
-    }
-    Ok(state)
-}
-
-/// The built-in preset a scenario is, or was edited from (same name); "" when none.
-fn preset_of(s: &Scenario) -> String {
-    let parsed: Vec<(&str, Scenario)> =
-        presets::PRESETS.iter().filter_map(|p| Scenario::from_json(p.json).ok().map(|x| (p.id, x))).collect();
-    parsed
-        .iter()
-        .find(|(_, p)| p == s)
-        .or_else(|| parsed.iter().find(|(_, p)| p.name.is_some() && p.name == s.name))
-        .map(|(id, _)| id.to_string())
-        .unwrap_or_default()
-}
-
 fn apply(ui: Ui, state: ShareState) {
-    ui.presets[0].set(preset_of(&state.scenario));
+    ui.presets[0].set(link::preset_of(&state.scenario));
     ui.drafts[0].set(state.scenario);
     if let Some(b) = state.compare {
-        ui.presets[1].set(preset_of(&b));
+        ui.presets[1].set(link::preset_of(&b));
         ui.drafts[1].set(b);
         ui.ab.set(true);
         ui.editing.set(Run::A);
@@ -293,14 +252,7 @@ fn update_address(ui: Ui) {
     if (0..runs).any(|i| ui.drafts[i].with_untracked(|d| d.validate().is_err())) {
         return;
     }
-    let mut params: Vec<String> = Vec::new();
-    if let Ok(search) = window().location().search() {
-        for pair in search.trim_start_matches('?').split('&') {
-            if KEPT_PARAMS.contains(&pair.split('=').next().unwrap_or("")) {
-                params.push(pair.to_string());
-            }
-        }
-    }
+    let mut params = query().kept(&Param::SHOWN);
     params.push(format!("lab={}", state_of(&ui, &[]).encode()));
     let url = format!("{}?{}", base_url(), params.join("&"));
     if let Ok(history) = window().history() {

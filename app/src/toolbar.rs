@@ -1,6 +1,7 @@
 //! The transport bar: play, pause, step one iteration, speed (0.1× to 100× simulated time),
 //! run to the end, reset, seed, the A/B switch and the share link.
 
+use app_model::controls::{Range, Scale, LOG_STEPS};
 use leptos::prelude::*;
 
 use crate::format;
@@ -8,17 +9,15 @@ use crate::i18n::{t, tf, tx};
 use crate::share::ShareButton;
 use crate::ui::{use_ui, MAX_SPEED, MIN_SPEED};
 
-const SPEED_STEPS: f64 = 1000.0;
+/// The speed slider: logarithmic from 0.1× to 100×, two significant digits.
+const SPEED: Range = Range::new(MIN_SPEED, MAX_SPEED, Scale::Log);
 
 fn speed_to_slider(v: f64) -> f64 {
-    (v.clamp(MIN_SPEED, MAX_SPEED) / MIN_SPEED).ln() / (MAX_SPEED / MIN_SPEED).ln() * SPEED_STEPS
+    SPEED.slider_of(MAX_SPEED, v)
 }
 
 fn slider_to_speed(x: f64) -> f64 {
-    let v = MIN_SPEED * (MAX_SPEED / MIN_SPEED).powf((x / SPEED_STEPS).clamp(0.0, 1.0));
-    // round to two significant digits so the readout stays tidy
-    let mag = 10f64.powi(v.log10().floor() as i32 - 1);
-    ((v / mag).round() * mag).clamp(MIN_SPEED, MAX_SPEED)
+    SPEED.value_at(MAX_SPEED, x).clamp(MIN_SPEED, MAX_SPEED)
 }
 
 #[component]
@@ -98,7 +97,7 @@ pub fn Toolbar() -> impl IntoView {
                     id="speed"
                     type="range"
                     min="0"
-                    max=SPEED_STEPS
+                    max=LOG_STEPS
                     step="1"
                     data-testid="speed"
                     aria-valuetext=move || tf("toolbar.speed_value", &[("speed", format::speed(ui.speed.get()))])

@@ -1,9 +1,11 @@
-//! Number formatting for the panels. Formatting only: every value comes from sim-core.
+//! Number formatting for the page's panels and canvases. Formatting only: every value comes
+//! from sim-core.
 
 /// Shown where a value does not exist yet (no request has completed, no token produced).
 pub const NONE: &str = "—";
 
 /// Groups thousands with a thin comma: 1234567 → "1,234,567".
+#[allow(clippy::manual_is_multiple_of)] // is_multiple_of is newer than the workspace's rust-version
 pub fn int(v: u64) -> String {
     let s = v.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
@@ -165,5 +167,30 @@ mod tests {
         assert_eq!(speed(1.0), "1×");
         assert_eq!(speed(100.0), "100×");
         assert_eq!(plain(0.5), "0.5");
+    }
+
+    #[test]
+    fn edges_and_missing_values() {
+        assert_eq!(ms(f64::NAN), NONE);
+        assert_eq!(ms(9.213), "9.21 ms");
+        assert_eq!(ms(12_345.0), "12.3 s");
+        assert_eq!(dist_ms(0, 5.0), NONE);
+        assert_eq!(dist_ms(3, 5.0), "5.00 ms");
+        assert_eq!(rate(1443.2), "1,443");
+        assert_eq!(rate(5.9), "5.90");
+        assert_eq!(rate(0.0312), "0.031");
+        assert_eq!(usd(f64::INFINITY), NONE);
+        assert_eq!(usd(12.4), "$12.40");
+        assert_eq!(usd(1234.5), "$1,235");
+        assert_eq!(gib(15.0 * GIB), "15.0 GiB");
+        assert_eq!(gib(141.0 * GIB), "141 GiB");
+        assert_eq!(bytes(1536.0), "1.5 KiB");
+        assert_eq!(bytes(500.0), "500 B");
+        assert_eq!(plain(8.0), "8");
+        assert_eq!(plain(0.001), "0.001");
+        assert_eq!(plain(f64::NAN), "");
+        assert_eq!(sim_time(12.345), "12.35 s");
+        assert_eq!(sim_time(725.0), "12 min 05 s");
+        assert_eq!(speed(2.5), "2.5×");
     }
 }

@@ -1,0 +1,174 @@
+//! The table of controls: one row per scenario setting the editor shows, in the editor's order.
+//! A row adds to sim-core's settings row (`sim_core::settings`: path, kind, ranges, get/set) only
+//! what is the page's: the id the page and locks use, translation keys, the unit's text, where
+//! it shows and when. Adding a control is one row here plus its two translations
+//! (`app/i18n/ui.{en,zh}.json`); `tests/controls_table.rs` checks ids, keys and locks.
+
+use sim_core::scenario::Batching;
+use sim_core::Scenario;
+
+use crate::controls::{At, Control, Kind, Options, Section};
+
+/// The control with id `id`.
+pub fn control(id: &str) -> Option<&'static Control> {
+    CONTROLS.iter().find(|c| c.id == id)
+}
+
+fn always(_: &Scenario, _: At) -> bool {
+    true
+}
+
+const fn row(
+    id: &'static str,
+    setting: &'static str,
+    keys: (&'static str, &'static str, &'static str),
+    section: Section,
+    kind: Kind,
+) -> Control {
+    Control {
+        id,
+        setting,
+        label: keys.0,
+        def: keys.1,
+        unit: keys.2,
+        section,
+        when: always,
+        kind,
+        read: None,
+        slider_max_of: None,
+    }
+}
+
+const fn num(
+    id: &'static str,
+    setting: &'static str,
+    keys: (&'static str, &'static str, &'static str),
+    section: Section,
+) -> Control {
+    row(id, setting, keys, section, Kind::Number)
+}
+
+const fn select(
+    id: &'static str,
+    setting: &'static str,
+    keys: (&'static str, &'static str),
+    section: Section,
+    options: Options,
+) -> Control {
+    row(id, setting, (keys.0, keys.1, ""), section, Kind::Select(options))
+}
+
+const fn toggle(
+    id: &'static str,
+    setting: &'static str,
+    keys: (&'static str, &'static str),
+    section: Section,
+) -> Control {
+    row(id, setting, (keys.0, keys.1, ""), section, Kind::Toggle)
+}
+
+impl Control {
+    /// Shown only when `f` holds too (beyond sim-core reading a value for it).
+    const fn when(self, f: fn(&Scenario, At) -> bool) -> Control {
+        Control { when: f, ..self }
+    }
+}
+
+const NUM_GPUS: &[(&str, &str)] =
+    &[("1", "ctl.num_gpus.1"), ("2", "ctl.num_gpus.2"), ("4", "ctl.num_gpus.4"), ("8", "ctl.num_gpus.8")];
+const DTYPES: &[(&str, &str)] = &[("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")];
+const KV_DTYPES: &[(&str, &str)] =
+    &[("", "ctl.kv_dtype.same"), ("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")];
+const ARRIVALS: &[(&str, &str)] = &[
+    ("poisson", "ctl.arrivals.poisson"),
+    ("bursty", "ctl.arrivals.bursty"),
+    ("closed_loop", "ctl.arrivals.closed_loop"),
+    ("trace", "ctl.arrivals.trace"),
+];
+const LEN_KINDS: &[(&str, &str)] =
+    &[("lognormal", "ctl.len.lognormal"), ("uniform", "ctl.len.uniform"), ("fixed", "ctl.len.fixed")];
+const BATCHINGS: &[(&str, &str)] = &[("continuous", "ctl.batching.continuous"), ("static", "ctl.batching.static")];
+const KV_LAYOUTS: &[(&str, &str)] = &[("paged", "ctl.kv_layout.paged"), ("contiguous", "ctl.kv_layout.contiguous")];
+
+const M: Section = Section::Model;
+const A: Section = Section::Arrivals;
+const IN: Section = Section::InputLength;
+const OUT: Section = Section::OutputLength;
+const SLO: Section = Section::Slo;
+const B: Section = Section::Batching;
+const KV: Section = Section::KvLayout;
+const MEM: Section = Section::KvMemory;
+const Q: Section = Section::Queue;
+
+/// Every control, in the editor's order within each section.
+#[rustfmt::skip]
+pub static CONTROLS: [Control; 46] = [
+    // ---- model and hardware
+    select("model", "model", ("ctl.model.label", "ctl.model.def"), M, Options::Models),
+    select("gpu", "gpu", ("ctl.gpu.label", "ctl.gpu.def"), M, Options::Gpus),
+    select("num_gpus", "num_gpus", ("ctl.num_gpus.label", "ctl.num_gpus.def"), M, Options::Keys(NUM_GPUS)),
+    select("dtype", "dtype", ("ctl.dtype.label", "ctl.dtype.def"), M, Options::Keys(DTYPES)),
+    select("kv_dtype", "kv_dtype", ("ctl.kv_dtype.label", "ctl.kv_dtype.def"), M, Options::Keys(KV_DTYPES)),
+    // the editor shows the price in effect (the catalogue's when none is set), never "off"
+    Control { read: Some(|s| Some(s.usd_per_hour_per_gpu())), ..num("gpu_usd_per_hour", "gpu_usd_per_hour", ("ctl.gpu_price.label", "ctl.gpu_price.def", "$/GPU-h"), M) },
+    // ---- each class: arrivals
+    select("classes.arrival.kind", "arrival_kind", ("ctl.arrivals.label", "ctl.arrivals.def"), A, Options::Keys(ARRIVALS)),
+    num("classes.arrival.rate_per_s", "rate_per_s", ("ctl.rate.label", "ctl.rate.def", "req/s"), A),
+    num("classes.arrival.cv", "cv", ("ctl.cv.label", "ctl.cv.def", ""), A),
+    num("classes.arrival.users", "users", ("ctl.users.label", "ctl.users.def", "unit.users"), A),
+    num("classes.arrival.think_time_ms", "think_time_ms", ("ctl.think.label", "ctl.think.def", "ms"), A),
+    select("classes.arrival.path", "trace", ("ctl.trace.label", "ctl.trace.def"), A, Options::Traces),
+    num("classes.arrival.speedup", "speedup", ("ctl.speedup.label", "ctl.speedup.def", "×"), A),
+    // ---- each class: requests and lengths (a trace gives them: they do not apply to it)
+    num("classes.num_requests", "num_requests", ("ctl.num_requests.label", "ctl.num_requests.def", "unit.requests"), Section::Requests),
+    select("classes.input_tokens", "input_tokens_kind", ("ctl.prompt_len", "ctl.len.def"), IN, Options::Keys(LEN_KINDS)),
+    num("classes.input_tokens.value", "input_tokens_value", ("ctl.len_fixed.label", "ctl.len_fixed.def", "unit.tokens"), IN),
+    num("classes.input_tokens.min", "input_tokens_min", ("ctl.len_min.label", "ctl.len_min.def", "unit.tokens"), IN),
+    num("classes.input_tokens.max", "input_tokens_max", ("ctl.len_max.label", "ctl.len_max.def", "unit.tokens"), IN),
+    num("classes.input_tokens.mean", "input_tokens_mean", ("ctl.len_mean.label", "ctl.len_mean.def", "unit.tokens"), IN),
+    num("classes.input_tokens.sigma", "input_tokens_sigma", ("ctl.len_sigma.label", "ctl.len_sigma.def", ""), IN),
+    select("classes.output_tokens", "output_tokens_kind", ("ctl.output_len", "ctl.len.def"), OUT, Options::Keys(LEN_KINDS)),
+    num("classes.output_tokens.value", "output_tokens_value", ("ctl.len_fixed.label", "ctl.len_fixed.def", "unit.tokens"), OUT),
+    num("classes.output_tokens.min", "output_tokens_min", ("ctl.len_min.label", "ctl.len_min.def", "unit.tokens"), OUT),
+    num("classes.output_tokens.max", "output_tokens_max", ("ctl.len_max.label", "ctl.len_max.def", "unit.tokens"), OUT),
+    num("classes.output_tokens.mean", "output_tokens_mean", ("ctl.len_mean.label", "ctl.len_mean.def", "unit.tokens"), OUT),
+    num("classes.output_tokens.sigma", "output_tokens_sigma", ("ctl.len_sigma.label", "ctl.len_sigma.def", ""), OUT),
+    // ---- each class: SLOs, priority
+    num("classes.slo.ttft_ms", "slo_ttft_ms", ("ctl.slo_ttft.label", "ctl.slo_ttft.def", "ms"), SLO),
+    num("classes.slo.tpot_ms", "slo_tpot_ms", ("ctl.slo_tpot.label", "ctl.slo_tpot.def", "ms"), SLO),
+    num("classes.slo.e2e_ms", "slo_e2e_ms", ("ctl.slo_e2e.label", "ctl.slo_e2e.def", "ms"), SLO),
+    num("classes.priority", "priority", ("ctl.priority.label", "ctl.priority.def", ""), Section::Isolation).when(isolated),
+    num("classes.reserved_share", "reserved_share", ("ctl.reserved.label", "ctl.reserved.def", ""), Section::Isolation).when(isolated),
+    // ---- batching
+    select("scheduler.batching", "batching", ("ctl.batching.label", "ctl.batching.def"), B, Options::Keys(BATCHINGS)),
+    num("scheduler.max_num_seqs", "max_num_seqs", ("ctl.max_seqs.label", "ctl.max_seqs.def", "unit.seqs"), B),
+    num("scheduler.max_num_batched_tokens", "max_num_batched_tokens", ("ctl.max_tokens.label", "ctl.max_tokens.def", "unit.tokens"), B),
+    toggle("scheduler.chunked_prefill", "chunked_prefill", ("ctl.chunked.label", "ctl.chunked.def"), B),
+    num("scheduler.batch_timeout_ms", "batch_timeout_ms", ("ctl.batch_timeout.label", "ctl.batch_timeout.def", "ms"), B).when(static_batching),
+    toggle("scheduler.isolation", "isolation", ("ctl.isolation.label", "ctl.isolation.def"), B),
+    // ---- KV cache and memory
+    select("scheduler.kv_layout", "kv_layout", ("ctl.kv_layout.label", "ctl.kv_layout.def"), KV, Options::Keys(KV_LAYOUTS)),
+    num("scheduler.block_size", "block_size", ("ctl.block_size.label", "ctl.block_size.def", "unit.tokens"), KV),
+    // the slider ends at the model's context (validation's limit; the page says so under it)
+    Control { slider_max_of: Some(model_context), ..num("scheduler.max_model_len", "max_model_len", ("ctl.max_len.label", "ctl.max_len.def", "unit.tokens"), KV) },
+    num("gpu_memory_utilization", "gpu_memory_utilization", ("ctl.mem_util.label", "ctl.mem_util.def", ""), MEM),
+    toggle("scheduler.overcommit", "overcommit", ("ctl.overcommit.label", "ctl.overcommit.def"), MEM),
+    toggle("scheduler.retry_on_oom", "retry_on_oom", ("ctl.retry.label", "ctl.retry.def"), MEM),
+    num("scheduler.restart_s", "restart_s", ("ctl.restart_s.label", "ctl.restart_s.def", "s"), MEM),
+    // ---- queue
+    num("scheduler.queue_timeout_ms", "queue_timeout_ms", ("ctl.queue_timeout.label", "ctl.queue_timeout.def", "ms"), Q),
+    num("scheduler.max_queue_len", "max_queue_len", ("ctl.max_queue.label", "ctl.max_queue.def", "unit.requests"), Q),
+];
+
+fn isolated(s: &Scenario, _: At) -> bool {
+    s.lane_per_class()
+}
+
+fn static_batching(s: &Scenario, _: At) -> bool {
+    s.scheduler.batching == Batching::Static
+}
+
+/// The slider's upper end for the context length: the model's context.
+fn model_context(s: &Scenario) -> f64 {
+    s.model_spec().map_or(131072.0, |m| f64::from(m.max_context))
+}

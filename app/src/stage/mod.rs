@@ -1,0 +1,394 @@
+//! The stage: every live request is a class glyph that travels
+//! arrivals → queue (one lane per class when isolated) → prefill (chunk progress) →
+//! a decode slot (its token count growing) → an outcome bin.
+//!
+//! The simulation says where each request *is*; the stage remembers where each glyph was *drawn*
+//! and eases it towards its place in wall-clock time, so motion stays smooth at any speed.
+//! Preempted requests flash and glide back into the queue; ended ones fly to their outcome.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use sim_core::metrics::Counts;
+use sim_core::sim::{Ending, StepInfo};
+use sim_core::{LiveRequest, Phase, Simulation};
+use web_sys::CanvasRenderingContext2d;
+
+use app_model::stage_layout::{Bin, Geo, LaneGrid, PrefillRows};
+
+use crate::i18n::{fill, t_untracked};
+
+mod draw;
+
+pub use draw::{dash, round_rect};
+
+/// Template text in the current language, without tracking (the canvas redraws every frame).
+fn tr(key: &str, args: &[(&str, String)]) -> String {
+    fill(&t_untracked(key), args)
+}
+
+/// A multiply-rotate hasher for request ids: they are small sequential integers.
+#[derive(Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(*b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
+
+/// Wall-clock time constant of the glyph easing, ms.
+const EASE_MS: f64 = 90.0;
+/// Flight time of an ended request to its outcome bin, ms.
+const GHOST_MS: f64 = 600.0;
+/// Most flying glyphs at once (fast-forward ends thousands of requests per frame).
+const MAX_GHOSTS: usize = 400;
+
+struct Sprite {
+    x: f64,
+    y: f64,
+    r: f64,
+    class: u16,
+    phase: Phase,
+    seen: u32,
+    /// Decode slot, while decoding.
+    cell: Option<u32>,
+    /// Remaining highlight after a preemption, ms.
+    flash: f64,
+}
+
+struct Ghost {
+    from: (f64, f64),
+    via: (f64, f64),
+    to: (f64, f64),
+    r: f64,
+    t: f64,
+    class: u16,
+    bin: Bin,
+}
+
+/// Scenario facts the stage needs, read once per run.
+pub struct StageConfig {
+    pub isolation: bool,
+    pub max_num_seqs: usize,
+    pub class_names: Vec<String>,
+    pub priorities: Vec<u32>,
+    pub static_batching: bool,
+}
+
+impl StageConfig {
+    pub fn of(sim: &Simulation) -> StageConfig {
+        let s = sim.scenario();
+        StageConfig {
+            isolation: s.lane_per_class(),
+            max_num_seqs: s.scheduler.max_num_seqs as usize,
+            class_names: sim.class_names().to_vec(),
+            priorities: s.classes.iter().map(|c| c.priority).collect(),
+            static_batching: s.scheduler.batching == sim_core::scenario::Batching::Static,
+        }
+    }
+    fn lanes(&self) -> usize {
+        if self.isolation {
+            self.class_names.len()
+        } else {
+            1
+        }
+    }
+    fn lane_of(&self, class: u16) -> usize {
+        if self.isolation {
+            class as usize
+        } else {
+            0
+        }
+    }
+}
+
+/// Values refreshed at the calm tick that the stage prints.
+#[derive(Clone, Copy, Default)]
+pub struct StageCalm {
+    pub counts: Counts,
+    pub last_step: StepInfo,
+    pub restarting_until_s: Option<f64>,
+}
+
+/// Everything the stage remembers between frames for one run.
+pub struct StageState {
+    cfg: StageConfig,
+    sprites: IdMap<Sprite>,
+    ghosts: Vec<Ghost>,
+    free_cells: BinaryHeap<Reverse<u32>>,
+    next_cell: u32,
+    frame: u32,
+    last_recent: Option<(u64, Ending, u64)>,
+    preempt_flash: f64,
+    bin_flash: [f64; Bin::ALL.len()],
+    geo: Option<Geo>,
+    // scratch buffers kept across frames
+    lane_order: Vec<Vec<(f64, u64)>>,
+    prefill_order: Vec<(f64, u64)>,
+    glyphs: Vec<Vec<(f64, f64, f64)>>,
+    /// Live requests in the last frame.
+    pub live_count: usize,
+    /// Motion tempo: glyphs move faster when simulated time runs faster, so fewer are in
+    /// transit at once and the picture stays readable (1 at 1× or below, √speed above, ≤ 4).
+    pace: f64,
+}
+
+impl StageState {
+    pub fn new(cfg: StageConfig) -> StageState {
+        let classes = cfg.class_names.len().max(1);
+        StageState {
+            lane_order: vec![Vec::new(); cfg.lanes()],
+            glyphs: vec![Vec::new(); classes],
+            cfg,
+            sprites: IdMap::default(),
+            ghosts: Vec::new(),
+            free_cells: BinaryHeap::new(),
+            next_cell: 0,
+            frame: 0,
+            last_recent: None,
+            preempt_flash: 0.0,
+            bin_flash: [0.0; Bin::ALL.len()],
+            geo: None,
+            prefill_order: Vec::new(),
+            live_count: 0,
+            pace: 1.0,
+        }
+    }
+
+    fn geo(&mut self, w: f64, h: f64) -> &Geo {
+        let stale = self.geo.as_ref().is_none_or(|g| g.w != w || g.h != h);
+        if stale {
+            self.geo = Some(Geo::new(w, h, self.cfg.lanes(), self.cfg.max_num_seqs));
+        }
+        // just set when missing
+        self.geo.get_or_insert_with(|| Geo::new(w, h, 1, 1))
+    }
+
+    fn alloc_cell(&mut self) -> u32 {
+        if let Some(Reverse(c)) = self.free_cells.pop() {
+            c
+        } else {
+            self.next_cell += 1;
+            self.next_cell - 1
+        }
+    }
+
+    /// Sets the motion tempo from the simulation speed.
+    pub fn set_speed(&mut self, speed: f64) {
+        self.pace = if speed.is_finite() { speed.sqrt().clamp(1.0, 4.0) } else { 4.0 };
+    }
+
+    /// Moves the glyphs one frame towards where `live` says the requests are, and draws.
+    #[allow(clippy::too_many_arguments)]
+    pub fn frame(
+        &mut self,
+        ctx: &CanvasRenderingContext2d,
+        w: f64,
+        h: f64,
+        sim: &Simulation,
+        live: &[LiveRequest],
+        calm: &StageCalm,
+        dt_ms: f64,
+    ) {
+        self.frame = self.frame.wrapping_add(1);
+        self.live_count = live.len();
+        let _ = self.geo(w, h);
+        let Some(g) = self.geo.take() else { return };
+        self.advance(&g, sim, live, dt_ms);
+        self.draw(ctx, &g, sim, live, calm);
+        self.geo = Some(g);
+    }
+
+    fn advance(&mut self, g: &Geo, sim: &Simulation, live: &[LiveRequest], dt_ms: f64) {
+        let frame = self.frame;
+        // 1. What ended or was preempted since the last frame.
+        let recent: Vec<_> = sim.recent_endings().copied().collect();
+        let start = match self.last_recent {
+            Some(key) => recent.iter().rposition(|e| (e.id, e.ending, e.at_s.to_bits()) == key).map_or(0, |i| i + 1),
+            None => 0,
+        };
+        if let Some(e) = recent.last() {
+            self.last_recent = Some((e.id, e.ending, e.at_s.to_bits()));
+        }
+        let mut ended: IdMap<(Ending, u16)> = IdMap::default();
+        for e in &recent[start..] {
+            match e.ending {
+                Ending::Preempted => {
+                    self.preempt_flash = 1500.0;
+                    if let Some(s) = self.sprites.get_mut(&e.id) {
+                        s.flash = 1500.0;
+                    }
+                }
+                Ending::Rejected => {
+                    // Turned away at the door: it never entered a queue.
+                    let from = g.spawn(self.cfg.lane_of(e.class));
+                    self.launch(g, from, 5.0, e.class, Bin::Rejected);
+                }
+                other => {
+                    ended.insert(e.id, (other, e.class));
+                }
+            }
+        }
+
+        // 2. Phase changes: free and take decode slots, notice preemptions.
+        for r in live {
+            let spawn = g.spawn(self.cfg.lane_of(r.class));
+            let s = self.sprites.entry(r.id).or_insert(Sprite {
+                x: spawn.0,
+                y: spawn.1,
+                r: 4.0,
+                class: r.class,
+                phase: Phase::Queued,
+                seen: frame,
+                cell: None,
+                flash: 0.0,
+            });
+            s.seen = frame;
+            if s.phase != r.phase {
+                if s.phase != Phase::Queued && r.phase == Phase::Queued {
+                    s.flash = s.flash.max(1500.0);
+                }
+                s.phase = r.phase;
+            }
+            if r.phase != Phase::Decode {
+                if let Some(c) = s.cell.take() {
+                    self.free_cells.push(Reverse(c));
+                }
+            }
+        }
+        for r in live {
+            if r.phase == Phase::Decode && self.sprites.get(&r.id).is_some_and(|s| s.cell.is_none()) {
+                let c = self.alloc_cell();
+                if let Some(s) = self.sprites.get_mut(&r.id) {
+                    s.cell = Some(c);
+                }
+            }
+        }
+
+        // 3. Requests that are gone: free their slots, send them to their outcome.
+        let mut gone: Vec<(f64, f64, f64, u16, Bin)> = Vec::new();
+        let mut launched: IdMap<()> = IdMap::default();
+        let free_cells = &mut self.free_cells;
+        self.sprites.retain(|id, s| {
+            if s.seen == frame {
+                return true;
+            }
+            if let Some(c) = s.cell.take() {
+                free_cells.push(Reverse(c));
+            }
+            launched.insert(*id, ());
+            let bin = match ended.get(id) {
+                Some((e, _)) => Bin::of(*e),
+                None if s.phase == Phase::Queued => Some(Bin::TimedOut),
+                None => Some(Bin::Completed),
+            };
+            if let Some(bin) = bin {
+                gone.push((s.x, s.y, s.r, s.class, bin));
+            }
+            false
+        });
+        for (x, y, r, class, bin) in gone {
+            self.launch(g, (x, y), r, class, bin);
+        }
+        // Some ended within a frame of arriving (high speed): they never had a glyph.
+        for (id, (ending, class)) in &ended {
+            if !launched.contains_key(id) {
+                if let Some(bin) = Bin::of(*ending) {
+                    let from = g.spawn(self.cfg.lane_of(*class));
+                    self.launch(g, from, 4.0, *class, bin);
+                }
+            }
+        }
+        if self.sprites.is_empty() {
+            self.free_cells.clear();
+            self.next_cell = 0;
+        }
+
+        // 4. Targets: queue order per lane (by arrival: FCFS, preempted requests first).
+        for l in &mut self.lane_order {
+            l.clear();
+        }
+        self.prefill_order.clear();
+        for r in live {
+            match r.phase {
+                Phase::Queued => {
+                    let lane = self.cfg.lane_of(r.class).min(self.lane_order.len() - 1);
+                    self.lane_order[lane].push((r.arrival_s, r.id));
+                }
+                Phase::Prefill => self.prefill_order.push((r.arrival_s, r.id)),
+                Phase::Decode => {}
+            }
+        }
+        let k = 1.0 - (-dt_ms * self.pace / EASE_MS).exp();
+        for (lane, order) in self.lane_order.iter_mut().enumerate() {
+            order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let grid = LaneGrid::new(g, lane, order.len());
+            let r = grid.glyph_r();
+            for (i, (_, id)) in order.iter().enumerate() {
+                if let Some(s) = self.sprites.get_mut(id) {
+                    let (tx, ty) = grid.pos(i);
+                    ease(s, tx, ty, r, k);
+                }
+            }
+        }
+        self.prefill_order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let rows = PrefillRows::new(g, self.prefill_order.len());
+        for (i, (_, id)) in self.prefill_order.iter().enumerate() {
+            if let Some(s) = self.sprites.get_mut(id) {
+                let (x, y) = rows.glyph(g, i);
+                ease(s, x, y, rows.glyph_r(), k);
+            }
+        }
+        for s in self.sprites.values_mut() {
+            if s.phase == Phase::Decode {
+                let (x, y, r) = g.cell_glyph(s.cell.unwrap_or(0) as usize);
+                ease(s, x, y, r, k);
+            }
+            s.flash = (s.flash - dt_ms).max(0.0);
+        }
+
+        // 5. Flights.
+        for gh in &mut self.ghosts {
+            gh.t += dt_ms * self.pace / GHOST_MS;
+        }
+        let bin_flash = &mut self.bin_flash;
+        self.ghosts.retain(|gh| {
+            if gh.t >= 1.0 {
+                bin_flash[gh.bin.index()] = 400.0;
+                false
+            } else {
+                true
+            }
+        });
+        for f in &mut self.bin_flash {
+            *f = (*f - dt_ms).max(0.0);
+        }
+        self.preempt_flash = (self.preempt_flash - dt_ms).max(0.0);
+    }
+
+    fn launch(&mut self, g: &Geo, from: (f64, f64), r: f64, class: u16, bin: Bin) {
+        if self.ghosts.len() >= MAX_GHOSTS {
+            return;
+        }
+        let (to, via) = (g.bin_target(bin), g.flight_via(from, bin));
+        self.ghosts.push(Ghost { from, via, to, r: r.max(2.5), t: 0.0, class, bin });
+    }
+}
+
+fn ease(s: &mut Sprite, tx: f64, ty: f64, tr: f64, k: f64) {
+    s.x += (tx - s.x) * k;
+    s.y += (ty - s.y) * k;
+    s.r += (tr - s.r) * k;
+}
