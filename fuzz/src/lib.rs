@@ -61,9 +61,14 @@ pub fn quiet_panics() {
 
 /// Runs one input, turning a panic into a finding.
 pub fn run_one(input: &Input, limits: RunLimits) -> Result<Outcome, Finding> {
+    guarded(|| target::run_input(input, limits))
+}
+
+/// Runs `f`, turning a panic inside it into a finding that carries the panic's message.
+pub fn guarded(f: impl FnOnce() -> Result<Outcome, Finding>) -> Result<Outcome, Finding> {
     quiet_panics();
     IN_INPUT.with(|f| f.set(true));
-    let result = panic::catch_unwind(AssertUnwindSafe(|| target::run_input(input, limits)));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
     IN_INPUT.with(|f| f.set(false));
     match result {
         Ok(r) => r,

@@ -64,27 +64,7 @@ impl TraceLoader for FuzzTraces<'_> {
 /// Recognises an input that reaches an open bug.
 pub type Reaches = fn(&Input) -> bool;
 
-pub const OPEN_BUGS: &[(&str, Reaches)] = &[(
-    // A trace row arriving later than 2^63 µs (about 292,000 years, after `speedup`) overflows
-    // `start_us + interval_us` in the time series (sim-core/src/metrics.rs `Series::advance`):
-    // a panic with overflow checks, an endless loop without. Trace::parse accepts any finite
-    // `arrival_s`.
-    "series-overflow-far-arrival",
-    far_trace_arrival,
-)];
-
-fn far_trace_arrival(input: &Input) -> bool {
-    let Input::Trace { scenario, csv } = input else { return false };
-    let Ok(s) = Scenario::from_json(scenario) else { return false };
-    s.classes.iter().any(|c| match &c.arrival {
-        Arrival::Trace { path, speedup } => {
-            let text = if path == TRACE_PATH { Some(csv.as_str()) } else { builtin_trace(path) };
-            text.and_then(|t| Trace::parse(t, "").ok())
-                .is_some_and(|t| t.rows.iter().any(|r| r.arrival_us as f64 / speedup >= 2f64.powi(63)))
-        }
-        _ => false,
-    })
-}
+pub const OPEN_BUGS: &[(&str, Reaches)] = &[];
 
 /// The open bug an input reaches, if any.
 pub fn open_bug(input: &Input) -> Option<&'static str> {

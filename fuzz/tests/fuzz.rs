@@ -50,15 +50,18 @@ fn inputs_are_reproducible_from_seed_and_index() {
 #[test]
 fn panics_and_unclear_messages_are_findings() {
     let limits = RunLimits { max_events: 1_000_000, check_every: 256 };
-    // a trace row 31 million years late: the time series overflows (an open bug, see
-    // fuzz/regressions); in a build with overflow checks it panics and is caught
-    if cfg!(debug_assertions) {
-        let input = Input::Trace {
-            scenario: corpus::trace_scenario(),
-            csv: "arrival_s,input_len,output_len\n0,10,10\n1e15,10,10\n".into(),
-        };
-        let f = run_one(&input, limits).unwrap_err();
-        assert_eq!(f.kind, "panic", "{f:?}");
+    // a panic inside a run is caught and becomes a finding with its message
+    let f = lab_fuzz::guarded(|| panic!("boom at event 7")).unwrap_err();
+    assert_eq!(f.kind, "panic", "{f:?}");
+    assert!(f.detail.contains("boom at event 7"), "{f:?}");
+    // a trace row 31 million years late (it once overflowed the time series) is refused by line
+    let input = Input::Trace {
+        scenario: corpus::trace_scenario(),
+        csv: "arrival_s,input_len,output_len\n0,10,10\n1e15,10,10\n".into(),
+    };
+    match run_one(&input, limits) {
+        Ok(Outcome::Rejected(m)) => assert!(m[0].contains("line 3: arrival_s"), "{m:?}"),
+        other => panic!("{other:?}"),
     }
     // refused with a message that names the field
     let bad = Input::Scenario(corpus::doc_examples()[0].replace("\"max_num_seqs\": 256", "\"max_num_seqs\": 0"));

@@ -324,8 +324,8 @@ impl Series {
 
     /// Accounts the state (constant since the last call) up to `now`, closing intervals.
     pub(crate) fn advance(&mut self, now: u64, queue: f64, running: f64, kv: f64) {
-        while now >= self.start_us + self.interval_us {
-            let end = self.start_us + self.interval_us;
+        // checked: a clock near the end of u64 closes no interval rather than overflowing
+        while let Some(end) = self.start_us.checked_add(self.interval_us).filter(|&end| now >= end) {
             self.integrate(end, queue, running, kv);
             let span = self.interval_us as f64;
             let secs = span / 1e6;

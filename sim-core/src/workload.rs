@@ -17,6 +17,10 @@ pub struct TraceRow {
     pub output: u32,
 }
 
+/// Latest arrival a trace row may state, s (about 116 days): even slowed down by the smallest
+/// `speedup` (0.001) the simulated clock stays far inside its 64-bit microseconds.
+pub const MAX_TRACE_ARRIVAL_S: f64 = 1e7;
+
 /// A parsed trace: rows sorted by arrival time, the first at 0.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trace {
@@ -44,8 +48,8 @@ impl Trace {
             let a: f64 = get(ia)?.parse().map_err(|_| bad("arrival_s is not a number"))?;
             let i: u32 = get(ii)?.parse().map_err(|_| bad("input_len must be an integer 1..=1048576"))?;
             let o: u32 = get(io)?.parse().map_err(|_| bad("output_len must be an integer 1..=1048576"))?;
-            if !a.is_finite() || a < 0.0 {
-                return Err(bad("arrival_s must be ≥ 0"));
+            if !a.is_finite() || !(0.0..=MAX_TRACE_ARRIVAL_S).contains(&a) {
+                return Err(bad(&format!("arrival_s must be 0..={MAX_TRACE_ARRIVAL_S} s, got {a}")));
             }
             if i == 0 || o == 0 || i > 1 << 20 || o > 1 << 20 {
                 return Err(bad("input_len and output_len must be 1..=1048576"));
@@ -272,6 +276,9 @@ mod tests {
         assert!(msg.contains("classes[0].arrival.path") && msg.contains("line 3"), "{msg}");
         assert!(Trace::parse("a,b\n1,2\n", "p").is_err());
         assert!(Trace::parse("arrival_s,input_len,output_len\n", "p").is_err());
+        let e = Trace::parse("arrival_s,input_len,output_len\n0,10,10\n1e15,10,10\n", "p").unwrap_err();
+        assert_eq!(e.to_string(), "p line 3: arrival_s must be 0..=10000000 s, got 1000000000000000");
+        assert!(Trace::parse("arrival_s,input_len,output_len\n0,10,10\n10000000,10,10\n", "p").is_ok());
     }
 
     #[test]
