@@ -19,5 +19,6 @@ pub mod scenario_edit;
 pub mod share;
 pub mod stage_layout;
 pub mod tabs;
+pub mod transport;
 
 pub use run::Run;

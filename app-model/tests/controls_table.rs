@@ -77,8 +77,10 @@ fn ids_are_unique_and_lock_ids_known() {
     let n = ids.len();
     ids.dedup();
     assert_eq!(ids.len(), n, "control ids repeat");
+    let sim_core_ids = sim_core::settings::lock_ids();
     for (id, _) in LOCKABLE {
         assert!(locks::known(id), "lock id {id} names no control");
+        assert!(sim_core_ids.iter().any(|x| x == id), "lock id {id} is not one of sim-core's lock ids");
     }
     // every control can be locked by some lockable id
     for c in &CONTROLS {

@@ -2,6 +2,7 @@
 //! run to the end, reset, seed, the A/B switch and the share link.
 
 use app_model::controls::{Range, Scale, LOG_STEPS};
+use app_model::transport::PlayState;
 use leptos::prelude::*;
 
 use crate::format;
@@ -25,23 +26,7 @@ pub fn Toolbar() -> impl IntoView {
     let ui = use_ui();
     let finished = Memo::new(move |_| ui.finished());
     // the state's code (data-state, for scripts) and its words
-    let state_code = move || {
-        if ui.fast_forward.get() {
-            "running-to-end"
-        } else if finished.get() {
-            "finished"
-        } else if ui.playing.get() {
-            "playing"
-        } else {
-            "paused"
-        }
-    };
-    let state = move || match state_code() {
-        "running-to-end" => t("toolbar.state.running_to_end"),
-        "finished" => t("toolbar.state.finished"),
-        "playing" => t("toolbar.state.playing"),
-        _ => t("toolbar.state.paused"),
-    };
+    let state = Memo::new(move |_| PlayState::of(ui.fast_forward.get(), finished.get(), ui.playing.get()));
     let play_label = move || {
         if finished.get() {
             t("toolbar.replay")
@@ -148,7 +133,7 @@ pub fn Toolbar() -> impl IntoView {
             >{tx("toolbar.ab")}</button>
             <ShareButton/>
             <p class="status">
-                <span class="state" data-testid="run-state" data-state=state_code>{state}</span>
+                <span class="state" data-testid="run-state" data-state=move || state.get().code()>{move || t(state.get().key())}</span>
                 " · t = "
                 // milliseconds show while paused, where a step may advance only a few
                 <span data-testid="sim-time">{move || if ui.playing.get() { format!("{:.2}", time()) } else { format!("{:.3}", time()) }}</span>
