@@ -27,7 +27,6 @@ pub const SETUP: u32 = 0;
 pub const PREDICT: u32 = 1;
 pub const RUN: u32 = 2;
 pub const EXPLAIN: u32 = 3;
-pub const PLAY: u32 = 4;
 const STEPS: u32 = 5;
 
 /// Class the page puts on the element a lesson points at.
