@@ -144,7 +144,7 @@ pub fn run_to_end<J: Job>(job: J) -> J::Output {
 }
 
 /// How far a job of several runs is: runs finished, runs in all, share done 0..=1.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RunsProgress {
     pub done: usize,
     pub total: usize,

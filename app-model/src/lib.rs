@@ -18,6 +18,7 @@ pub mod run;
 pub mod scenario_edit;
 pub mod share;
 pub mod stage_layout;
+pub mod tabs;
 pub mod transport;
 
 pub use run::Run;

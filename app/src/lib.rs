@@ -134,7 +134,7 @@ pub fn App() -> impl IntoView {
         <Toolbar/>
         <LinkBanner/>
         <LiveSummary/>
-        <Workbench ui=ui/>
+        <Workbench/>
         <main class="lab" class:ab=move || ui.ab.get()>
             <aside class="controls-col" aria-label=i18n::tx("app.settings")>
                 <AbTabs/>

@@ -18,6 +18,7 @@ use std::rc::Rc;
 use app_model::link::{self, LinkProblem};
 use app_model::query::{Param, Query};
 use app_model::share::ShareState;
+use app_model::tabs::lesson::Step;
 use app_model::Run;
 use leptos::prelude::*;
 use serde_json::{json, Value};
@@ -104,7 +105,7 @@ fn apply(ui: Ui, state: ShareState) {
         ui.ab.set(true);
         ui.editing.set(Run::A);
     }
-    ui.lesson.set(state.lesson.map(|l| (l, state.step.unwrap_or(0))));
+    ui.lesson.set(state.lesson.map(|l| (l, Step::at(state.step.unwrap_or(0)))));
     ui.exercise.set(state.exercise);
     ui.locked.set(state.locked);
 }
@@ -127,7 +128,7 @@ pub fn state_of(ui: &Ui, with_lock: &[String]) -> ShareState {
     }
     if let Some((lesson, step)) = ui.lesson.get_untracked() {
         s.lesson = Some(lesson);
-        s.step = Some(step);
+        s.step = Some(step.index());
     }
     s.exercise = ui.exercise.get_untracked();
     let mut locked = ui.locked.get_untracked();

@@ -1,20 +1,21 @@
 //! Sweeps: the scenario being edited at a series of values of one knob, run in slices so the page
 //! stays responsive (progress, cancel), drawn as goodput and throughput against the knob and p99
 //! TTFT against the knob, with the knee — the value with the most goodput — marked. The points
-//! download as the same CSV `llmsim sweep` writes.
+//! download as the same CSV `llmsim sweep` writes. The form's rules and the sweep on screen are
+//! `app_model::tabs::sweep`.
 
+use app_model::jobs::{Status, SweepJob};
+use app_model::tabs::sweep::{self as model, SweepForm, SweepRun};
 use leptos::prelude::*;
 use sim_core::lessons::knee;
-use sim_core::sweep::{to_csv, Sweep, SweepParam, SweepPoint};
+use sim_core::sweep::{Sweep, SweepParam, SweepPoint};
 
 use crate::charts::{canvas_by_id, fit_canvas, Axis, Plot, Units};
 use crate::format;
-use crate::i18n::{self, t, tf};
-use crate::ui::Ui;
-use crate::workbench::{self, data_url, esc, html, text, Jobs};
-use app_model::jobs::{Status, SweepJob};
+use crate::i18n::{self, t, tf, tx};
+use crate::ui::{use_ui, Ui};
+use crate::workbench::{self, button, data_url, text, Jobs};
 
-const MAX_STEPS: usize = 100;
 const CHART_H: f64 = 230.0;
 const GOOD: &str = "#15803d";
 const THROUGHPUT: &str = "#94a3b8";
@@ -23,125 +24,33 @@ const KNEE: &str = "#b45309";
 const SLO: &str = "#b91c1c";
 
 pub fn param_label(p: SweepParam) -> String {
-    match p {
-        SweepParam::RatePerS => t("features.sweep.param.rate_per_s"),
-        SweepParam::MaxNumSeqs => t("features.sweep.param.max_num_seqs"),
-        SweepParam::GpuMemoryUtilization => t("features.sweep.param.gpu_memory_utilization"),
-        SweepParam::MaxNumBatchedTokens => t("features.sweep.param.max_num_batched_tokens"),
-    }
+    t(model::label_key(p))
 }
 
 fn param_unit(p: SweepParam) -> &'static str {
-    match p {
-        SweepParam::RatePerS => "req/s",
-        _ => "",
-    }
+    model::unit(p)
 }
 
-/// Starting range of each knob: from, to, steps.
-fn defaults(p: SweepParam) -> (&'static str, &'static str, &'static str) {
-    match p {
-        SweepParam::RatePerS => ("2", "20", "10"),
-        SweepParam::MaxNumSeqs => ("8", "128", "6"),
-        SweepParam::GpuMemoryUtilization => ("0.6", "0.95", "8"),
-        SweepParam::MaxNumBatchedTokens => ("512", "8192", "6"),
-    }
-}
-
-fn integer(p: SweepParam) -> bool {
-    matches!(p, SweepParam::MaxNumSeqs | SweepParam::MaxNumBatchedTokens)
-}
-
-/// Reads one end of the range; the message says what is wrong.
-fn parse_end(p: SweepParam, text: &str) -> Result<f64, String> {
-    let v: f64 = text.trim().replace(',', "").parse().map_err(|_| t("features.sweep.err.number"))?;
-    if !v.is_finite() || v <= 0.0 {
-        return Err(t("features.sweep.err.positive"));
-    }
-    if p == SweepParam::GpuMemoryUtilization && v > 1.0 {
-        return Err(t("features.sweep.err.share"));
-    }
-    if integer(p) && v.fract() != 0.0 {
-        return Err(t("features.sweep.err.whole"));
-    }
-    Ok(v)
-}
-
-fn parse_steps(text: &str) -> Result<usize, String> {
-    let msg = || tf("features.sweep.err.steps", &[("min", "2".into()), ("max", MAX_STEPS.to_string())]);
-    let n: usize = text.trim().parse().map_err(|_| msg())?;
-    if (2..=MAX_STEPS).contains(&n) {
-        Ok(n)
-    } else {
-        Err(msg())
-    }
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Phase {
-    Idle,
-    Running,
-    Done,
-    Cancelled,
-}
+const INPUT_IDS: [&str; 3] = ["sweep-from", "sweep-to", "sweep-steps"];
+const INPUT_LABELS: [&str; 3] = ["features.sweep.from", "features.sweep.to", "features.sweep.steps"];
 
 #[derive(Clone, Copy)]
 struct State {
     ui: Ui,
-    param: RwSignal<SweepParam>,
-    /// From, to, points as typed.
-    inputs: [RwSignal<String>; 3],
-    errs: RwSignal<[Option<String>; 3]>,
+    form: RwSignal<SweepForm>,
+    run: RwSignal<SweepRun>,
     error: RwSignal<Option<String>>,
-    phase: RwSignal<Phase>,
     runner: Jobs<SweepJob>,
-    progress: RwSignal<f64>,
-    points: RwSignal<Vec<SweepPoint>>,
-    total: RwSignal<usize>,
-    /// Knob and TTFT SLO of the sweep on screen (the SLO is drawn as a reference line).
-    drawn: RwSignal<(SweepParam, Option<f64>)>,
 }
 
-const INPUT_IDS: [&str; 3] = ["sweep-from", "sweep-to", "sweep-steps"];
-
 impl State {
-    fn which(&self) -> usize {
-        if self.ui.ab.get_untracked() {
-            self.ui.editing.get_untracked().index()
-        } else {
-            0
-        }
-    }
-
-    fn set_param(&self, p: SweepParam) {
-        self.param.set(p);
-        let (a, b, n) = defaults(p);
-        for (sig, v) in self.inputs.iter().zip([a, b, n]) {
-            sig.set(v.to_string());
-        }
-        self.errs.set([None, None, None]);
-    }
-
-    fn run(&self) {
-        let st = *self;
-        for (sig, id) in st.inputs.iter().zip(INPUT_IDS) {
-            sig.set(workbench::value_of(id));
-        }
-        let p = st.param.get_untracked();
-        let a = parse_end(p, &st.inputs[0].get_untracked());
-        let b = parse_end(p, &st.inputs[1].get_untracked());
-        let n = parse_steps(&st.inputs[2].get_untracked());
-        let same = matches!((&a, &b), (Ok(x), Ok(y)) if x == y);
-        st.errs.set([
-            a.clone().err(),
-            b.clone().err().or_else(|| same.then(|| t("features.sweep.err.same"))),
-            n.clone().err(),
-        ]);
-        let (Ok(a), Ok(b), Ok(n)) = (a, b, n) else { return };
-        if same {
-            return;
-        }
-        let base = st.ui.drafts[st.which()].get_untracked();
+    fn start(self) {
+        let st = self;
+        let Some((a, b, n)) = st.form.try_update(SweepForm::check).flatten() else { return };
+        let p = st.form.with_untracked(|f| f.param);
+        let ui = st.ui;
+        let which = if ui.ab.get_untracked() { ui.editing.get_untracked().index() } else { 0 };
+        let base = ui.drafts[which].get_untracked();
         let sweep = match Sweep::new(&base, p, a, b, n) {
             Ok(s) => s,
             Err(e) => {
@@ -150,188 +59,192 @@ impl State {
             }
         };
         st.error.set(None);
-        st.drawn.set((p, base.classes.first().and_then(|c| c.slo.ttft_ms)));
-        st.points.set(Vec::new());
-        st.total.set(n);
-        st.progress.set(0.0);
-        st.phase.set(Phase::Running);
+        st.run.set(SweepRun::started(p, base.classes.first().and_then(|c| c.slo.ttft_ms), n));
         workbench::start(st.runner, SweepJob::new(sweep), move |status| match status {
-            Status::Working(p) => {
-                if !p.new_points.is_empty() {
-                    st.points.update(|pts| pts.extend(p.new_points));
-                }
-                st.progress.set(p.share);
-            }
-            Status::Finished(points) => {
-                st.points.set(points);
-                st.progress.set(1.0);
-                st.phase.set(Phase::Done);
-            }
+            Status::Working(p) => st.run.update(|r| r.advanced(p.share, p.new_points)),
+            Status::Finished(points) => st.run.update(|r| r.finished(points)),
             Status::Stopped => {}
         });
     }
 
-    fn cancel(&self) {
+    fn cancel(self) {
         workbench::cancel(self.runner);
-        self.phase.set(Phase::Cancelled);
+        self.run.update(SweepRun::cancelled);
     }
 
-    fn status(&self) -> String {
-        let n = self.points.with(Vec::len).to_string();
-        let total = self.total.get().to_string();
-        match self.phase.get() {
-            Phase::Idle => t("features.sweep.idle"),
-            Phase::Running => tf("features.sweep.running", &[("done", n), ("total", total)]),
-            Phase::Done => tf("features.sweep.done", &[("done", n)]),
-            Phase::Cancelled => tf("features.sweep.cancelled", &[("done", n), ("total", total)]),
-        }
-    }
-}
-
-fn form_html(st: State) -> String {
-    let p = st.param.get();
-    let errs = st.errs.get();
-    let mut options = String::new();
-    for q in SweepParam::ALL {
-        options.push_str(&format!(
-            "<option value=\"{}\"{}>{}</option>",
-            q.id(),
-            if q == p { " selected" } else { "" },
-            esc(&param_label(q))
-        ));
-    }
-    let mut out = format!(
-        "<div class=\"field sweep-field\"><label for=\"sweep-param\">{}</label><select id=\"sweep-param\" data-field=\"param\" data-testid=\"sweep-param\">{options}</select></div>",
-        esc(&t("features.sweep.knob"))
-    );
-    let labels = [t("features.sweep.from"), t("features.sweep.to"), t("features.sweep.steps")];
-    for i in 0..3 {
-        let id = INPUT_IDS[i];
-        let err = errs[i].clone().unwrap_or_default();
-        out.push_str(&format!(
-            "<div class=\"field sweep-field{}\"><label for=\"{id}\">{}</label><input id=\"{id}\" type=\"text\" inputmode=\"decimal\" class=\"num\" data-field=\"{i}\" data-testid=\"{id}\" value=\"{}\" aria-invalid=\"{}\" aria-describedby=\"{id}-err\"><p class=\"err\" id=\"{id}-err\" role=\"alert\" data-testid=\"{id}-error\">{}</p></div>",
-            if err.is_empty() { "" } else { " invalid" },
-            esc(&labels[i]),
-            esc(&st.inputs[i].get_untracked()),
-            !err.is_empty(),
-            esc(&err)
-        ));
-    }
-    out
-}
-
-fn buttons_html(st: State) -> String {
-    let running = st.phase.get() == Phase::Running;
-    let csv = (!running)
-        .then(|| {
-            let p = st.drawn.get().0;
-            st.points.with(|pts| (!pts.is_empty()).then(|| data_url("text/csv", &to_csv(p, pts))))
+    fn status(self) -> String {
+        self.run.with(|r| {
+            let args = [("done", r.points.len().to_string()), ("total", r.total.to_string())];
+            tf(r.phase.key(), &args)
         })
-        .flatten();
-    let mut out = workbench::button(
-        "primary",
-        "run",
-        "",
-        if running { "data-testid=\"sweep-run\" disabled" } else { "data-testid=\"sweep-run\"" },
-        &t("features.sweep.run"),
-    );
-    out.push_str(&workbench::button(
-        "",
-        "cancel",
-        "",
-        if running { "data-testid=\"sweep-cancel\"" } else { "data-testid=\"sweep-cancel\" disabled" },
-        &t("lessons.cancel"),
-    ));
-    if let Some(href) = csv {
-        out.push_str(&format!(
-            "<a class=\"btn\" href=\"{}\" download=\"sweep-{}.csv\" data-testid=\"sweep-csv\">{}</a>",
-            esc(&href),
-            st.drawn.get_untracked().0.id(),
-            esc(&t("features.sweep.csv"))
-        ));
     }
-    out
 }
 
-fn results_html(st: State) -> String {
-    let (p, _) = st.drawn.get();
-    st.points.with(|pts| {
-        if pts.is_empty() {
-            return String::new();
-        }
-        let knee_at = knee(pts);
-        let mut out = String::new();
-        if let Some((v, g)) = knee_at {
-            out.push_str(&format!(
-                "<p class=\"knee-note\" data-testid=\"sweep-knee\">{}</p>",
-                esc(&tf(
-                    "features.sweep.knee_text",
-                    &[
-                        ("value", format!("{} {}", format::plain(v), param_unit(p)).trim().to_string()),
-                        ("goodput", format::int(g.round() as u64)),
-                    ],
-                ))
-            ));
-        }
-        let heads = [
-            param_label(p),
-            t("features.num.throughput"),
-            t("features.num.goodput"),
-            t("features.num.attainment"),
-            t("features.num.ttft_p99"),
-            t("features.num.tpot_p99"),
-        ];
-        out.push_str(&format!(
-            "<div class=\"table-scroll\"><table class=\"runs-table sweep-table\" data-testid=\"sweep-table\"><caption class=\"small muted\">{}</caption><thead><tr>",
-            esc(&t("features.sweep.table"))
-        ));
-        for h in &heads {
-            out.push_str(&format!("<th scope=\"col\">{}</th>", esc(h)));
-        }
-        out.push_str("</tr></thead><tbody>");
-        let knee_tag = format!(" <span class=\"knee-tag\">{}</span>", esc(&t("features.sweep.knee")));
-        for pt in pts {
-            let value = format::plain(pt.value);
-            match &pt.summary {
-                Some(s) => {
-                    let is_knee = knee_at.is_some_and(|k| k.0 == pt.value);
-                    out.push_str(&format!(
-                        "<tr data-testid=\"sweep-point\"{}><th scope=\"row\">{value}{}</th><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-                        if is_knee { " class=\"hl-row\"" } else { "" },
-                        if is_knee { knee_tag.as_str() } else { "" },
-                        format::rate(s.all.throughput.output_tokens_per_s),
-                        format::rate(s.all.goodput.output_tokens_per_s),
-                        format::pct(s.all.goodput.slo_attainment),
-                        format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99),
-                        format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99),
-                    ));
-                }
-                None => out.push_str(&format!(
-                    "<tr data-testid=\"sweep-point\" class=\"point-error\"><th scope=\"row\">{value}</th><td colspan=\"5\" class=\"err\">{}</td></tr>",
-                    esc(pt.error.as_deref().unwrap_or_default())
-                )),
+/// The knob and the range.
+fn form(st: State) -> AnyView {
+    let param = Memo::new(move |_| st.form.with(|f| f.param));
+    let options = SweepParam::ALL
+        .into_iter()
+        .map(
+            |q| view! { <option value=q.id() prop:selected=move || param.get() == q>{text(Box::new(move || param_label(q)))}</option> },
+        )
+        .collect_view();
+    let inputs = (0..3)
+        .map(|i| {
+            let id = INPUT_IDS[i];
+            let err = Memo::new(move |_| st.form.with(|f| f.errors[i]));
+            let message = move || {
+                err.get().map(|e| match e {
+                    model::InputError::Steps => {
+                        tf(e.key(), &[("min", "2".into()), ("max", model::MAX_STEPS.to_string())])
+                    }
+                    e => t(e.key()),
+                })
+            };
+            view! {
+                <div class="field sweep-field" class:invalid=move || err.get().is_some()>
+                    <label for=id>{tx(INPUT_LABELS[i])}</label>
+                    <input
+                        id=id
+                        type="text"
+                        inputmode="decimal"
+                        class="num"
+                        data-testid=id
+                        prop:value=text(Box::new(move || st.form.with(|f| f.inputs[i].clone())))
+                        aria-invalid=text(Box::new(move || err.get().is_some().to_string()))
+                        aria-describedby=format!("{id}-err")
+                        on:input=move |ev| st.form.update(|f| f.inputs[i] = event_target_value(&ev))
+                        on:keydown=move |ev: web_sys::KeyboardEvent| {
+                            if ev.key() == "Enter" {
+                                ev.prevent_default();
+                                st.start();
+                            }
+                        }
+                    />
+                    <p class="err" id=format!("{id}-err") role="alert" data-testid=format!("{id}-error")>{text(Box::new(move || message().unwrap_or_default()))}</p>
+                </div>
             }
+        })
+        .collect_view();
+    view! {
+        <div class="sweep-inputs">
+            <div class="field sweep-field">
+                <label for="sweep-param">{tx("features.sweep.knob")}</label>
+                <select
+                    id="sweep-param"
+                    data-testid="sweep-param"
+                    on:change=move |ev| {
+                        if let Some(p) = SweepParam::parse(&event_target_value(&ev)) {
+                            st.form.update(|f| f.set_param(p));
+                        }
+                    }
+                >
+                    {options}
+                </select>
+            </div>
+            {inputs}
+        </div>
+    }
+    .into_any()
+}
+
+fn buttons(st: State) -> AnyView {
+    let running = Signal::derive(move || st.run.with(|r| r.phase == model::Phase::Running));
+    let idle = Signal::derive(move || !running.get());
+    let csv =
+        move || st.run.with(|r| r.csv().map(|c| (data_url("text/csv", &c), format!("sweep-{}.csv", r.param.id()))));
+    view! {
+        <div class="sweep-buttons">
+            {button("primary", Some("sweep-run"), "features.sweep.run", Some(running), Callback::new(move |()| st.start()))}
+            {button("", Some("sweep-cancel"), "lessons.cancel", Some(idle), Callback::new(move |()| st.cancel()))}
+            {move || csv().map(|(href, name)| view! {
+                <a class="btn" href=href download=name data-testid="sweep-csv">{tx("features.sweep.csv")}</a>
+            })}
+        </div>
+    }
+    .into_any()
+}
+
+/// The knee in words and the table of points.
+fn results(st: State) -> AnyView {
+    let body = move || {
+        st.run.with(|r| {
+            if r.points.is_empty() {
+                return None;
+            }
+            let p = r.param;
+            let knee_at = r.knee();
+            let note = knee_at.map(|(v, g)| {
+                let value = format!("{} {}", format::plain(v), param_unit(p)).trim().to_string();
+                let text =
+                    tf("features.sweep.knee_text", &[("value", value), ("goodput", format::int(g.round() as u64))]);
+                view! { <p class="knee-note" data-testid="sweep-knee">{text}</p> }
+            });
+            let heads = [
+                param_label(p),
+                t("features.num.throughput"),
+                t("features.num.goodput"),
+                t("features.num.attainment"),
+                t("features.num.ttft_p99"),
+                t("features.num.tpot_p99"),
+            ]
+            .into_iter()
+            .map(|h| view! { <th scope="col">{h}</th> })
+            .collect_view();
+            let rows = r.points.iter().map(|pt| point_row(pt, knee_at)).collect_view();
+            Some(view! {
+                {note}
+                <div class="table-scroll">
+                    <table class="runs-table sweep-table" data-testid="sweep-table">
+                        <caption class="small muted">{t("features.sweep.table")}</caption>
+                        <thead><tr>{heads}</tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            })
+        })
+    };
+    view! { <div>{body}</div> }.into_any()
+}
+
+fn point_row(pt: &SweepPoint, knee_at: Option<(f64, f64)>) -> AnyView {
+    let value = format::plain(pt.value);
+    match &pt.summary {
+        Some(s) => {
+            let is_knee = knee_at.is_some_and(|k| k.0 == pt.value);
+            let tag = is_knee.then(|| view! { " "<span class="knee-tag">{t("features.sweep.knee")}</span> });
+            let cells = [
+                format::rate(s.all.throughput.output_tokens_per_s),
+                format::rate(s.all.goodput.output_tokens_per_s),
+                format::pct(s.all.goodput.slo_attainment),
+                format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99),
+                format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99),
+            ]
+            .into_iter()
+            .map(|c| view! { <td class="num">{c}</td> })
+            .collect_view();
+            view! { <tr data-testid="sweep-point" class:hl-row=is_knee><th scope="row">{value}{tag}</th>{cells}</tr> }
+                .into_any()
         }
-        out.push_str("</tbody></table></div>");
-        out
-    })
+        None => view! {
+            <tr data-testid="sweep-point" class="point-error">
+                <th scope="row">{value}</th>
+                <td colspan="5" class="err">{pt.error.clone().unwrap_or_default()}</td>
+            </tr>
+        }
+        .into_any(),
+    }
 }
 
 #[component]
-pub fn SweepPanel(ui: Ui, #[prop(into)] visible: Signal<bool>) -> impl IntoView {
-    let (f0, t0, s0) = defaults(SweepParam::RatePerS);
+pub fn SweepPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
+    let ui = use_ui();
     let st = State {
         ui,
-        param: RwSignal::new(SweepParam::RatePerS),
-        inputs: [RwSignal::new(f0.to_string()), RwSignal::new(t0.to_string()), RwSignal::new(s0.to_string())],
-        errs: RwSignal::new([None, None, None]),
+        form: RwSignal::new(SweepForm::default()),
+        run: RwSignal::new(SweepRun::default()),
         error: RwSignal::new(None),
-        phase: RwSignal::new(Phase::Idle),
         runner: workbench::jobs(),
-        progress: RwSignal::new(0.0),
-        points: RwSignal::new(Vec::new()),
-        total: RwSignal::new(0),
-        drawn: RwSignal::new((SweepParam::RatePerS, None)),
     };
     // The charts follow the points, the language and the window size; the canvases are redrawn
     // after the page has them (they are rebuilt when the knob's name changes).
@@ -344,89 +257,46 @@ pub fn SweepPanel(ui: Ui, #[prop(into)] visible: Signal<bool>) -> impl IntoView 
         if !visible.get() {
             return;
         }
-        let (p, slo) = st.drawn.get();
-        let pts = st.points.get();
+        let (p, slo, pts) = st.run.with(|r| (r.param, r.slo_ms, r.points.clone()));
         request_animation_frame(move || draw("sweep-chart-good", "sweep-chart-ttft", p, &pts, slo));
     }));
-    let on_click = move |ev: web_sys::MouseEvent| match workbench::action(&ev) {
-        Some((act, _)) if act == "run" => st.run(),
-        Some((act, _)) if act == "cancel" => st.cancel(),
-        _ => {}
-    };
-    let on_change = move |ev: web_sys::Event| {
-        let Some((field, value, _)) = workbench::edited(&ev) else { return };
-        match field.as_str() {
-            "param" => {
-                if let Some(p) = SweepParam::parse(&value) {
-                    st.set_param(p);
-                }
-            }
-            f => {
-                if let Some(sig) = f.parse::<usize>().ok().and_then(|i| st.inputs.get(i)) {
-                    sig.set(value);
-                }
-            }
-        }
-    };
-    let on_key = move |ev: web_sys::KeyboardEvent| {
-        if ev.key() == "Enter" && workbench::edited(&ev).is_some() {
-            ev.prevent_default();
-            st.run();
-        }
-    };
+    let base_name = move || ui.drafts[ui.edited().index()].with(|s| s.name.clone().unwrap_or_default());
+    let progress = Signal::derive(move || st.run.with(|r| r.progress));
+    let param = Signal::derive(move || st.run.with(|r| r.param));
     view! {
-        <div class="sweep" data-testid="sweep" on:click=on_click on:change=on_change on:keydown=on_key>
-            {html("", Box::new(move || {
-                let name = st.ui.drafts[st.which_tracked()].with(|s| s.name.clone().unwrap_or_default());
-                format!(
-                    "<header class=\"panel-head\"><h2>{}</h2><span class=\"small muted\">{}</span></header><p class=\"small muted\">{}</p>",
-                    esc(&t("features.sweep.title")),
-                    esc(&tf("features.sweep.base", &[("name", name)])),
-                    esc(&t("features.sweep.intro"))
-                )
-            }))}
+        <div class="sweep" data-testid="sweep">
+            {workbench::panel_head("features.sweep.title", Box::new(move || tf("features.sweep.base", &[("name", base_name())])))}
+            <p class="small muted">{tx("features.sweep.intro")}</p>
             <div class="sweep-form">
-                {html("sweep-inputs", Box::new(move || form_html(st)))}
-                {html("sweep-buttons", Box::new(move || buttons_html(st)))}
+                {form(st)}
+                {buttons(st)}
             </div>
             <p class="err" role="alert" data-testid="sweep-error">{text(Box::new(move || st.error.get().unwrap_or_default()))}</p>
-            {html("", Box::new(move || workbench::progress_html("sweep-progress", st.progress.get(), &st.status())))}
-            <p class="sr-only" aria-live="polite" data-testid="sweep-state" data-phase=text(Box::new(move || st.phase_id().to_string()))>
+            {workbench::progress("sweep-progress", progress, Signal::derive(move || st.status()))}
+            <p
+                class="sr-only"
+                aria-live="polite"
+                data-testid="sweep-state"
+                data-phase=text(Box::new(move || st.run.with(|r| r.phase.id().to_string())))
+            >
                 {text(Box::new(move || st.status()))}
             </p>
-            {html("sweep-charts", Box::new(move || charts_html("sweep", st.drawn.get().0)))}
-            {html("", Box::new(move || results_html(st)))}
+            <div class="sweep-charts">{charts("sweep", param)}</div>
+            {results(st)}
         </div>
     }
 }
 
-impl State {
-    fn which_tracked(&self) -> usize {
-        if self.ui.ab.get() {
-            self.ui.editing.get().index()
-        } else {
-            0
-        }
-    }
-
-    fn phase_id(&self) -> &'static str {
-        match self.phase.get() {
-            Phase::Idle => "idle",
-            Phase::Running => "running",
-            Phase::Done => "done",
-            Phase::Cancelled => "cancelled",
-        }
-    }
-}
-
 /// The two canvases of a sweep's charts (`<prefix>-chart-good`, `<prefix>-chart-ttft`).
-pub fn charts_html(prefix: &str, param: SweepParam) -> String {
-    let knob = param_label(param);
-    format!(
-        "<canvas id=\"{prefix}-chart-good\" class=\"chart\" data-testid=\"{prefix}-chart-good\" role=\"img\" aria-label=\"{}\"></canvas><canvas id=\"{prefix}-chart-ttft\" class=\"chart\" data-testid=\"{prefix}-chart-ttft\" role=\"img\" aria-label=\"{}\"></canvas>",
-        esc(&tf("features.sweep.chart_good", &[("knob", knob.clone())])),
-        esc(&tf("features.sweep.chart_ttft", &[("knob", knob)])),
-    )
+pub fn charts(prefix: &'static str, param: Signal<SweepParam>) -> AnyView {
+    [("good", "features.sweep.chart_good"), ("ttft", "features.sweep.chart_ttft")]
+        .map(|(which, key)| {
+            let id = format!("{prefix}-chart-{which}");
+            let label = move || tf(key, &[("knob", param_label(param.get()))]);
+            view! { <canvas id=id.clone() class="chart" data-testid=id role="img" aria-label=text(Box::new(label))></canvas> }
+        })
+        .collect_view()
+        .into_any()
 }
 
 pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoint], slo: Option<f64>) {

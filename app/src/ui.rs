@@ -2,6 +2,7 @@
 //! the numbers the calm tick publishes. Applying a draft builds fresh simulations; the rule is
 //! simple and shown in the page: every scenario change restarts from t = 0 with the same seed.
 
+use app_model::tabs::lesson::Step;
 use app_model::Run;
 use leptos::prelude::*;
 use sim_core::presets;
@@ -44,7 +45,7 @@ pub struct Ui {
     /// set by a teacher's link or an exercise.
     pub locked: RwSignal<Vec<String>>,
     /// Open lesson and its step.
-    pub lesson: RwSignal<Option<(String, u32)>>,
+    pub lesson: RwSignal<Option<(String, Step)>>,
     /// Open exercise.
     pub exercise: RwSignal<Option<String>>,
     /// Compact layout for iframes (`embed=1`).

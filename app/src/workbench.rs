@@ -2,20 +2,23 @@
 //! exercises, one tab each. A panel is built the first time its tab opens and then stays, so a
 //! sweep or an acceptance run keeps going (and keeps its results) while another tab is shown.
 //!
-//! Also the helpers those panels share: running simulations in slices across animation frames
-//! (the page never freezes, progress shows, a run can be cancelled), a progress bar, data URLs for
-//! downloads and a little local storage.
+//! Also what those panels share: the one driver of their background jobs
+//! (`app_model::jobs`, a slice per animation frame: the page never freezes, progress shows, a
+//! run can be cancelled), typed buttons, a progress bar, data URLs for downloads and a little
+//! local storage. The panels' state and rules live in `app_model::tabs`; these files only
+//! render them.
 
 use app_model::jobs::{Job, Runner, Status, Ticket};
 use leptos::prelude::*;
+use sim_core::ScenarioError;
 use wasm_bindgen::JsCast;
 
 use crate::contract_panel::ContractPanel;
 use crate::exercises::ExercisesPanel;
-use crate::i18n::t;
+use crate::i18n::{t, tx};
 use crate::lessons::LessonsPanel;
 use crate::sweep_panel::SweepPanel;
-use crate::ui::Ui;
+use crate::ui::use_ui;
 
 /// Wall time one slice of a job may take per animation frame, ms.
 pub const SLICE_MS: f64 = 8.0;
@@ -56,7 +59,8 @@ impl Tab {
 }
 
 #[component]
-pub fn Workbench(ui: Ui) -> impl IntoView {
+pub fn Workbench() -> impl IntoView {
+    let ui = use_ui();
     let tab = RwSignal::new(None::<Tab>);
     let opened: [RwSignal<bool>; 4] = std::array::from_fn(|_| RwSignal::new(false));
     let open = move |x: Tab| {
@@ -78,80 +82,47 @@ pub fn Workbench(ui: Ui) -> impl IntoView {
         seen.set_value((lesson, exercise));
     }));
 
-    let on_keys = move |ev: web_sys::KeyboardEvent| {
-        let step: isize = match ev.key().as_str() {
-            "ArrowRight" => 1,
-            "ArrowLeft" => -1,
-            _ => return,
+    let tab_button = move |x: Tab| {
+        let on = move || tab.get() == Some(x);
+        let on_key = move |ev: web_sys::KeyboardEvent| {
+            let step: isize = match ev.key().as_str() {
+                "ArrowRight" => 1,
+                "ArrowLeft" => -1,
+                _ => return,
+            };
+            ev.prevent_default();
+            let next = Tab::ALL[(x.index() as isize + step).rem_euclid(Tab::ALL.len() as isize) as usize];
+            open(next);
+            focus_id(format!("wb-tab-{}", next.id()));
         };
-        let Some(cur) = action(&ev)
-            .filter(|(act, _)| act == "tab")
-            .and_then(|(_, arg)| Tab::ALL.iter().position(|x| x.id() == arg))
-        else {
-            return;
-        };
-        ev.prevent_default();
-        let cur = cur as isize;
-        let next = Tab::ALL[(cur + step).rem_euclid(Tab::ALL.len() as isize) as usize];
-        open(next);
-        refocus_now("tab", next.id());
-    };
-    let on_click = move |ev: web_sys::MouseEvent| {
-        let Some((act, arg)) = action(&ev) else { return };
-        match act.as_str() {
-            "tab" => {
-                let Some(x) = Tab::ALL.into_iter().find(|x| x.id() == arg) else { return };
-                if tab.get_untracked() == Some(x) {
-                    tab.set(None);
-                } else {
-                    open(x);
-                }
-            }
-            "close" => tab.set(None),
-            _ => return,
+        view! {
+            <button
+                type="button"
+                class="tab wb-tab"
+                class:active=on
+                role="tab"
+                id=format!("wb-tab-{}", x.id())
+                aria-controls=format!("wb-panel-{}", x.id())
+                aria-selected=text(Box::new(move || on().to_string()))
+                tabindex=move || if on() || (tab.get().is_none() && x == Tab::Lessons) { 0 } else { -1 }
+                data-testid=format!("wb-tab-{}", x.id())
+                on:click=move |_| if tab.get_untracked() == Some(x) { tab.set(None) } else { open(x) }
+                on:keydown=on_key
+            >
+                {text(Box::new(move || x.label()))}
+            </button>
         }
-        refocus(act, arg);
-    };
-    let bar = move || {
-        let current = tab.get();
-        let mut out =
-            format!("<div class=\"wb-tabs\" role=\"tablist\" aria-label=\"{}\">", esc(&t("features.workbench.label")));
-        for x in Tab::ALL {
-            let on = current == Some(x);
-            let focusable = on || (current.is_none() && x == Tab::Lessons);
-            out.push_str(&format!(
-                "<button type=\"button\" class=\"tab wb-tab{}\" role=\"tab\" id=\"wb-tab-{id}\" aria-controls=\"wb-panel-{id}\" aria-selected=\"{on}\" tabindex=\"{}\" data-act=\"tab\" data-arg=\"{id}\" data-testid=\"wb-tab-{id}\">{}</button>",
-                if on { " active" } else { "" },
-                if focusable { 0 } else { -1 },
-                esc(&x.label()),
-                id = x.id(),
-            ));
-        }
-        out.push_str("</div>");
-        if current.is_some() {
-            out.push_str(&button(
-                "small-btn wb-close",
-                "close",
-                "",
-                "data-testid=\"wb-close\"",
-                &t("features.workbench.close"),
-            ));
-        } else {
-            out.push_str(&format!("<span class=\"small muted wb-hint\">{}</span>", esc(&t("features.workbench.hint"))));
-        }
-        out
     };
 
     let panel = move |x: Tab| {
         let body = move || {
             opened[x.index()].get().then(|| match x {
-                Tab::Lessons => view! { <LessonsPanel ui=ui/> }.into_any(),
+                Tab::Lessons => view! { <LessonsPanel/> }.into_any(),
                 Tab::Sweep => {
-                    view! { <SweepPanel ui=ui visible=Signal::derive(move || tab.get() == Some(Tab::Sweep))/> }
-                        .into_any()
+                    view! { <SweepPanel visible=Signal::derive(move || tab.get() == Some(Tab::Sweep))/> }.into_any()
                 }
-                Tab::Contract => view! { <ContractPanel ui=ui/> }.into_any(),
-                Tab::Exercises => view! { <ExercisesPanel ui=ui/> }.into_any(),
+                Tab::Contract => view! { <ContractPanel/> }.into_any(),
+                Tab::Exercises => view! { <ExercisesPanel/> }.into_any(),
             })
         };
         view! {
@@ -166,62 +137,100 @@ pub fn Workbench(ui: Ui) -> impl IntoView {
         }
     };
 
+    let close = Callback::new(move |()| tab.set(None));
     view! {
-        <section class="workbench" aria-label=text(Box::new(|| t("features.workbench.label"))) on:click=on_click on:keydown=on_keys>
-            {html("wb-bar", Box::new(bar))}
+        <section class="workbench" aria-label=tx("features.workbench.label")>
+            <div class="wb-bar">
+                <div class="wb-tabs" role="tablist" aria-label=tx("features.workbench.label")>
+                    {Tab::ALL.into_iter().map(tab_button).collect_view()}
+                </div>
+                {move || match tab.get() {
+                    Some(_) => button("small-btn wb-close", Some("wb-close"), "features.workbench.close", None, close),
+                    None => view! { <span class="small muted wb-hint">{tx("features.workbench.hint")}</span> }.into_any(),
+                }}
+            </div>
             {Tab::ALL.into_iter().map(panel).collect_view()}
         </section>
     }
 }
 
-/// Focuses the element with this action and argument at once (it is already in the page).
-fn refocus_now(act: &str, arg: &str) {
-    let sel = format!("[data-act=\"{}\"][data-arg=\"{}\"]", esc(act), esc(arg));
+/// Focuses the element with this id once the page has it.
+pub fn focus_id(id: String) {
     request_animation_frame(move || {
-        if let Some(el) =
-            document().query_selector(&sel).ok().flatten().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-        {
+        if let Some(el) = document().get_element_by_id(&id).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
             let _ = el.focus();
         }
     });
 }
 
-/// Text made safe for HTML (element content and quoted attribute values).
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
+/// A button of a panel: `class` after `btn`, an optional test id, its label (a translation
+/// key), whether it is disabled, and what a click does. One function for every panel's buttons,
+/// so their rendering code exists once in the wasm.
+pub fn button(
+    class: &'static str,
+    testid: Option<&'static str>,
+    label: &'static str,
+    disabled: Option<Signal<bool>>,
+    on: Callback<()>,
+) -> AnyView {
+    view! {
+        <button
+            type="button"
+            class=format!("btn {class}")
+            data-testid=testid
+            disabled=move || disabled.is_some_and(|d| d.get())
+            on:click=move |_| on.run(())
+        >
+            {tx(label)}
+        </button>
     }
-    out
+    .into_any()
 }
 
-/// A button for a panel's delegated click handler: `data-act` names the action, `data-arg` its
-/// argument. `class` and `extra` (more attributes) may be empty.
-pub fn button(class: &str, act: &str, arg: &str, extra: &str, label: &str) -> String {
-    format!(
-        "<button type=\"button\" class=\"btn {class}\" data-act=\"{act}\" data-arg=\"{}\" {extra}>{}</button>",
-        esc(arg),
-        esc(label)
-    )
+/// Buttons in a row.
+pub fn actions(buttons: Vec<AnyView>) -> AnyView {
+    view! { <div class="lesson-actions">{buttons}</div> }.into_any()
 }
 
-/// A reactive text or flag, boxed: every view that takes one through [`text`], [`flag`] or
-/// [`html`] shares one closure type, so the rendering code exists once in the wasm.
+/// A panel's title and its note.
+pub fn panel_head(title: &'static str, note: Text) -> AnyView {
+    view! {
+        <header class="panel-head">
+            <h2>{tx(title)}</h2>
+            <span class="small muted">{text(note)}</span>
+        </header>
+    }
+    .into_any()
+}
+
+/// A progress bar (share 0..=1) and its text; `data-value` carries the share for tests.
+pub fn progress(testid: &'static str, value: Signal<f64>, label: Signal<String>) -> AnyView {
+    let pct = move || (value.get().clamp(0.0, 1.0) * 100.0).round();
+    view! {
+        <div class="wb-progress-row">
+            <div
+                class="wb-progress"
+                role="progressbar"
+                aria-valuemin="0"
+                aria-valuemax="100"
+                aria-valuenow=text(Box::new(move || pct().to_string()))
+                aria-valuetext=label
+                data-testid=testid
+                data-value=text(Box::new(move || format!("{:.4}", value.get())))
+            >
+                <div class="wb-progress-fill" style=text(Box::new(move || format!("width:{}%", pct())))></div>
+            </div>
+            <span class="small" aria-hidden="true">{label}</span>
+        </div>
+    }
+    .into_any()
+}
+
+/// A reactive text, boxed: every view that shows one through [`text`] shares one closure type,
+/// so that rendering code exists once in the wasm.
 pub type Text = Box<dyn Fn() -> String + Send + Sync>;
-pub type Flag = Box<dyn Fn() -> bool + Send + Sync>;
 
 pub fn text(f: Text) -> impl Fn() -> String + Send + Sync + 'static {
-    move || f()
-}
-
-pub fn flag(f: Flag) -> impl Fn() -> bool + Send + Sync + 'static {
     move || f()
 }
 
@@ -230,72 +239,17 @@ pub fn effect(f: Box<dyn Fn()>) {
     Effect::new(move |_| f());
 }
 
-/// A block whose HTML is `f()`, rebuilt when the signals `f` reads change. The panels build their
-/// read-only parts as HTML and handle clicks and edits with one delegated handler each: the page
-/// is the same, the wasm far smaller than with a typed view per element.
-pub fn html(class: &'static str, f: Text) -> impl IntoView {
-    view! { <div class=class inner_html=f></div> }
-}
-
-/// A progress bar (share 0..=1) and its text, as HTML; `data-value` carries the share for tests.
-pub fn progress_html(testid: &str, value: f64, label: &str) -> String {
-    let pct = (value.clamp(0.0, 1.0) * 100.0).round();
-    format!(
-        "<div class=\"wb-progress-row\"><div class=\"wb-progress\" role=\"progressbar\" aria-valuemin=\"0\" aria-valuemax=\"100\" aria-valuenow=\"{pct}\" aria-valuetext=\"{l}\" data-testid=\"{testid}\" data-value=\"{value:.4}\"><div class=\"wb-progress-fill\" style=\"width:{pct}%\"></div></div><span class=\"small\" aria-hidden=\"true\">{l}</span></div>",
-        l = esc(label)
-    )
-}
-
-/// The action (`data-act`) and argument (`data-arg`) of the element an event came from, when it
-/// is (inside) an enabled element that has one.
-pub fn action(ev: &web_sys::Event) -> Option<(String, String)> {
-    let el = ev.target()?.dyn_into::<web_sys::Element>().ok()?.closest("[data-act]").ok()??;
-    if el.has_attribute("disabled") {
-        return None;
-    }
-    Some((el.get_attribute("data-act")?, el.get_attribute("data-arg").unwrap_or_default()))
-}
-
-/// The `data-field` of the form element an event came from, with its value and checked state.
-pub fn edited(ev: &web_sys::Event) -> Option<(String, String, bool)> {
-    let target = ev.target()?;
-    let el = target.dyn_ref::<web_sys::Element>()?;
-    let field = el.get_attribute("data-field")?;
-    let value = js_sys::Reflect::get(&target, &"value".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
-    let checked = js_sys::Reflect::get(&target, &"checked".into()).ok().and_then(|v| v.as_bool()).unwrap_or(false);
-    Some((field, value, checked))
-}
-
-/// The value of the form element with id `id`.
-pub fn value_of(id: &str) -> String {
-    document()
-        .get_element_by_id(id)
-        .and_then(|el| js_sys::Reflect::get(&el, &"value".into()).ok())
-        .and_then(|v| v.as_string())
-        .unwrap_or_default()
-}
-
-/// After a block was rebuilt, gives the focus back to the button that was pressed (if the
-/// focus fell to the page), so keyboard users stay where they were.
-pub fn refocus(act: String, arg: String) {
-    request_animation_frame(move || {
-        let doc = document();
-        let lost = doc.active_element().is_none_or(|a| a.tag_name() == "BODY" || !a.is_connected());
-        if !lost {
-            return;
-        }
-        let sel = format!("[data-act=\"{}\"][data-arg=\"{}\"]", esc(&act), esc(&arg));
-        if let Some(el) =
-            doc.query_selector(&sel).ok().flatten().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-        {
-            let _ = el.focus();
-        }
-    });
-}
-
-/// Milliseconds on the page's performance clock.
-pub fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+/// A list of sim-core's messages, each with its field.
+pub fn error_list(e: &ScenarioError) -> AnyView {
+    let items = e
+        .errors
+        .iter()
+        .map(|f| {
+            let field = (!f.field.is_empty()).then(|| view! { <code>{f.field.clone()}</code> " " });
+            view! { <li>{field}{f.message.clone()}</li> }
+        })
+        .collect_view();
+    view! { <ul>{items}</ul> }.into_any()
 }
 
 /// The one driver of the tabs' background jobs: once per animation frame, runs the job of
@@ -339,6 +293,11 @@ where
 /// Cancels the runner's job, if any.
 pub fn cancel<J: Job + 'static>(runner: Jobs<J>) {
     runner.update_value(Runner::cancel);
+}
+
+/// Milliseconds on the page's performance clock.
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 /// A `data:` URL holding `text` (for download links).

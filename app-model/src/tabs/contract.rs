@@ -1,0 +1,332 @@
+//! The contract tab's state: the contract as a form (one table of numeric fields), the messages
+//! beside each field, import, reset, and which report is on screen.
+
+use sim_core::contract::{Contract, ContractReport};
+use sim_core::{Dtype, Scenario, ScenarioError};
+
+/// The form's groups, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    Model,
+    Limits,
+    Resources,
+    Slo,
+    Acceptance,
+    Workload,
+}
+
+impl Group {
+    pub const ALL: [Group; 6] =
+        [Group::Model, Group::Limits, Group::Resources, Group::Slo, Group::Acceptance, Group::Workload];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Group::Model => "features.contract.g.model",
+            Group::Limits => "features.contract.g.limits",
+            Group::Resources => "features.contract.g.resources",
+            Group::Slo => "features.contract.g.slo",
+            Group::Acceptance => "features.contract.g.acceptance",
+            Group::Workload => "features.contract.g.workload",
+        }
+    }
+}
+
+/// A numeric field of the contract: its path, group, and whether it may be empty ("no target")
+/// or must be a whole number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub path: &'static str,
+    pub group: Group,
+    pub optional: bool,
+    pub integer: bool,
+}
+
+const fn f(path: &'static str, group: Group, optional: bool, integer: bool) -> Field {
+    Field { path, group, optional, integer }
+}
+
+/// Every numeric field, in the form's order.
+pub static FIELDS: [Field; 16] = [
+    f("request_limits.max_input_tokens", Group::Limits, false, true),
+    f("request_limits.max_output_tokens", Group::Limits, false, true),
+    f("request_limits.max_concurrency", Group::Limits, false, true),
+    f("request_limits.max_rate_per_s", Group::Limits, true, false),
+    f("resources.num_gpus", Group::Resources, false, true),
+    f("resources.gpu_memory_utilization", Group::Resources, false, false),
+    f("slo.ttft_p95_ms", Group::Slo, true, false),
+    f("slo.ttft_p99_ms", Group::Slo, true, false),
+    f("slo.tpot_p99_ms", Group::Slo, true, false),
+    f("slo.e2e_p99_ms", Group::Slo, true, false),
+    f("slo.goodput_min_req_s", Group::Slo, true, false),
+    f("acceptance.min_slo_attainment", Group::Acceptance, true, false),
+    f("acceptance.max_error_rate", Group::Acceptance, true, false),
+    f("acceptance.max_oom_restarts", Group::Acceptance, true, true),
+    f("acceptance.max_usd_per_million_good_tokens", Group::Acceptance, true, false),
+    f("acceptance.min_kv_headroom", Group::Acceptance, true, false),
+];
+
+/// Where a field's value lives in a contract.
+enum Slot<'a> {
+    U32(&'a mut u32),
+    F64(&'a mut f64),
+    OptF64(&'a mut Option<f64>),
+    OptU64(&'a mut Option<u64>),
+}
+
+fn slot<'a>(c: &'a mut Contract, path: &str) -> Option<Slot<'a>> {
+    let (l, r, s, a) = (&mut c.request_limits, &mut c.resources, &mut c.slo, &mut c.acceptance);
+    Some(match path {
+        "request_limits.max_input_tokens" => Slot::U32(&mut l.max_input_tokens),
+        "request_limits.max_output_tokens" => Slot::U32(&mut l.max_output_tokens),
+        "request_limits.max_concurrency" => Slot::U32(&mut l.max_concurrency),
+        "request_limits.max_rate_per_s" => Slot::OptF64(&mut l.max_rate_per_s),
+        "resources.num_gpus" => Slot::U32(&mut r.num_gpus),
+        "resources.gpu_memory_utilization" => Slot::F64(&mut r.gpu_memory_utilization),
+        "slo.ttft_p95_ms" => Slot::OptF64(&mut s.ttft_p95_ms),
+        "slo.ttft_p99_ms" => Slot::OptF64(&mut s.ttft_p99_ms),
+        "slo.tpot_p99_ms" => Slot::OptF64(&mut s.tpot_p99_ms),
+        "slo.e2e_p99_ms" => Slot::OptF64(&mut s.e2e_p99_ms),
+        "slo.goodput_min_req_s" => Slot::OptF64(&mut s.goodput_min_req_s),
+        "acceptance.min_slo_attainment" => Slot::OptF64(&mut a.min_slo_attainment),
+        "acceptance.max_error_rate" => Slot::OptF64(&mut a.max_error_rate),
+        "acceptance.max_oom_restarts" => Slot::OptU64(&mut a.max_oom_restarts),
+        "acceptance.max_usd_per_million_good_tokens" => Slot::OptF64(&mut a.max_usd_per_million_good_tokens),
+        "acceptance.min_kv_headroom" => Slot::OptF64(&mut a.min_kv_headroom),
+        _ => return None,
+    })
+}
+
+impl Field {
+    pub fn find(path: &str) -> Option<&'static Field> {
+        FIELDS.iter().find(|f| f.path == path)
+    }
+
+    /// The fields of a group.
+    pub fn of(group: Group) -> impl Iterator<Item = &'static Field> {
+        FIELDS.iter().filter(move |f| f.group == group)
+    }
+
+    /// Translation key of the field's label.
+    pub fn label_key(&self) -> String {
+        format!("features.contract.f.{}", self.path.rsplit('.').next().unwrap_or(self.path))
+    }
+
+    pub fn get(&self, c: &Contract) -> Option<f64> {
+        let mut c = c.clone();
+        match slot(&mut c, self.path)? {
+            Slot::U32(v) => Some(f64::from(*v)),
+            Slot::F64(v) => Some(*v),
+            Slot::OptF64(v) => *v,
+            Slot::OptU64(v) => v.map(|x| x as f64),
+        }
+    }
+
+    fn set(&self, c: &mut Contract, v: Option<f64>) {
+        match slot(c, self.path) {
+            Some(Slot::U32(x)) => *x = v.unwrap_or(0.0).clamp(0.0, f64::from(u32::MAX)) as u32,
+            Some(Slot::F64(x)) => *x = v.unwrap_or(0.0),
+            Some(Slot::OptF64(x)) => *x = v,
+            Some(Slot::OptU64(x)) => *x = v.map(|x| x.max(0.0) as u64),
+            None => {}
+        }
+    }
+
+    /// Reads what was typed: empty is "no target" for an optional field. The error is a
+    /// translation key.
+    pub fn parse(&self, text: &str) -> Result<Option<f64>, &'static str> {
+        let text = text.trim().replace(',', "");
+        if text.is_empty() && self.optional {
+            return Ok(None);
+        }
+        match text.parse::<f64>() {
+            Ok(v) if v.is_finite() && (!self.integer || (v.fract() == 0.0 && v >= 0.0)) => Ok(Some(v)),
+            Ok(_) if self.integer => Err("features.sweep.err.whole"),
+            _ => Err("features.sweep.err.number"),
+        }
+    }
+}
+
+/// What a report line checks, as a translation key (`None`: show the field's path).
+pub fn line_key(field: &str) -> Option<String> {
+    match field {
+        "request_limits.max_concurrency" | "request_limits.max_rate_per_s" => {
+            Some(format!("features.contract.line.{}", field.rsplit('.').next().unwrap_or(field)))
+        }
+        f if f.starts_with("slo.") || f.starts_with("acceptance.") => Field::find(f).map(Field::label_key),
+        _ => None,
+    }
+}
+
+/// A field's message: a translation key of the page, or sim-core's words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    Key(&'static str),
+    Text(String),
+}
+
+/// The contract being edited.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContractForm {
+    pub example: Contract,
+    pub contract: Contract,
+    /// Run against the lab's scenario instead of the contract's own workload.
+    pub use_lab: bool,
+    /// Fields whose text could not be read: path, translation key.
+    pub local: Vec<(&'static str, &'static str)>,
+    /// Bumped when the form must show new values (reset, import).
+    pub version: u32,
+}
+
+impl ContractForm {
+    pub fn new(example: Contract) -> ContractForm {
+        ContractForm { contract: example.clone(), example, use_lab: true, local: Vec::new(), version: 0 }
+    }
+
+    /// The contract as it is run: the lab's scenario as the workload, or its own.
+    pub fn effective(&self, lab: Option<&Scenario>) -> Contract {
+        let mut c = self.contract.clone();
+        if let (true, Some(s)) = (self.use_lab, lab) {
+            c.workload = s.clone();
+        }
+        c
+    }
+
+    /// A form element changed: `field` is a numeric field's path, `model.id`, `model.dtype`,
+    /// `resources.gpu` or `use_lab`.
+    pub fn edit(&mut self, field: &str, value: &str, checked: bool) {
+        let c = &mut self.contract;
+        match field {
+            "use_lab" => self.use_lab = checked,
+            "model.id" => c.model.id = value.to_string(),
+            "model.dtype" => c.model.dtype = Dtype::parse(value).unwrap_or(Dtype::Bf16),
+            "resources.gpu" => c.resources.gpu = value.to_string(),
+            path => {
+                let Some(f) = Field::find(path) else { return };
+                self.local.retain(|(p, _)| *p != f.path);
+                match f.parse(value) {
+                    Ok(v) => f.set(c, v),
+                    Err(key) => self.local.push((f.path, key)),
+                }
+            }
+        }
+    }
+
+    /// Back to the example, on the lab's scenario.
+    pub fn reset(&mut self) {
+        *self = ContractForm { version: self.version + 1, ..ContractForm::new(self.example.clone()) };
+    }
+
+    /// Reads a contract's JSON into the form (on its own workload).
+    pub fn import(&mut self, text: &str) -> Result<(), ScenarioError> {
+        self.contract = Contract::from_json(text)?;
+        self.use_lab = false;
+        self.local.clear();
+        self.version += 1;
+        Ok(())
+    }
+
+    /// The message beside a field: what could not be read, else sim-core's validation message.
+    pub fn message(&self, path: &str, errors: Option<&ScenarioError>) -> Option<Message> {
+        if let Some((_, key)) = self.local.iter().find(|(p, _)| *p == path) {
+            return Some(Message::Key(key));
+        }
+        errors?.errors.iter().find(|f| f.field == path).map(|f| Message::Text(f.message.clone()))
+    }
+}
+
+/// Why a contract cannot run (sim-core's validation of its JSON), if it cannot.
+pub fn validate(c: &Contract) -> Option<ScenarioError> {
+    Contract::from_json(&c.to_json_pretty()).err()
+}
+
+/// A report on screen: the contract it checked, so the page can say when the form changed since.
+#[derive(Clone, Debug)]
+pub struct Reported {
+    pub contract: Contract,
+    pub report: ContractReport,
+}
+
+impl Reported {
+    pub fn failed(&self) -> usize {
+        self.report.lines.iter().filter(|l| !l.pass).count()
+    }
+
+    /// The form no longer says what this report checked.
+    pub fn stale(&self, now: &Contract) -> bool {
+        self.contract != *now
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::contract::EXAMPLE;
+
+    fn form() -> ContractForm {
+        ContractForm::new(Contract::from_json(EXAMPLE).expect("example"))
+    }
+
+    #[test]
+    fn every_field_reads_and_writes_its_own_value() {
+        let mut c = form().contract;
+        for (i, f) in FIELDS.iter().enumerate() {
+            let v = if f.integer { i as f64 + 3.0 } else { 0.25 + i as f64 / 100.0 };
+            f.set(&mut c, Some(v));
+            assert_eq!(f.get(&c), Some(v), "{}", f.path);
+            assert!(f.label_key().starts_with("features.contract.f."));
+        }
+        // and no two fields share a place
+        for (i, f) in FIELDS.iter().enumerate() {
+            let v = if f.integer { i as f64 + 3.0 } else { 0.25 + i as f64 / 100.0 };
+            assert_eq!(f.get(&c), Some(v), "{}", f.path);
+        }
+        assert_eq!(Group::ALL.iter().map(|g| Field::of(*g).count()).sum::<usize>(), FIELDS.len());
+    }
+
+    #[test]
+    fn typed_text_becomes_a_value_or_a_message_beside_its_field() {
+        let mut f = form();
+        f.edit("slo.ttft_p99_ms", "1,500", false);
+        assert_eq!(f.contract.slo.ttft_p99_ms, Some(1500.0));
+        f.edit("slo.ttft_p99_ms", "", false);
+        assert_eq!(f.contract.slo.ttft_p99_ms, None, "empty is no target");
+        f.edit("request_limits.max_concurrency", "2.5", false);
+        assert_eq!(f.message("request_limits.max_concurrency", None), Some(Message::Key("features.sweep.err.whole")));
+        f.edit("request_limits.max_concurrency", "abc", false);
+        assert_eq!(f.local.len(), 1);
+        f.edit("request_limits.max_concurrency", "0", false);
+        assert!(f.local.is_empty());
+        // sim-core's range check, beside the field
+        let errors = validate(&f.effective(None));
+        let msg = f.message("request_limits.max_concurrency", errors.as_ref());
+        assert!(matches!(msg, Some(Message::Text(m)) if m.contains("1..=4096")), "{errors:?}");
+        f.edit("model.dtype", "fp8", false);
+        assert_eq!(f.contract.model.dtype, Dtype::Fp8);
+    }
+
+    #[test]
+    fn import_reset_and_the_lab_workload() {
+        let mut f = form();
+        let lab = sim_core::Scenario::from_json(sim_core::presets::PRESETS[0].json).expect("preset");
+        assert_eq!(f.effective(Some(&lab)).workload, lab);
+        assert!(f.import(r#"{"version": 1, "model": {"id": "llama-3-8b"}}"#).is_err());
+        let json = f.example.to_json_pretty();
+        f.import(&json).expect("the example imports");
+        assert!(!f.use_lab);
+        assert_ne!(f.effective(Some(&lab)).workload, lab);
+        f.edit("slo.ttft_p99_ms", "x", false);
+        let v = f.version;
+        f.reset();
+        assert!(f.use_lab && f.local.is_empty() && f.contract == f.example && f.version == v + 1);
+    }
+
+    #[test]
+    fn report_lines_are_named_by_their_field() {
+        assert_eq!(
+            line_key("request_limits.max_concurrency").as_deref(),
+            Some("features.contract.line.max_concurrency")
+        );
+        assert_eq!(line_key("slo.ttft_p99_ms").as_deref(), Some("features.contract.f.ttft_p99_ms"));
+        assert_eq!(line_key("model.fits"), None);
+    }
+}

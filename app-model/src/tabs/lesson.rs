@@ -1,0 +1,341 @@
+//! The lessons tab's state: the steps of a guided lesson, the learner's prediction, the runs'
+//! results and what the panel does when the open lesson or its step changes.
+
+use sim_core::lessons::{self, Lesson, Outcome, LESSONS};
+use sim_core::metric::{Count, Metric};
+use sim_core::Summary;
+
+use crate::jobs::RunsProgress;
+
+/// The steps of a lesson, in order: set up (the lesson's scenario on the stage) → predict → run
+/// (in slices) → explain (the runs' numbers, and where to look on the page) → play freely.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub enum Step {
+    #[default]
+    Setup,
+    Predict,
+    Run,
+    Explain,
+    Play,
+}
+
+impl Step {
+    pub const ALL: [Step; 5] = [Step::Setup, Step::Predict, Step::Run, Step::Explain, Step::Play];
+
+    /// Position, 0-based: share links and the page's `data-step` carry it.
+    pub fn index(self) -> u32 {
+        match self {
+            Step::Setup => 0,
+            Step::Predict => 1,
+            Step::Run => 2,
+            Step::Explain => 3,
+            Step::Play => 4,
+        }
+    }
+
+    /// The step at a position; past the last is the last.
+    pub fn at(i: u32) -> Step {
+        Step::ALL[(i as usize).min(Step::ALL.len() - 1)]
+    }
+
+    /// Translation key of the step's name in the stepper.
+    pub fn key(self) -> &'static str {
+        match self {
+            Step::Setup => "features.lesson.step.setup",
+            Step::Predict => "features.lesson.step.predict",
+            Step::Run => "features.lesson.step.run",
+            Step::Explain => "features.lesson.step.explain",
+            Step::Play => "features.lesson.step.play",
+        }
+    }
+
+    /// The step shows the runs' results (and starts them when there are none).
+    pub fn needs_results(self) -> bool {
+        matches!(self, Step::Run | Step::Explain)
+    }
+}
+
+/// How the stepper marks a step, seen from the current one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    Done,
+    Current,
+    Todo,
+}
+
+impl Mark {
+    pub fn of(step: Step, current: Step) -> Mark {
+        match step.cmp(&current) {
+            std::cmp::Ordering::Less => Mark::Done,
+            std::cmp::Ordering::Equal => Mark::Current,
+            std::cmp::Ordering::Greater => Mark::Todo,
+        }
+    }
+
+    pub fn class(self) -> &'static str {
+        match self {
+            Mark::Done => "st-done",
+            Mark::Current => "st-current",
+            Mark::Todo => "st-todo",
+        }
+    }
+}
+
+/// What the explanation says about the prediction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feedback {
+    Right,
+    Other,
+    /// No prediction was made.
+    None,
+}
+
+impl Feedback {
+    pub fn class(self) -> &'static str {
+        match self {
+            Feedback::Right => "right",
+            Feedback::Other => "other",
+            Feedback::None => "none",
+        }
+    }
+
+    /// The page's `data-correct`.
+    pub fn correct(self) -> &'static str {
+        match self {
+            Feedback::Right => "true",
+            Feedback::Other => "false",
+            Feedback::None => "none",
+        }
+    }
+
+    pub fn icon(self) -> &'static str {
+        match self {
+            Feedback::Right => "✓",
+            Feedback::Other => "↻",
+            Feedback::None => "",
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Feedback::Right => "lessons.correct",
+            Feedback::Other => "lessons.incorrect",
+            Feedback::None => "features.lesson.no_prediction",
+        }
+    }
+}
+
+/// A lesson's runs, finished.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finished {
+    pub id: &'static str,
+    pub variants: Vec<&'static str>,
+    pub sums: Vec<Summary>,
+    pub outcome: Outcome,
+    pub predicted: Option<usize>,
+}
+
+impl Finished {
+    pub fn feedback(&self) -> Feedback {
+        match self.predicted {
+            Some(p) if p == self.outcome.answer => Feedback::Right,
+            Some(_) => Feedback::Other,
+            None => Feedback::None,
+        }
+    }
+}
+
+/// The page's key for the number a lesson highlights (sim-core names it as a metric; the page
+/// maps the key to the elements it marks).
+pub fn highlight_key(m: Metric) -> &'static str {
+    match m {
+        Metric::TTFT_P99 => "ttft.p99",
+        Metric::GoodputTokens => "goodput",
+        Metric::KvPeakBytes => "hbm",
+        Metric::Requests(Count::OomRestarts) => "oom",
+        Metric::UsdPerMillionGoodTokens => "cost",
+        _ => "",
+    }
+}
+
+/// 0-based position of a lesson in teaching order.
+pub fn position(id: &str) -> usize {
+    LESSONS.iter().position(|l| l.id == id).unwrap_or(0)
+}
+
+/// The lesson after this one.
+pub fn next(id: &str) -> Option<&'static Lesson> {
+    LESSONS.iter().position(|l| l.id == id).and_then(|i| LESSONS.get(i + 1))
+}
+
+/// What the panel must do after the open lesson or its step changed.
+#[derive(Clone, Copy)]
+pub enum Follow {
+    Nothing,
+    /// Stop the running job (the lesson was closed or another one opened).
+    Cancel,
+    /// Start the lesson's runs (its step needs results the panel does not have).
+    Start(&'static Lesson),
+    /// Cancel, then start.
+    Restart(&'static Lesson),
+    /// No such lesson: close it.
+    Close,
+}
+
+/// The panel's own state for the open lesson.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LessonPanel {
+    /// The lesson whose prediction and results this holds.
+    pub adopted: Option<&'static str>,
+    pub prediction: Option<usize>,
+    pub result: Option<Finished>,
+    pub running: bool,
+    pub progress: Option<RunsProgress>,
+    pub error: Option<String>,
+}
+
+impl LessonPanel {
+    /// Follows the open lesson and step: a newly opened lesson starts clean; the run and explain
+    /// steps need results.
+    pub fn follow(&mut self, open: Option<(&str, Step)>) -> Follow {
+        let Some((id, step)) = open else {
+            if self.adopted.take().is_some() {
+                self.running = false;
+                return Follow::Cancel;
+            }
+            return Follow::Nothing;
+        };
+        let Some(lesson) = lessons::find(id) else { return Follow::Close };
+        let mut cancel = false;
+        if self.adopted != Some(lesson.id) {
+            cancel = self.adopted.is_some() || self.running;
+            *self = LessonPanel { adopted: Some(lesson.id), ..LessonPanel::default() };
+        }
+        if step.needs_results() && self.finished().is_none() && !self.running {
+            return if cancel { Follow::Restart(lesson) } else { Follow::Start(lesson) };
+        }
+        if cancel {
+            Follow::Cancel
+        } else {
+            Follow::Nothing
+        }
+    }
+
+    /// The results of the adopted lesson, if its runs finished.
+    pub fn finished(&self) -> Option<&Finished> {
+        self.result.as_ref().filter(|f| Some(f.id) == self.adopted)
+    }
+
+    pub fn choose(&mut self, choice: usize) {
+        self.prediction = Some(choice);
+    }
+
+    /// Running needs a prediction first.
+    pub fn can_run(&self) -> bool {
+        self.prediction.is_some()
+    }
+
+    /// The runs started: `total` of them.
+    pub fn started(&mut self, total: usize) {
+        self.running = true;
+        self.error = None;
+        self.progress = Some(RunsProgress { done: 0, total, share: 0.0 });
+    }
+
+    /// The runs finished: the outcome sim-core reads from them.
+    pub fn finish(&mut self, lesson: &'static Lesson, variants: Vec<&'static str>, sums: Vec<Summary>) -> &Finished {
+        let outcome = (lesson.outcome)(&sums);
+        let total = sums.len();
+        self.progress = Some(RunsProgress { done: total, total, share: 1.0 });
+        self.running = false;
+        self.result.insert(Finished { id: lesson.id, variants, sums, outcome, predicted: self.prediction })
+    }
+
+    pub fn failed(&mut self, message: String) {
+        self.error = Some(message);
+        self.running = false;
+    }
+
+    pub fn cancelled(&mut self) {
+        self.running = false;
+    }
+
+    /// Predict again: no prediction, no results.
+    pub fn again(&mut self) {
+        self.result = None;
+        self.prediction = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_keep_their_positions_and_marks() {
+        for (i, s) in Step::ALL.iter().enumerate() {
+            assert_eq!(s.index() as usize, i);
+            assert_eq!(Step::at(i as u32), *s);
+        }
+        assert_eq!(Step::at(99), Step::Play);
+        assert_eq!(Mark::of(Step::Setup, Step::Run), Mark::Done);
+        assert_eq!(Mark::of(Step::Run, Step::Run), Mark::Current);
+        assert_eq!(Mark::of(Step::Play, Step::Run).class(), "st-todo");
+        assert!(Step::Run.needs_results() && Step::Explain.needs_results() && !Step::Play.needs_results());
+    }
+
+    #[test]
+    fn a_lesson_is_adopted_clean_and_its_run_step_starts_the_runs() {
+        let mut p = LessonPanel::default();
+        assert!(matches!(p.follow(None), Follow::Nothing));
+        assert!(matches!(p.follow(Some(("mean-hides-tail", Step::Setup))), Follow::Nothing));
+        assert!(!p.can_run());
+        p.choose(1);
+        assert!(p.can_run());
+        let Follow::Start(l) = p.follow(Some(("mean-hides-tail", Step::Run))) else { panic!("should start") };
+        assert_eq!(l.id, "mean-hides-tail");
+        p.started(1);
+        // already running: nothing more
+        assert!(matches!(p.follow(Some(("mean-hides-tail", Step::Run))), Follow::Nothing));
+        // another lesson: clean, and the running job stops
+        assert!(matches!(p.follow(Some(("kv-arithmetic", Step::Predict))), Follow::Cancel));
+        assert_eq!((p.prediction, p.running), (None, false));
+        assert!(matches!(p.follow(Some(("no-such", Step::Setup))), Follow::Close));
+        assert!(matches!(p.follow(None), Follow::Cancel));
+        assert_eq!(p.adopted, None);
+    }
+
+    #[test]
+    fn finished_runs_give_the_outcome_and_kind_feedback() {
+        let lesson = lessons::find("mean-hides-tail").expect("lesson");
+        let (sums, outcome) = lesson.run();
+        let mut p = LessonPanel::default();
+        p.follow(Some((lesson.id, Step::Predict)));
+        p.choose((outcome.answer + 1) % lesson.choices);
+        p.started(sums.len());
+        let f = p.finish(lesson, vec!["a"], sums.clone());
+        assert_eq!(f.outcome, outcome);
+        assert_eq!(f.feedback(), Feedback::Other);
+        assert_eq!(f.feedback().correct(), "false");
+        assert!(!p.running);
+        assert!(matches!(p.follow(Some((lesson.id, Step::Explain))), Follow::Nothing), "results are there");
+        p.again();
+        assert!(p.finished().is_none() && p.prediction.is_none());
+        p.choose(outcome.answer);
+        assert_eq!(p.finish(lesson, vec!["a"], sums).feedback(), Feedback::Right);
+    }
+
+    #[test]
+    fn every_lesson_highlights_a_number_the_page_can_point_at() {
+        for l in LESSONS {
+            assert!(!highlight_key(l.highlight).is_empty(), "{}", l.id);
+        }
+    }
+
+    #[test]
+    fn lessons_in_order() {
+        assert_eq!(position(LESSONS[0].id), 0);
+        assert_eq!(next(LESSONS[0].id).map(|l| l.id), Some(LESSONS[1].id));
+        assert!(next(LESSONS[LESSONS.len() - 1].id).is_none());
+    }
+}

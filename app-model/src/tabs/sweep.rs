@@ -1,0 +1,270 @@
+//! The sweep tab's state: the knob and its range as typed (checked before anything runs), and the
+//! sweep on screen (its points, the knee, the phase, the CSV).
+
+use sim_core::lessons::knee;
+use sim_core::sweep::{to_csv, SweepParam, SweepPoint};
+
+/// Most points a sweep may have.
+pub const MAX_STEPS: usize = 100;
+
+/// Why an input of the form cannot be used; each has a translation key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputError {
+    Number,
+    Positive,
+    Share,
+    Whole,
+    /// Not a whole number of points from 2 to [`MAX_STEPS`] (`{min}`, `{max}` in the text).
+    Steps,
+    /// The range's ends are equal.
+    Same,
+}
+
+impl InputError {
+    pub fn key(self) -> &'static str {
+        match self {
+            InputError::Number => "features.sweep.err.number",
+            InputError::Positive => "features.sweep.err.positive",
+            InputError::Share => "features.sweep.err.share",
+            InputError::Whole => "features.sweep.err.whole",
+            InputError::Steps => "features.sweep.err.steps",
+            InputError::Same => "features.sweep.err.same",
+        }
+    }
+}
+
+/// The knob's unit as the page writes it after a value.
+pub fn unit(p: SweepParam) -> &'static str {
+    match p {
+        SweepParam::RatePerS => "req/s",
+        _ => "",
+    }
+}
+
+/// Translation key of the knob's name.
+pub fn label_key(p: SweepParam) -> &'static str {
+    match p {
+        SweepParam::RatePerS => "features.sweep.param.rate_per_s",
+        SweepParam::MaxNumSeqs => "features.sweep.param.max_num_seqs",
+        SweepParam::GpuMemoryUtilization => "features.sweep.param.gpu_memory_utilization",
+        SweepParam::MaxNumBatchedTokens => "features.sweep.param.max_num_batched_tokens",
+    }
+}
+
+/// Starting range of each knob: from, to, points.
+pub fn defaults(p: SweepParam) -> [&'static str; 3] {
+    match p {
+        SweepParam::RatePerS => ["2", "20", "10"],
+        SweepParam::MaxNumSeqs => ["8", "128", "6"],
+        SweepParam::GpuMemoryUtilization => ["0.6", "0.95", "8"],
+        SweepParam::MaxNumBatchedTokens => ["512", "8192", "6"],
+    }
+}
+
+fn integer(p: SweepParam) -> bool {
+    matches!(p, SweepParam::MaxNumSeqs | SweepParam::MaxNumBatchedTokens)
+}
+
+/// Reads one end of the range.
+pub fn parse_end(p: SweepParam, text: &str) -> Result<f64, InputError> {
+    let v: f64 = text.trim().replace(',', "").parse().map_err(|_| InputError::Number)?;
+    if !v.is_finite() || v <= 0.0 {
+        return Err(InputError::Positive);
+    }
+    if p == SweepParam::GpuMemoryUtilization && v > 1.0 {
+        return Err(InputError::Share);
+    }
+    if integer(p) && v.fract() != 0.0 {
+        return Err(InputError::Whole);
+    }
+    Ok(v)
+}
+
+/// Reads the number of points.
+pub fn parse_steps(text: &str) -> Result<usize, InputError> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (2..=MAX_STEPS).contains(&n) => Ok(n),
+        _ => Err(InputError::Steps),
+    }
+}
+
+/// The form: knob, and from, to, points as typed, with each input's error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepForm {
+    pub param: SweepParam,
+    pub inputs: [String; 3],
+    pub errors: [Option<InputError>; 3],
+}
+
+impl Default for SweepForm {
+    fn default() -> Self {
+        SweepForm::new(SweepParam::RatePerS)
+    }
+}
+
+impl SweepForm {
+    pub fn new(param: SweepParam) -> SweepForm {
+        SweepForm { param, inputs: defaults(param).map(str::to_string), errors: [None; 3] }
+    }
+
+    /// Another knob: its starting range, no errors.
+    pub fn set_param(&mut self, p: SweepParam) {
+        *self = SweepForm::new(p);
+    }
+
+    /// Checks the inputs; the range and number of points when every input is good.
+    pub fn check(&mut self) -> Option<(f64, f64, usize)> {
+        let p = self.param;
+        let a = parse_end(p, &self.inputs[0]);
+        let b = parse_end(p, &self.inputs[1]);
+        let n = parse_steps(&self.inputs[2]);
+        let same = matches!((a, b), (Ok(x), Ok(y)) if x == y);
+        self.errors = [a.err(), b.err().or(same.then_some(InputError::Same)), n.err()];
+        match (a, b, n) {
+            (Ok(a), Ok(b), Ok(n)) if !same => Some((a, b, n)),
+            _ => None,
+        }
+    }
+}
+
+/// Where a sweep is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Phase {
+    #[default]
+    Idle,
+    Running,
+    Done,
+    Cancelled,
+}
+
+impl Phase {
+    /// As the page's `data-phase` names it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Phase::Idle => "idle",
+            Phase::Running => "running",
+            Phase::Done => "done",
+            Phase::Cancelled => "cancelled",
+        }
+    }
+
+    /// Translation key of the status line (`{done}`, `{total}` points).
+    pub fn key(self) -> &'static str {
+        match self {
+            Phase::Idle => "features.sweep.idle",
+            Phase::Running => "features.sweep.running",
+            Phase::Done => "features.sweep.done",
+            Phase::Cancelled => "features.sweep.cancelled",
+        }
+    }
+}
+
+/// The sweep on screen.
+#[derive(Clone, Debug)]
+pub struct SweepRun {
+    pub param: SweepParam,
+    /// The base scenario's TTFT SLO (drawn as a reference line), ms.
+    pub slo_ms: Option<f64>,
+    pub points: Vec<SweepPoint>,
+    /// Points in all.
+    pub total: usize,
+    pub phase: Phase,
+    /// Share done, 0..=1.
+    pub progress: f64,
+}
+
+impl Default for SweepRun {
+    fn default() -> Self {
+        SweepRun { phase: Phase::Idle, ..SweepRun::started(SweepParam::RatePerS, None, 0) }
+    }
+}
+
+impl SweepRun {
+    /// A sweep just started.
+    pub fn started(param: SweepParam, slo_ms: Option<f64>, total: usize) -> SweepRun {
+        SweepRun { param, slo_ms, points: Vec::new(), total, phase: Phase::Running, progress: 0.0 }
+    }
+
+    /// Points finished while it runs.
+    pub fn advanced(&mut self, share: f64, new_points: Vec<SweepPoint>) {
+        self.points.extend(new_points);
+        self.progress = share;
+    }
+
+    pub fn finished(&mut self, points: Vec<SweepPoint>) {
+        self.points = points;
+        self.progress = 1.0;
+        self.phase = Phase::Done;
+    }
+
+    pub fn cancelled(&mut self) {
+        self.phase = Phase::Cancelled;
+    }
+
+    /// The value with the most goodput and that goodput.
+    pub fn knee(&self) -> Option<(f64, f64)> {
+        knee(&self.points)
+    }
+
+    /// The points as `llmsim sweep` writes them, once the sweep is not running and has points.
+    pub fn csv(&self) -> Option<String> {
+        (self.phase != Phase::Running && !self.points.is_empty()).then(|| to_csv(self.param, &self.points))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::Summary;
+
+    #[test]
+    fn inputs_are_checked_before_a_sweep_runs() {
+        let mut f = SweepForm::default();
+        assert_eq!(f.check(), Some((2.0, 20.0, 10)));
+        f.inputs[2] = "two".into();
+        f.inputs[0] = "-1".into();
+        assert_eq!(f.check(), None);
+        assert_eq!(f.errors, [Some(InputError::Positive), None, Some(InputError::Steps)]);
+        f.inputs = ["5".into(), "5".into(), "101".into()];
+        assert_eq!(f.check(), None);
+        assert_eq!(f.errors, [None, Some(InputError::Same), Some(InputError::Steps)]);
+        f.inputs = ["1,000".into(), "5".into(), "2".into()];
+        assert_eq!(f.check(), Some((1000.0, 5.0, 2)));
+        assert_eq!(f.errors, [None; 3]);
+    }
+
+    #[test]
+    fn each_knob_has_its_range_and_rules() {
+        let mut f = SweepForm::default();
+        f.inputs[0] = "x".into();
+        f.check();
+        f.set_param(SweepParam::GpuMemoryUtilization);
+        assert_eq!(f.inputs, ["0.6", "0.95", "8"].map(String::from));
+        assert_eq!(f.errors, [None; 3]);
+        assert_eq!(parse_end(SweepParam::GpuMemoryUtilization, "1.5"), Err(InputError::Share));
+        assert_eq!(parse_end(SweepParam::MaxNumSeqs, "8.5"), Err(InputError::Whole));
+        assert_eq!(parse_end(SweepParam::RatePerS, "8.5"), Ok(8.5));
+        assert_eq!(parse_end(SweepParam::RatePerS, "inf"), Err(InputError::Positive));
+    }
+
+    #[test]
+    fn the_run_collects_points_and_offers_csv_only_when_not_running() {
+        let mut r = SweepRun::started(SweepParam::RatePerS, Some(500.0), 3);
+        assert_eq!(r.phase.id(), "running");
+        let point = |v: f64, good: f64| {
+            let mut s = Summary::default();
+            s.all.goodput.output_tokens_per_s = good;
+            sim_core::sweep::SweepPoint { value: v, summary: Some(s), error: None }
+        };
+        r.advanced(0.4, vec![point(4.0, 100.0)]);
+        assert_eq!(r.points.len(), 1);
+        assert!(r.csv().is_none());
+        r.cancelled();
+        assert_eq!(r.phase, Phase::Cancelled);
+        assert!(r.csv().is_some_and(|c| c.starts_with("rate_per_s,")));
+        r.finished(vec![point(4.0, 100.0), point(8.0, 300.0), point(12.0, 200.0)]);
+        assert_eq!((r.phase, r.progress), (Phase::Done, 1.0));
+        assert_eq!(r.knee(), Some((8.0, 300.0)));
+        assert_eq!(r.csv().map(|c| c.trim().lines().count()), Some(4));
+    }
+}
