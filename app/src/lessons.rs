@@ -75,20 +75,32 @@ fn fill_outcome(template: &str, o: &Outcome) -> String {
     i18n::fill(template, &args)
 }
 
-/// A lesson's outcome computed in one go (the browser tests compare the page with it).
-pub fn outcome_json(id: &str) -> String {
+/// A lesson's outcome on `seed` (the lessons' default seed when none), computed in one go (the
+/// browser tests compare the page with it).
+pub fn outcome_json(id: &str, seed: Option<u32>) -> String {
     let Some(lesson) = core::find(id) else {
         return serde_json::json!({ "error": format!("no lesson {id:?}") }).to_string();
     };
-    let (_, o) = lesson.run();
+    let (_, o) = lesson.run(seed.map_or(core::DEFAULT_SEED, u64::from));
     let numbers: serde_json::Map<String, serde_json::Value> =
         o.numbers.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
-    serde_json::json!({ "id": id, "answer": o.answer, "numbers": numbers }).to_string()
+    serde_json::json!({ "id": id, "answer": o.answer, "numbers": numbers, "sentences": o.sentences }).to_string()
+}
+
+/// The explanation: the sentences the outcome says, each filled with the runs' numbers.
+fn explanation(id: &str, o: &Outcome) -> String {
+    let said: Vec<String> = o.sentences.iter().map(|s| fill_outcome(&text_of(id, &format!("say.{s}")), o)).collect();
+    said.join(" ")
+}
+
+/// The page's seed: lessons run on it.
+fn page_seed(ui: Ui) -> u64 {
+    ui.drafts[0].with_untracked(|s| s.seed)
 }
 
 /// Puts the lesson's first run (and, for a two-run lesson, the second as B) into the lab.
 fn load_scenarios(ui: Ui, lesson: &Lesson) {
-    let runs = (lesson.runs)();
+    let runs = lesson.scenarios(page_seed(ui));
     let named = |i: usize| -> Option<Scenario> {
         runs.get(i).map(|r| {
             let mut s = r.scenario.clone();
@@ -148,7 +160,7 @@ impl Ctx {
     /// Runs every scenario of the lesson in slices, then reads the outcome.
     fn start_run(self, lesson: &'static Lesson) {
         let Ctx { ui, panel, .. } = self;
-        let runs = (lesson.runs)();
+        let runs = lesson.scenarios(panel.with_untracked(|p| p.seed));
         let variants: Vec<&'static str> = runs.iter().map(|r| r.variant).collect();
         panel.update(|p| p.started(runs.len()));
         let job = Runs::new(runs.into_iter().map(|r| r.scenario).collect());
@@ -239,10 +251,13 @@ pub fn LessonsPanel() -> impl IntoView {
         finished: Memo::new(move |_| panel.with(|p| p.finished().cloned())),
     };
 
-    // Follow ui.lesson: a newly opened lesson starts clean; the run and explain steps need results.
+    // Follow ui.lesson and the page's seed: a newly opened lesson starts clean; the run and
+    // explain steps need results of the seed the page shows.
+    let seed = Memo::new(move |_| ui.drafts[0].with(|s| s.seed));
     workbench::effect(Box::new(move || {
         let open = ui.lesson.get();
-        let follow = panel.try_update(|p| p.follow(open.as_ref().map(|(id, s)| (id.as_str(), *s))));
+        let seed = seed.get();
+        let follow = panel.try_update(|p| p.follow(open.as_ref().map(|(id, s)| (id.as_str(), *s)), seed));
         match follow {
             Some(Follow::Cancel) => workbench::cancel(cx.runner),
             Some(Follow::Start(l)) => cx.start_run(l),
@@ -357,8 +372,9 @@ fn draw_safe_zone(cx: Ctx) {
             })
             .unwrap_or_default()
     });
-    let slo = core::find("safe-zone")
-        .and_then(|l| (l.runs)().first().and_then(|r| r.scenario.classes.first().and_then(|c| c.slo.ttft_ms)));
+    let slo = core::find("safe-zone").and_then(|l| {
+        l.scenarios(core::DEFAULT_SEED).first().and_then(|r| r.scenario.classes.first().and_then(|c| c.slo.ttft_ms))
+    });
     sweep_panel::draw("lesson-sweep-chart-good", "lesson-sweep-chart-ttft", SweepParam::RatePerS, &points, slo);
 }
 

@@ -23,9 +23,10 @@ pub fn lab_reset_stats() {
     app::reset_stats();
 }
 
-/// A guided lesson's outcome computed straight through (`Lesson::run`): the answer the runs bear
-/// out and the numbers its explanation quotes, as JSON `{"id", "answer", "numbers"}`.
+/// A guided lesson's outcome on a seed (the lessons' default when none), computed straight
+/// through (`Lesson::run`): the answer the runs bear out, the numbers its explanation quotes and
+/// the sentences it says, as JSON `{"id", "answer", "numbers", "sentences"}`.
 #[wasm_bindgen]
-pub fn lab_lesson_outcome(id: &str) -> String {
-    app::lessons::outcome_json(id)
+pub fn lab_lesson_outcome(id: &str, seed: Option<u32>) -> String {
+    app::lessons::outcome_json(id, seed)
 }

@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod lessons;
 mod table;
 
 /// The usage text; the sweep knobs come from sim-core's settings table.
@@ -21,6 +22,10 @@ USAGE:
   llmsim run <scenario.json | --preset NAME> [--format json|table] [--requests out.csv] [--seed N]
   llmsim sweep <scenario.json | --preset NAME> --param P --from A --to B [--steps N] [--out sweep.csv]
                               P: {}
+  llmsim lessons              list the guided lessons (choices, the answer each teaches, runs)
+  llmsim lesson ID [--seeds N] [--from S] [--format table|json]
+                              run a lesson on seeds S..S+N-1 (default 1..20): the answer each
+                              seed's runs bear out, and the share that agree with the lesson
   llmsim check <contract.json>    run a resource contract's acceptance test (exit 0 pass, 1 fail)
   llmsim contract             print an example resource contract
   llmsim presets              list built-in scenarios
@@ -33,7 +38,7 @@ Exit codes: 0 ok, 1 contract failed, 2 bad input or an output that could not be 
     )
 }
 
-struct Fail(String);
+pub(crate) struct Fail(pub(crate) String);
 
 impl From<ScenarioError> for Fail {
     fn from(e: ScenarioError) -> Self {
@@ -70,6 +75,8 @@ fn run(args: &[String]) -> Result<(), Fail> {
     let rest = &args[1..];
     match cmd.as_str() {
         "run" => cmd_run(rest),
+        "lessons" => lessons::cmd_lessons(),
+        "lesson" => lessons::cmd_lesson(rest),
         "sweep" => cmd_sweep(rest),
         "check" => cmd_check(rest).map(|_| ()),
         "contract" => {

@@ -210,3 +210,35 @@ fn usage_lists_the_sweepable_settings() {
     assert_eq!(code, 2);
     assert!(err.contains(&format!("--param must be one of {}", ids.join(", "))), "{err}");
 }
+
+#[test]
+fn lessons_list_every_lesson_and_lesson_reports_agreement_per_seed() {
+    let (code, out, _) = llmsim(&["lessons"]);
+    assert_eq!(code, 0);
+    for l in sim_core::lessons::LESSONS {
+        assert!(out.lines().any(|line| line.split_whitespace().next() == Some(l.id)), "{} missing: {out}", l.id);
+    }
+    let (code, out, err) = llmsim(&["lesson", "kv-arithmetic", "--seeds", "3", "--from", "5", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let l = sim_core::lessons::find("kv-arithmetic").unwrap();
+    assert_eq!(v["id"], "kv-arithmetic");
+    assert_eq!(v["answer"], l.taught);
+    let per: Vec<u64> = v["per_seed"].as_array().unwrap().iter().map(|s| s["seed"].as_u64().unwrap()).collect();
+    assert_eq!(per, vec![5, 6, 7]);
+    let agree = v["per_seed"].as_array().unwrap().iter().filter(|s| s["agrees"] == true).count();
+    assert_eq!(v["agree_share"].as_f64().unwrap(), agree as f64 / 3.0);
+    let (code, out, _) = llmsim(&["lesson", "kv-arithmetic", "--seeds", "2"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("of 2 seeds agree"), "{out}");
+    for bad in [
+        &["lesson", "nope"][..],
+        &["lesson", "kv-arithmetic", "--seeds", "0"],
+        &["lesson"],
+        &["lesson", "kv-arithmetic", "--format", "xml"],
+    ] {
+        let (code, _, err) = llmsim(bad);
+        assert_eq!(code, 2, "{bad:?}");
+        assert!(err.starts_with("llmsim: "), "{bad:?}: {err}");
+    }
+}

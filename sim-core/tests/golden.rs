@@ -32,7 +32,7 @@ fn cases() -> Vec<(String, String)> {
         out.push((format!("doc-scenario-{i}"), serde_json::to_string_pretty(&sum).unwrap()));
     }
     for l in LESSONS {
-        let (sums, _) = l.run();
+        let (sums, _) = l.run(sim_core::lessons::DEFAULT_SEED);
         for (i, sum) in sums.iter().enumerate() {
             out.push((format!("lesson-{}-{i}", l.id), serde_json::to_string_pretty(sum).unwrap()));
         }

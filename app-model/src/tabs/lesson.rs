@@ -129,6 +129,8 @@ impl Feedback {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finished {
     pub id: &'static str,
+    /// The seed the runs used (the page's seed when they started).
+    pub seed: u64,
     pub variants: Vec<&'static str>,
     pub sums: Vec<Summary>,
     pub outcome: Outcome,
@@ -187,6 +189,8 @@ pub enum Follow {
 pub struct LessonPanel {
     /// The lesson whose prediction and results this holds.
     pub adopted: Option<&'static str>,
+    /// The page's seed: the lesson runs on it, and results from another seed are stale.
+    pub seed: u64,
     pub prediction: Option<usize>,
     pub result: Option<Finished>,
     pub running: bool,
@@ -195,9 +199,10 @@ pub struct LessonPanel {
 }
 
 impl LessonPanel {
-    /// Follows the open lesson and step: a newly opened lesson starts clean; the run and explain
-    /// steps need results.
-    pub fn follow(&mut self, open: Option<(&str, Step)>) -> Follow {
+    /// Follows the open lesson, its step and the page's seed: a newly opened lesson starts clean;
+    /// the run and explain steps need results of this seed (a new seed runs the lesson again, so
+    /// the text always quotes what the panels show).
+    pub fn follow(&mut self, open: Option<(&str, Step)>, seed: u64) -> Follow {
         let Some((id, step)) = open else {
             if self.adopted.take().is_some() {
                 self.running = false;
@@ -209,7 +214,12 @@ impl LessonPanel {
         let mut cancel = false;
         if self.adopted != Some(lesson.id) {
             cancel = self.adopted.is_some() || self.running;
-            *self = LessonPanel { adopted: Some(lesson.id), ..LessonPanel::default() };
+            *self = LessonPanel { adopted: Some(lesson.id), seed, ..LessonPanel::default() };
+        } else if self.seed != seed {
+            cancel = self.running;
+            self.seed = seed;
+            self.result = None;
+            self.running = false;
         }
         if step.needs_results() && self.finished().is_none() && !self.running {
             return if cancel { Follow::Restart(lesson) } else { Follow::Start(lesson) };
@@ -223,7 +233,7 @@ impl LessonPanel {
 
     /// The results of the adopted lesson, if its runs finished.
     pub fn finished(&self) -> Option<&Finished> {
-        self.result.as_ref().filter(|f| Some(f.id) == self.adopted)
+        self.result.as_ref().filter(|f| Some(f.id) == self.adopted && f.seed == self.seed)
     }
 
     pub fn choose(&mut self, choice: usize) {
@@ -248,7 +258,14 @@ impl LessonPanel {
         let total = sums.len();
         self.progress = Some(RunsProgress { done: total, total, share: 1.0 });
         self.running = false;
-        self.result.insert(Finished { id: lesson.id, variants, sums, outcome, predicted: self.prediction })
+        self.result.insert(Finished {
+            id: lesson.id,
+            seed: self.seed,
+            variants,
+            sums,
+            outcome,
+            predicted: self.prediction,
+        })
     }
 
     pub fn failed(&mut self, message: String) {
@@ -287,30 +304,30 @@ mod tests {
     #[test]
     fn a_lesson_is_adopted_clean_and_its_run_step_starts_the_runs() {
         let mut p = LessonPanel::default();
-        assert!(matches!(p.follow(None), Follow::Nothing));
-        assert!(matches!(p.follow(Some(("mean-hides-tail", Step::Setup))), Follow::Nothing));
+        assert!(matches!(p.follow(None, 7), Follow::Nothing));
+        assert!(matches!(p.follow(Some(("mean-hides-tail", Step::Setup)), 7), Follow::Nothing));
         assert!(!p.can_run());
         p.choose(1);
         assert!(p.can_run());
-        let Follow::Start(l) = p.follow(Some(("mean-hides-tail", Step::Run))) else { panic!("should start") };
+        let Follow::Start(l) = p.follow(Some(("mean-hides-tail", Step::Run)), 7) else { panic!("should start") };
         assert_eq!(l.id, "mean-hides-tail");
         p.started(1);
         // already running: nothing more
-        assert!(matches!(p.follow(Some(("mean-hides-tail", Step::Run))), Follow::Nothing));
+        assert!(matches!(p.follow(Some(("mean-hides-tail", Step::Run)), 7), Follow::Nothing));
         // another lesson: clean, and the running job stops
-        assert!(matches!(p.follow(Some(("kv-arithmetic", Step::Predict))), Follow::Cancel));
+        assert!(matches!(p.follow(Some(("kv-arithmetic", Step::Predict)), 7), Follow::Cancel));
         assert_eq!((p.prediction, p.running), (None, false));
-        assert!(matches!(p.follow(Some(("no-such", Step::Setup))), Follow::Close));
-        assert!(matches!(p.follow(None), Follow::Cancel));
+        assert!(matches!(p.follow(Some(("no-such", Step::Setup)), 7), Follow::Close));
+        assert!(matches!(p.follow(None, 7), Follow::Cancel));
         assert_eq!(p.adopted, None);
     }
 
     #[test]
     fn finished_runs_give_the_outcome_and_kind_feedback() {
         let lesson = lessons::find("mean-hides-tail").expect("lesson");
-        let (sums, outcome) = lesson.run();
+        let (sums, outcome) = lesson.run(3);
         let mut p = LessonPanel::default();
-        p.follow(Some((lesson.id, Step::Predict)));
+        p.follow(Some((lesson.id, Step::Predict)), 3);
         p.choose((outcome.answer + 1) % lesson.choices);
         p.started(sums.len());
         let f = p.finish(lesson, vec!["a"], sums.clone());
@@ -318,11 +335,33 @@ mod tests {
         assert_eq!(f.feedback(), Feedback::Other);
         assert_eq!(f.feedback().correct(), "false");
         assert!(!p.running);
-        assert!(matches!(p.follow(Some((lesson.id, Step::Explain))), Follow::Nothing), "results are there");
+        assert!(matches!(p.follow(Some((lesson.id, Step::Explain)), 3), Follow::Nothing), "results are there");
+        assert_eq!(p.finished().map(|f| f.seed), Some(3));
         p.again();
         assert!(p.finished().is_none() && p.prediction.is_none());
         p.choose(outcome.answer);
         assert_eq!(p.finish(lesson, vec!["a"], sums).feedback(), Feedback::Right);
+    }
+
+    #[test]
+    fn a_new_page_seed_makes_the_results_stale_and_runs_the_lesson_again() {
+        let lesson = lessons::find("kv-arithmetic").expect("lesson");
+        let (sums, _) = lesson.run(7);
+        let mut p = LessonPanel::default();
+        p.follow(Some((lesson.id, Step::Predict)), 7);
+        p.choose(0);
+        p.started(sums.len());
+        p.finish(lesson, vec!["a", "b"], sums);
+        assert!(matches!(p.follow(Some((lesson.id, Step::Explain)), 7), Follow::Nothing));
+        // the learner sets seed 8 while reading the explanation: the lesson runs again on 8
+        let Follow::Start(l) = p.follow(Some((lesson.id, Step::Explain)), 8) else { panic!("should run again") };
+        assert_eq!((l.id, p.seed, p.prediction), (lesson.id, 8, Some(0)));
+        assert!(p.finished().is_none());
+        // a new seed while running: cancel and start again
+        p.started(2);
+        assert!(matches!(p.follow(Some((lesson.id, Step::Run)), 9), Follow::Restart(_)));
+        // in the predict step nothing runs
+        assert!(matches!(p.follow(Some((lesson.id, Step::Predict)), 10), Follow::Nothing));
     }
 
     #[test]

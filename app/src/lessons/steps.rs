@@ -6,9 +6,9 @@ use sim_core::lessons::Lesson;
 use sim_core::metrics::Summary;
 use sim_core::sweep::SweepParam;
 
-use super::{fill_outcome, load_scenarios, open, set_step, text_of, variant_label, Ctx, HIGHLIGHT_CLASS};
+use super::{explanation, load_scenarios, open, set_step, text_of, variant_label, Ctx, HIGHLIGHT_CLASS};
 use crate::format;
-use crate::i18n::{t, tf};
+use crate::i18n::{self, t, tf};
 use crate::sweep_panel;
 use crate::workbench::{self, actions, button};
 use app_model::tabs::lesson::{self as model, Finished, Step};
@@ -31,9 +31,11 @@ pub(super) fn step(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
     let id = lesson.id;
     match step {
         Step::Setup => {
-            let note = match (lesson.runs)().len() {
+            let seed = super::page_seed(cx.ui);
+            let note = match lesson.scenarios(seed).len() {
                 1 => t("features.lesson.loaded_one"),
-                2 => t("features.lesson.loaded_ab"),
+                2 if lesson.same_arrivals(seed) => t("features.lesson.loaded_ab"),
+                2 => t("features.lesson.loaded_ab_other"),
                 n => tf("features.lesson.loaded_many", &[("n", n.to_string())]),
             };
             view! {
@@ -155,9 +157,11 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
                 <dd data-testid="lesson-answer" data-answer=answer.to_string()>{choice_text(id, answer)}</dd>
             </div>
         </dl>
-        <p class="lesson-explanation" data-testid="lesson-explanation">
-            {fill_outcome(&text_of(id, &format!("explain.{answer}")), &outcome)}
-        </p>
+        {predicted.map(|p| {
+            let key = format!("lesson.{id}.feedback.{p}");
+            i18n::has(&key).then(|| view! { <p class="lesson-why small" data-testid="lesson-why">{t(&key)}</p> })
+        })}
+        <p class="lesson-explanation" data-testid="lesson-explanation">{explanation(id, &outcome)}</p>
         <div class="lesson-look">
             <span class="look-icon" aria-hidden="true">"◎"</span>
             <p><b>{t("features.lesson.where")}</b>" "{text_of(id, "highlight")}</p>

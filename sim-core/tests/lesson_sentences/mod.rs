@@ -1,0 +1,16 @@
+//! Independent checks of what each lesson's sentences state, one file per lesson: each check
+//! reads the runs' summaries directly (not through the lesson's rule).
+
+use sim_core::lessons::Outcome;
+use sim_core::Summary;
+
+/// A lesson's checks: whether a sentence is true of these runs, `None` for one it does not know.
+type Check = fn(&str, &[Summary], &Outcome) -> Option<bool>;
+
+/// One line per lesson explained sentence by sentence.
+const CHECKS: &[(&str, Check)] = &[];
+
+/// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
+pub fn check(lesson: &str, sentence: &str, sums: &[Summary], o: &Outcome) -> Option<bool> {
+    CHECKS.iter().find(|(id, _)| *id == lesson).and_then(|(_, c)| c(sentence, sums, o))
+}
