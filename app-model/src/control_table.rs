@@ -102,7 +102,7 @@ const Q: Section = Section::Queue;
 
 /// Every control, in the editor's order within each section.
 #[rustfmt::skip]
-pub static CONTROLS: [Control; 46] = [
+pub static CONTROLS: [Control; 47] = [
     // ---- model and hardware
     select("model", "model", ("ctl.model.label", "ctl.model.def"), M, Options::Models),
     select("gpu", "gpu", ("ctl.gpu.label", "ctl.gpu.def"), M, Options::Gpus),
@@ -152,6 +152,7 @@ pub static CONTROLS: [Control; 46] = [
     // the slider ends at the model's context (validation's limit; the page says so under it)
     Control { slider_max_of: Some(model_context), ..num("scheduler.max_model_len", "max_model_len", ("ctl.max_len.label", "ctl.max_len.def", "unit.tokens"), KV) },
     num("gpu_memory_utilization", "gpu_memory_utilization", ("ctl.mem_util.label", "ctl.mem_util.def", ""), MEM),
+    num("other_process_gib", "other_process_gib", ("ctl.other_gib.label", "ctl.other_gib.def", "GiB"), MEM),
     toggle("scheduler.overcommit", "overcommit", ("ctl.overcommit.label", "ctl.overcommit.def"), MEM),
     toggle("scheduler.retry_on_oom", "retry_on_oom", ("ctl.retry.label", "ctl.retry.def"), MEM),
     num("scheduler.restart_s", "restart_s", ("ctl.restart_s.label", "ctl.restart_s.def", "s"), MEM),

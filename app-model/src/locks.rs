@@ -15,7 +15,7 @@ pub const STRUCTURE: [&str; 3] = ["seed", "classes", "classes.name"];
 
 /// What a teacher can lock, in the order the page offers it: (lock id, label translation key).
 /// A label is the control's own where the words are the same.
-pub const LOCKABLE: [(&str, &str); 36] = [
+pub const LOCKABLE: [(&str, &str); 37] = [
     ("model", "ctl.model.label"),
     ("gpu", "ctl.gpu.label"),
     ("num_gpus", "ctl.num_gpus.label"),
@@ -23,6 +23,7 @@ pub const LOCKABLE: [(&str, &str); 36] = [
     ("kv_dtype", "ctl.kv_dtype.label"),
     ("gpu_usd_per_hour", "ctl.gpu_price.label"),
     ("gpu_memory_utilization", "ctl.mem_util.label"),
+    ("other_process_gib", "ctl.other_gib.label"),
     ("seed", "features.control.seed"),
     ("scheduler.batching", "ctl.batching.label"),
     ("scheduler.max_num_seqs", "ctl.max_seqs.label"),

@@ -32,6 +32,7 @@ pub const KV_USED: &str = "def.kv_used";
 pub const KV_WASTE: &str = "def.kv_waste";
 pub const KV_FREE: &str = "def.kv_free";
 pub const HEADROOM: &str = "def.headroom";
+pub const OUTSIDE: &str = "def.outside";
 pub const WEIGHTS: &str = "def.weights";
 pub const ACTIVATIONS: &str = "def.activations";
 

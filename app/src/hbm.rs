@@ -1,5 +1,6 @@
 //! The HBM gauge: one stacked bar of the replica's GPU memory —
-//! weights | activations | KV in use | KV reserved but empty | KV free | headroom —
+//! weights | activations | KV in use | KV reserved but empty | KV free | CUDA context, graphs and
+//! other processes | headroom —
 //! with the utilisation watermark, and the KV-per-token formula filled in with the model's numbers
 //! next to the article's simplified one.
 
@@ -19,12 +20,13 @@ struct Segment {
     value: fn(&sim_core::sim::HbmUse) -> f64,
 }
 
-static SEGMENTS: [Segment; 6] = [
+static SEGMENTS: [Segment; 7] = [
     Segment { key: "weights", label: "hbm.weights", def: defs::WEIGHTS, value: |h| h.weights },
     Segment { key: "activations", label: "hbm.activations", def: defs::ACTIVATIONS, value: |h| h.activations },
     Segment { key: "kv-used", label: "hbm.kv_used", def: defs::KV_USED, value: |h| h.kv_used },
     Segment { key: "kv-waste", label: "hbm.kv_waste", def: defs::KV_WASTE, value: |h| h.kv_waste },
     Segment { key: "kv-free", label: "hbm.kv_free", def: defs::KV_FREE, value: |h| h.kv_free },
+    Segment { key: "outside", label: "hbm.outside", def: defs::OUTSIDE, value: |h| h.outside_budget },
     Segment { key: "headroom", label: "hbm.headroom", def: defs::HEADROOM, value: |h| h.headroom },
 ];
 

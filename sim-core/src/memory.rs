@@ -1,26 +1,54 @@
-//! HBM: what the weights take, what is set aside for activations, and the KV pool that is left.
+//! HBM: what the weights take, what the engine's profile run reserves for activations, the KV
+//! pool that is left, and what must fit in the headroom outside it.
 //!
-//! HBM = weights + activation reserve + KV pool + headroom. The pool is sized, as in vLLM, by
-//! `gpu_memory_utilization × capacity − weights − activations`; the rest of the capacity is the
-//! headroom. KV bytes per token = 2 (K and V) · layers · kv_heads · head_dim · bytes per element.
+//! As in vLLM (V1), the server's budget is `gpu_memory_utilization × capacity`, and the KV pool is
+//! what the budget leaves after the weights, the peak activations of a profile run at
+//! `max_num_batched_tokens` (and of the sampler over `max_num_seqs` rows) and the non-torch memory
+//! the profile sees grow. Outside the budget, in the headroom `(1 − utilisation) × capacity`, the
+//! process still needs its CUDA context (in use before the budget is measured) and its CUDA
+//! graphs (captured after the pool is allocated), and other processes on the GPU need theirs: if
+//! those do not fit, the server does not start. KV bytes per token =
+//! 2 (K and V) · layers · kv_heads · head_dim · bytes per element. Sources: docs/model.md §3.
 
 use crate::catalog::{GpuSpec, ModelSpec};
 use crate::scenario::{KvLayout, Scenario, ScenarioError};
 use serde::Serialize;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-/// Memory the runtime holds on each GPU outside tensors (CUDA context, NCCL buffers, graphs).
-pub const RUNTIME_RESERVE_BYTES: f64 = 0.5 * GIB;
+/// Sampler memory of the profile run per (sequence, vocabulary entry): fp32 logits, probabilities
+/// and the top-k/top-p sort's values and indices. Fitted to vLLM's logged peak activation of five
+/// models on H100 at max_num_seqs 1024 (38.3–38.6 B; docs/model.md §3).
+pub const SAMPLER_BYTES_PER_LOGIT: f64 = 38.4;
+/// Non-torch memory the profile run sees grow on one GPU (cuBLAS workspaces, allocator
+/// overhead): vLLM logs 0.13 GiB at TP 1 on H100.
+pub const NON_TORCH_BYTES: f64 = 0.13 * GIB;
+/// Extra non-torch memory per GPU with tensor parallelism (NCCL and custom all-reduce buffers):
+/// vLLM logs 0.55 GiB at TP 2 against 0.14 GiB at TP 1 for the same model.
+pub const NON_TORCH_TP_BYTES: f64 = 0.42 * GIB;
+/// Memory in use on one GPU before vLLM measures its budget (CUDA context, loaded kernels):
+/// "Free memory on device: 78.57/79.18 GiB on startup" at TP 1 on H100.
+pub const CUDA_CONTEXT_BYTES: f64 = 0.61 * GIB;
+/// The same with tensor parallelism (NCCL communicators initialised first): 77.64/79.18 GiB free
+/// at TP 2.
+pub const CUDA_CONTEXT_TP_BYTES: f64 = 1.54 * GIB;
+/// CUDA graphs, captured after the KV pool is allocated, outside the budget: vLLM logs 0.10–1.03
+/// GiB per GPU ("Graph capturing finished in N secs, took X GiB"); the median, 0.39 GiB, rounded.
+pub const CUDA_GRAPH_BYTES: f64 = 0.4 * GIB;
 
 /// How the memory of all GPUs of one replica is split. All figures in bytes, summed over GPUs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HbmPlan {
     pub capacity_bytes: f64,
     pub weights_bytes: f64,
+    /// Inside the budget: the profile run's peak activations plus the non-torch memory it sees.
     pub activation_bytes: f64,
+    /// Outside the budget, in the headroom: the CUDA context and the CUDA graphs.
+    pub runtime_bytes: f64,
+    /// Outside the budget, in the headroom: memory other processes hold on the GPUs.
+    pub other_process_bytes: f64,
     /// KV pool the scheduler may fill (`gpu_memory_utilization` applied).
     pub kv_capacity_bytes: f64,
-    /// Capacity × (1 − utilisation): kept free.
+    /// Capacity × (1 − utilisation): outside the budget (runtime and other processes live here).
     pub headroom_bytes: f64,
     /// KV bytes per token for the whole model (all GPUs).
     pub kv_bytes_per_token: f64,
@@ -44,20 +72,46 @@ pub fn article_kv_elements_per_token(m: &ModelSpec) -> f64 {
     2.0 * m.num_layers as f64 * m.hidden_size as f64
 }
 
+/// Peak activations of vLLM's profile run on one GPU: a forward pass over
+/// `max_num_batched_tokens` tokens, then the sampler over one row per sequence
+/// (`min(max_num_seqs, max_num_batched_tokens)`). The forward's hidden states stay allocated
+/// while the larger of the two transients runs: the forward's (hidden states and MLP
+/// intermediates, sharded by TP) or the sampler's (the full vocabulary on every GPU).
+pub fn activation_peak_per_gpu(m: &ModelSpec, max_batched_tokens: u32, max_seqs: u32, tp: u32) -> f64 {
+    let tokens = max_batched_tokens as f64;
+    let hidden_states = tokens * m.hidden_size as f64 * 2.0;
+    let forward = tokens * (4.0 * m.hidden_size as f64 + 2.0 * m.intermediate_size as f64 / tp as f64) * 2.0;
+    let rows = max_seqs.min(max_batched_tokens) as f64;
+    let sampler = rows * m.vocab_size as f64 * SAMPLER_BYTES_PER_LOGIT;
+    hidden_states + forward.max(sampler)
+}
+
+/// Non-torch memory inside the budget on one GPU.
+pub fn non_torch_per_gpu(tp: u32) -> f64 {
+    if tp > 1 {
+        NON_TORCH_BYTES + NON_TORCH_TP_BYTES
+    } else {
+        NON_TORCH_BYTES
+    }
+}
+
+/// Memory outside the budget on one GPU that the serving process itself holds: its CUDA
+/// context and its CUDA graphs.
+pub fn runtime_per_gpu(tp: u32) -> f64 {
+    (if tp > 1 { CUDA_CONTEXT_TP_BYTES } else { CUDA_CONTEXT_BYTES }) + CUDA_GRAPH_BYTES
+}
+
 impl HbmPlan {
     pub fn new(s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> Result<HbmPlan, ScenarioError> {
         let tp = s.num_gpus as f64;
         let capacity = gpu.hbm_bytes * tp;
         let weights = model.params_total * s.dtype.bytes();
         let sched = &s.scheduler;
-        // Peak activations of one forward pass over max_num_batched_tokens (hidden states, MLP
-        // intermediates sharded by TP) and fp32 logits for a full batch of sequences.
-        let act_per_gpu = sched.max_num_batched_tokens as f64
-            * (4.0 * model.hidden_size as f64 + 2.0 * model.intermediate_size as f64 / tp)
-            * 2.0
-            + (sched.max_num_seqs.min(sched.max_num_batched_tokens)) as f64 * model.vocab_size as f64 * 4.0
-            + RUNTIME_RESERVE_BYTES;
-        let activation = act_per_gpu * tp;
+        let activation = activation_peak_per_gpu(model, sched.max_num_batched_tokens, sched.max_num_seqs, s.num_gpus)
+            * tp
+            + non_torch_per_gpu(s.num_gpus) * tp;
+        let runtime = runtime_per_gpu(s.num_gpus) * tp;
+        let other = s.other_process_gib * GIB * tp;
         // KV heads shard across TP ranks; with more ranks than KV heads they are replicated, so
         // the replica stores ceil(kv_heads / tp) heads on each of its tp GPUs.
         let kv_heads_stored = (model.num_kv_heads as f64 / tp).ceil() * tp;
@@ -65,11 +119,13 @@ impl HbmPlan {
             kv_bytes_per_token(model, s.kv_dtype().bytes()) * kv_heads_stored / model.num_kv_heads as f64;
         let usable = capacity * s.gpu_memory_utilization;
         let kv_capacity = usable - weights - activation;
-        let physical = capacity - weights - activation;
+        let physical = capacity - runtime - other - weights - activation;
         let plan = HbmPlan {
             capacity_bytes: capacity,
             weights_bytes: weights,
             activation_bytes: activation,
+            runtime_bytes: runtime,
+            other_process_bytes: other,
             kv_capacity_bytes: kv_capacity.max(0.0),
             headroom_bytes: capacity - usable,
             kv_bytes_per_token: kv_tok_stored,
@@ -79,11 +135,49 @@ impl HbmPlan {
             layout: sched.kv_layout,
             max_model_len: sched.max_model_len,
         };
+        if !plan.starts() {
+            return Err(ScenarioError::one("", plan.cannot_start_message(s)));
+        }
         let need = sched.max_model_len as u64;
         if plan.kv_capacity_tokens < need {
             return Err(ScenarioError::one("", plan.does_not_fit_message(s, model, gpu)));
         }
         Ok(plan)
+    }
+
+    /// What must fit in the headroom: the CUDA context, the CUDA graphs and other processes.
+    pub fn outside_budget_bytes(&self) -> f64 {
+        self.runtime_bytes + self.other_process_bytes
+    }
+
+    /// The headroom holds what lives outside the budget; otherwise the server cannot start
+    /// (vLLM: "Free memory on device … is less than desired GPU memory utilization", or CUDA out
+    /// of memory while capturing graphs).
+    pub fn starts(&self) -> bool {
+        self.outside_budget_bytes() <= self.headroom_bytes
+    }
+
+    fn cannot_start_message(&self, s: &Scenario) -> String {
+        let tp = s.num_gpus as f64;
+        let per = |b: f64| b / tp / GIB;
+        let need = self.outside_budget_bytes() / tp;
+        let gpu_bytes = self.capacity_bytes / tp;
+        let max_util = ((1.0 - need / gpu_bytes) * 100.0).floor() / 100.0;
+        let mut msg = format!(
+            "the server cannot start: gpu_memory_utilization {:.2} leaves {:.2} GiB per GPU outside its budget, but the CUDA context and CUDA graphs need {:.2} GiB",
+            s.gpu_memory_utilization,
+            per(self.headroom_bytes),
+            per(self.runtime_bytes),
+        );
+        if self.other_process_bytes > 0.0 {
+            msg += &format!(" and other processes hold {:.2} GiB", per(self.other_process_bytes));
+        }
+        msg += &format!(". It would start with gpu_memory_utilization ≤ {max_util:.2}");
+        if self.other_process_bytes > 0.0 {
+            let room = (per(self.headroom_bytes) - per(self.runtime_bytes)).max(0.0);
+            msg += &format!(", or other_process_gib ≤ {:.2}", (room * 100.0).floor() / 100.0);
+        }
+        msg
     }
 
     fn does_not_fit_message(&self, s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> String {
@@ -153,5 +247,88 @@ impl HbmPlan {
     }
     pub fn physical_blocks(&self) -> u64 {
         self.kv_physical_tokens / self.block_size as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{find_gpu, find_model, Dtype};
+
+    /// vLLM's logged memory profile (llm-d-benchmark, config_explorer/empirical-vllm-memory-results.md):
+    /// `vllm serve` on one H100 (79.18 GiB), defaults there: max_num_batched_tokens 8192,
+    /// max_num_seqs 1024, gpu_memory_utilization 0.9.
+    fn vllm_h100(model: &str, tp: u32, dtype: Dtype) -> (Scenario, ModelSpec, GpuSpec) {
+        let mut s = crate::presets::find("chat-latency-first").unwrap().scenario();
+        s.num_gpus = tp;
+        s.dtype = dtype;
+        s.gpu_memory_utilization = 0.9;
+        s.scheduler.max_num_batched_tokens = 8192;
+        s.scheduler.max_num_seqs = 1024;
+        s.scheduler.max_model_len = 16000;
+        let mut gpu = find_gpu("h100-sxm").unwrap();
+        gpu.hbm_bytes = 79.18 * GIB;
+        (s, find_model(model).unwrap(), gpu)
+    }
+
+    fn gib(b: f64) -> f64 {
+        b / GIB
+    }
+
+    #[test]
+    fn profile_peak_matches_vllm_logs() {
+        // model, TP, logged peak activation (GiB per GPU)
+        for (model, tp, dtype, logged) in [
+            ("llama-3.1-8b", 1, Dtype::Bf16, 4.76),
+            ("llama-3-70b", 2, Dtype::Fp8, 4.84),
+            ("qwen3-32b", 1, Dtype::Bf16, 5.64),
+        ] {
+            let (s, m, _) = vllm_h100(model, tp, dtype);
+            let peak = gib(activation_peak_per_gpu(&m, 8192, 1024, tp));
+            assert!((peak - logged).abs() < 0.05 * logged, "{model}: {peak:.2} GiB, vLLM logged {logged}");
+            assert_eq!(s.scheduler.max_num_seqs, 1024);
+        }
+    }
+
+    #[test]
+    fn kv_pool_is_the_budget_less_weights_activations_and_non_torch() {
+        // Llama-3.1-8B: 0.9 × 79.18 = 71.26 GiB budget − 14.99 weights − 4.76 activations − 0.13
+        // non-torch = 51.38 GiB of KV cache in vLLM's log
+        let (s, m, g) = vllm_h100("llama-3.1-8b", 1, Dtype::Bf16);
+        let p = HbmPlan::new(&s, &m, &g).unwrap();
+        assert!((gib(p.weights_bytes) - 14.99).abs() < 0.1, "{}", gib(p.weights_bytes));
+        assert!((gib(p.activation_bytes) - (4.76 + 0.13)).abs() < 0.1, "{}", gib(p.activation_bytes));
+        assert!((gib(p.kv_capacity_bytes) - 51.38).abs() < 0.2, "{}", gib(p.kv_capacity_bytes));
+        // the headroom holds the CUDA context (0.61) and the graphs (0.4): 7.92 − 1.01 spare
+        assert!((gib(p.headroom_bytes) - 7.918).abs() < 0.01);
+        assert!((gib(p.runtime_bytes) - 1.01).abs() < 1e-9);
+        let physical = p.kv_physical_tokens as f64 * p.kv_bytes_per_token;
+        assert!((gib(physical) - (51.38 + 7.918 - 1.01)).abs() < 0.2, "{}", gib(physical));
+        // two GPUs: NCCL's buffers inside the budget, the bigger context outside
+        let (mut s2, m2, g2) = vllm_h100("llama-3-70b", 2, Dtype::Fp8);
+        s2.scheduler.max_model_len = 8192;
+        let p2 = HbmPlan::new(&s2, &m2, &g2).unwrap();
+        assert!((gib(p2.runtime_bytes) / 2.0 - (1.54 + 0.4)).abs() < 1e-9);
+        let act = gib(p2.activation_bytes) / 2.0;
+        assert!((act - (4.84 + 0.55)).abs() < 0.2, "{act}");
+    }
+
+    #[test]
+    fn too_little_headroom_does_not_start() {
+        let (mut s, m, g) = vllm_h100("llama-3.1-8b", 1, Dtype::Bf16);
+        // 79.18 GiB: 1.01 GiB outside the budget needs 1 − util ≥ 1.28 %
+        s.gpu_memory_utilization = 0.98;
+        assert!(HbmPlan::new(&s, &m, &g).is_ok());
+        s.gpu_memory_utilization = 0.99;
+        let e = HbmPlan::new(&s, &m, &g).unwrap_err().to_string();
+        assert!(e.contains("cannot start") && e.contains("gpu_memory_utilization ≤ 0.98"), "{e}");
+        // another process holding memory: 0.95 leaves 3.96 GiB, 2.95 of it free for others
+        s.gpu_memory_utilization = 0.95;
+        s.other_process_gib = 2.9;
+        let p = HbmPlan::new(&s, &m, &g).unwrap();
+        assert!((gib(p.other_process_bytes) - 2.9).abs() < 1e-9);
+        s.other_process_gib = 3.0;
+        let e = HbmPlan::new(&s, &m, &g).unwrap_err().to_string();
+        assert!(e.contains("other processes hold 3.00 GiB") && e.contains("other_process_gib ≤ 2.94"), "{e}");
     }
 }

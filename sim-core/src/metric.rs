@@ -34,6 +34,8 @@ pub enum Unit {
     TokensPerS,
     RequestsPerS,
     Bytes,
+    /// Gibibytes (a setting in GiB).
+    Gib,
     BytesPerToken,
     Usd,
     UsdPerHour,
@@ -58,6 +60,7 @@ impl Unit {
             Unit::TokensPerS => "tok/s",
             Unit::RequestsPerS => "req/s",
             Unit::Bytes => "B",
+            Unit::Gib => "GiB",
             Unit::BytesPerToken => "B/token",
             Unit::Usd => "$",
             Unit::UsdPerHour => "$/GPU-h",
@@ -238,6 +241,12 @@ pub enum Metric {
     HbmBytes,
     WeightsBytes,
     ActivationBytes,
+    /// Capacity outside the server's budget (1 − gpu_memory_utilization).
+    HeadroomBytes,
+    /// The serving process's CUDA context and graphs, in the headroom.
+    RuntimeBytes,
+    /// Other processes' memory, in the headroom.
+    OtherProcessBytes,
     KvCapacityBytes,
     KvPeakBytes,
     KvBytesPerToken,
@@ -254,7 +263,7 @@ pub enum Metric {
 }
 
 /// The metrics that are not `Latency` or `Requests`, with their names.
-const SCALARS: [(Metric, &str); 21] = [
+const SCALARS: [(Metric, &str); 24] = [
     (Metric::ThroughputTokens, "throughput.output_tokens_per_s"),
     (Metric::ThroughputTotalTokens, "throughput.total_tokens_per_s"),
     (Metric::ThroughputRequests, "throughput.requests_per_s"),
@@ -266,6 +275,9 @@ const SCALARS: [(Metric, &str); 21] = [
     (Metric::HbmBytes, "memory.hbm_bytes"),
     (Metric::WeightsBytes, "memory.weights_bytes"),
     (Metric::ActivationBytes, "memory.activation_bytes"),
+    (Metric::HeadroomBytes, "memory.headroom_bytes"),
+    (Metric::RuntimeBytes, "memory.runtime_bytes"),
+    (Metric::OtherProcessBytes, "memory.other_process_bytes"),
     (Metric::KvCapacityBytes, "memory.kv_capacity_bytes"),
     (Metric::KvPeakBytes, "memory.kv_peak_bytes"),
     (Metric::KvBytesPerToken, "memory.kv_bytes_per_token"),
@@ -324,6 +336,9 @@ impl Metric {
             Metric::HbmBytes
             | Metric::WeightsBytes
             | Metric::ActivationBytes
+            | Metric::HeadroomBytes
+            | Metric::RuntimeBytes
+            | Metric::OtherProcessBytes
             | Metric::KvCapacityBytes
             | Metric::KvPeakBytes => Unit::Bytes,
             Metric::KvBytesPerToken => Unit::BytesPerToken,
@@ -347,6 +362,9 @@ impl Metric {
             Metric::HbmBytes => "hbm",
             Metric::WeightsBytes => "weights",
             Metric::ActivationBytes => "activations",
+            Metric::HeadroomBytes => "headroom",
+            Metric::RuntimeBytes => "runtime",
+            Metric::OtherProcessBytes => "other_process",
             Metric::KvCapacityBytes | Metric::KvCapacityTokens => "kv_capacity",
             Metric::KvPeakBytes => "kv_peak",
             Metric::KvBytesPerToken => "kv_bytes_per_token",
@@ -403,6 +421,9 @@ impl Metric {
             Metric::HbmBytes => m.hbm_bytes,
             Metric::WeightsBytes => m.weights_bytes,
             Metric::ActivationBytes => m.activation_bytes,
+            Metric::HeadroomBytes => m.headroom_bytes,
+            Metric::RuntimeBytes => m.runtime_bytes,
+            Metric::OtherProcessBytes => m.other_process_bytes,
             Metric::KvCapacityBytes => m.kv_capacity_bytes,
             Metric::KvPeakBytes => m.kv_peak_bytes,
             Metric::KvBytesPerToken => m.kv_bytes_per_token,

@@ -135,6 +135,12 @@ pub struct Memory {
     pub hbm_bytes: f64,
     pub weights_bytes: f64,
     pub activation_bytes: f64,
+    /// Capacity × (1 − gpu_memory_utilization): outside the server's budget.
+    pub headroom_bytes: f64,
+    /// In the headroom: the serving process's CUDA context and CUDA graphs.
+    pub runtime_bytes: f64,
+    /// In the headroom: memory other processes hold on the GPUs.
+    pub other_process_bytes: f64,
     pub kv_capacity_bytes: f64,
     pub kv_peak_bytes: f64,
     pub kv_bytes_per_token: f64,

@@ -34,6 +34,10 @@ pub struct Scenario {
     pub kv_dtype: Option<Dtype>,
     /// Share of each GPU's memory the server may use (the rest is headroom), like vLLM's flag.
     pub gpu_memory_utilization: f64,
+    /// GiB that other processes hold on each GPU (another model, a notebook, a monitoring agent):
+    /// it must fit in the headroom with the CUDA context and graphs, or the server cannot start.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub other_process_gib: f64,
     /// Price of one GPU-hour in USD; defaults to the catalogue price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_usd_per_hour: Option<f64>,
@@ -42,6 +46,10 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "EngineConfig::is_default")]
     pub engine: EngineConfig,
     pub classes: Vec<ClassConfig>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn default_num_gpus() -> u32 {

@@ -120,6 +120,9 @@ pub const SETTINGS: &[Setting] = &[
     select("kv_dtype", "kv_dtype", dtypes).unset(),
     num("gpu_usd_per_hour", "gpu_usd_per_hour", Unit::UsdPerHour, 0.0, 1000.0, (0.1, 20.0)).log().switchable(2.0),
     num("gpu_memory_utilization", "gpu_memory_utilization", Unit::Share, 0.05, 1.0, (0.3, 1.0)).step(0.01).sweep(),
+    num("other_process_gib", "other_process_gib", Unit::Gib, 0.0, 1024.0, (0.0, 16.0))
+        .step(0.1)
+        .custom(other_get, other_set),
     select("batching", "scheduler.batching", || names(&["continuous", "static"])),
     int("max_num_seqs", "scheduler.max_num_seqs", Unit::Seqs, 1.0, 4096.0, (1.0, 1024.0)).log().sweep(),
     int("max_num_batched_tokens", "scheduler.max_num_batched_tokens", Unit::Tokens, 1.0, MAX_LEN, (64.0, 65536.0))
@@ -216,6 +219,21 @@ fn text(v: &Value) -> Result<&str, String> {
     match v {
         Value::Text(t) => Ok(t),
         _ => Err("must be text".into()),
+    }
+}
+
+// read directly: the field is left out of the JSON while it is 0
+fn other_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(Value::Number(s.other_process_gib))
+}
+
+fn other_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), String> {
+    match v {
+        Value::Number(x) => {
+            s.other_process_gib = *x;
+            Ok(())
+        }
+        _ => Err("must be a number".into()),
     }
 }
 

@@ -60,7 +60,10 @@ pub struct HbmUse {
     pub kv_waste: f64,
     /// KV pool not allocated.
     pub kv_free: f64,
-    /// Beyond gpu_memory_utilization. Negative while an over-committed server eats into it.
+    /// In the headroom: the CUDA context and graphs of the server and other processes' memory.
+    pub outside_budget: f64,
+    /// Beyond gpu_memory_utilization, less what lives there (`outside_budget`). Negative while
+    /// an over-committed server eats into it.
     pub headroom: f64,
     pub utilization_limit: f64,
 }
@@ -120,7 +123,8 @@ impl Replica {
             kv_used: used,
             kv_waste: alloc - used,
             kv_free: free,
-            headroom: p.capacity_bytes - p.weights_bytes - p.activation_bytes - alloc - free,
+            outside_budget: p.outside_budget_bytes(),
+            headroom: p.capacity_bytes - p.outside_budget_bytes() - p.weights_bytes - p.activation_bytes - alloc - free,
             utilization_limit: p.capacity_bytes - p.headroom_bytes,
         }
     }
