@@ -128,6 +128,54 @@ describe('workbench: lessons, sweep, contract, exercises', { timeout: 240_000 },
     assert.deepEqual(heads.slice(1), ['A · Llama-3-8B (GQA)', 'B · Llama-2-7B (no GQA)']);
     // the HBM gauges of both runs are highlighted
     await page.waitForFunction(() => document.querySelectorAll('[data-testid^="hbm-gauge"] .gauge.lesson-highlight').length === 2, null, { timeout: 5000 });
+    // after the fast-forward the pool is empty again, and each gauge still marks how full it got
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-state"]')?.dataset.state === 'finished', null, { timeout: 30_000 });
+    for (const [gauge, run] of [['hbm-gauge', 0], ['hbm-gauge-b', 1]]) {
+      const peak = page.locator(`${tid(gauge)} ${tid('hbm-peak')}`);
+      assert.equal(await peak.isVisible(), true, `${gauge} shows its peak`);
+      const gib = expected.runs[run].kv_peak_bytes / 2 ** 30;
+      assert.match(await peak.textContent(), new RegExp(`${gib.toFixed(1).replace('.', '\\.')} GiB`));
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the page seed drives the open lesson: a new seed runs it again and the text quotes the panels', async () => {
+    const { page, errors } = await mounted();
+    const outcome = async (seed) => JSON.parse(await page.evaluate((s) => window.wasmBindings.lab_lesson_outcome('mean-hides-tail', s), seed));
+    const [at3, at4] = [await outcome(3), await outcome(4)];
+    assert.equal(at3.seed, 3);
+    assert.notEqual(at3.runs[0].ttft_p99_ms, at4.runs[0].ttft_p99_ms, 'the seed changes the runs');
+    const setSeed = async (v) => {
+      await page.locator(tid('seed')).fill(String(v));
+      await page.locator(tid('seed')).press('Enter');
+      await page.locator(tid('seed')).blur();
+    };
+    await setSeed(3);
+    await page.locator(tid('wb-tab-lessons')).click();
+    await page.locator(tid('lesson-open-mean-hides-tail')).click();
+    assert.equal(await page.locator(tid('seed')).inputValue(), '3', 'opening a lesson keeps the page seed');
+    await page.locator(tid('lesson-next')).click();
+    await page.locator(tid('lesson-choice-0')).click();
+    await page.locator(tid('lesson-run')).click();
+    await page.locator(tid('lesson-explanation')).waitFor({ timeout: 30_000 });
+    const finished = () => page.waitForFunction(() => document.querySelector('[data-testid="run-state"]')?.dataset.state === 'finished', null, { timeout: 30_000 });
+    const check = async (want) => {
+      await page.waitForFunction((a) => document.querySelector('[data-testid="lesson-answer"]')?.dataset.answer === String(a), want.answer, { timeout: 30_000 });
+      await finished();
+      const lab = await readMetric(page, 'metric-ttft-p99', tid('metrics-a'));
+      const runP99 = want.runs[0].ttft_p99_ms;
+      assert.ok(Math.abs(lab - runP99) / runP99 < 0.01, `seed ${want.seed}: lab p99 TTFT ${lab} ms vs the lesson's run ${runP99} ms`);
+      const text = await page.locator(tid('lesson-explanation')).textContent();
+      assert.doesNotMatch(text, /\{[a-z0-9_]+\}/);
+    };
+    await check(at3);
+    // the learner changes the seed while reading: the lesson runs again on it
+    await setSeed(4);
+    await check(at4);
+    // a wrong prediction names the misconception behind it when the lesson has one written
+    const why = page.locator(tid('lesson-why'));
+    if (await why.count()) assert.ok((await why.textContent()).trim().length > 20);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -37,6 +37,9 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
     let view_sig = ui.views[run.index()];
     let info = ui.infos[run.index()];
     let hbm = Memo::new(move |_| view_sig.with(|v| v.as_ref().map(|v| v.hbm)));
+    // The most KV held at once so far: after a run ends (or a fast-forward) the pool is empty
+    // again, and the mark still shows how full it got.
+    let peak = Memo::new(move |_| view_sig.with(|v| v.as_ref().map(|v| v.summary.memory.kv_peak_bytes)));
 
     let bars = SEGMENTS
         .iter()
@@ -91,6 +94,15 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    let peak_left = move || {
+        hbm.with(|h| {
+            let (Some(h), Some(p)) = (h.as_ref(), peak.get()) else { return "0%".to_string() };
+            let at = if h.capacity > 0.0 { (h.weights + h.activations + p) / h.capacity * 100.0 } else { 0.0 };
+            format!("{:.2}%", at.clamp(0.0, 100.0))
+        })
+    };
+    let peak_label = move || peak.get().map(|p| tf("hbm.peak", &[("size", format::gib(p))])).unwrap_or_default();
+    let no_peak = move || peak.get().is_none_or(|p| p <= 0.0);
     let capacity = move || {
         info.with(|i| {
             i.as_ref()
@@ -161,6 +173,9 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
                 {bars}
                 <div class="watermark" class:low=low_mark style:left=watermark>
                     <span>{watermark_label}</span>
+                </div>
+                <div class="peak-mark" class:hidden=no_peak style:left=peak_left title=peak_label data-testid="hbm-peak">
+                    <span>{peak_label}</span>
                 </div>
             </div>
             <ul class="legend hbm-legend">{legend}</ul>

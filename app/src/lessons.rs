@@ -81,10 +81,24 @@ pub fn outcome_json(id: &str, seed: Option<u32>) -> String {
     let Some(lesson) = core::find(id) else {
         return serde_json::json!({ "error": format!("no lesson {id:?}") }).to_string();
     };
-    let (_, o) = lesson.run(seed.map_or(core::DEFAULT_SEED, u64::from));
+    let seed = seed.map_or(core::DEFAULT_SEED, u64::from);
+    let (sums, o) = lesson.run(seed);
     let numbers: serde_json::Map<String, serde_json::Value> =
         o.numbers.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
-    serde_json::json!({ "id": id, "answer": o.answer, "numbers": numbers, "sentences": o.sentences }).to_string()
+    let runs: Vec<serde_json::Value> = lesson
+        .scenarios(seed)
+        .iter()
+        .zip(&sums)
+        .map(|(r, s)| {
+            serde_json::json!({
+                "variant": r.variant,
+                "ttft_p99_ms": s.all.ttft_ms.p99,
+                "kv_peak_bytes": s.memory.kv_peak_bytes,
+            })
+        })
+        .collect();
+    serde_json::json!({ "id": id, "seed": seed, "answer": o.answer, "numbers": numbers, "sentences": o.sentences, "runs": runs })
+        .to_string()
 }
 
 /// The explanation: the sentences the outcome says, each filled with the runs' numbers.

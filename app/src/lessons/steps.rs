@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use sim_core::lessons::Lesson;
-use sim_core::metrics::Summary;
+use sim_core::metrics::{ClassSummary, Summary};
 use sim_core::sweep::SweepParam;
 
 use super::{explanation, load_scenarios, open, set_step, text_of, variant_label, Ctx, HIGHLIGHT_CLASS};
@@ -192,7 +192,44 @@ const ROWS: [Row; 10] = [
     (|| t("features.num.kv_peak"), |s| format::gib(s.memory.kv_peak_bytes), "hbm"),
 ];
 
+/// One row of a class's numbers, for a lesson about that class.
+type ClassRow = (fn() -> String, fn(&ClassSummary) -> String, &'static str);
+
+const CLASS_ROWS: [ClassRow; 4] = [
+    (|| t("features.num.ttft_p99"), |c| format::dist_ms(c.ttft_ms.count, c.ttft_ms.p99), "ttft.p99"),
+    (|| t("features.num.tpot_p99"), |c| format::dist_ms(c.tpot_ms.count, c.tpot_ms.p99), ""),
+    (|| t("features.num.goodput"), |c| format!("{} tok/s", format::rate(c.goodput.output_tokens_per_s)), "goodput"),
+    (|| t("features.num.attainment"), |c| format::pct(c.goodput.slo_attainment), ""),
+];
+
+/// The focus class's rows first (a lesson about one class of traffic), then every class's.
+fn class_rows(lesson: &'static Lesson, fin: &Finished) -> AnyView {
+    let Some(class) = lesson.focus_class else { return ().into_any() };
+    CLASS_ROWS
+        .iter()
+        .map(|(label, value, key)| {
+            let hl = !key.is_empty() && *key == model::highlight_key(lesson.highlight);
+            let cells = fin
+                .sums
+                .iter()
+                .map(|s| {
+                    let v = s.classes.get(class).map(value).unwrap_or_else(|| format::NONE.to_string());
+                    view! { <td class="num">{v}</td> }
+                })
+                .collect_view();
+            view! {
+                <tr class="class-row" class:hl-row=hl data-class=class>
+                    <th scope="row">{tf("features.lesson.class_row", &[("class", class.to_string()), ("what", label())])}</th>
+                    {cells}
+                </tr>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
 fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
+    let focus = lesson.focus_class.is_some();
     let two = fin.variants.len() == 2;
     let heads = fin
         .variants
@@ -206,11 +243,12 @@ fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
     let rows = ROWS
         .iter()
         .map(|(label, value, key)| {
-            let hl = !key.is_empty() && *key == model::highlight_key(lesson.highlight);
+            let hl = !focus && !key.is_empty() && *key == model::highlight_key(lesson.highlight);
             let cells = fin.sums.iter().map(|s| view! { <td class="num">{value(s)}</td> }).collect_view();
+            let label = if focus { tf("features.lesson.all_row", &[("what", label())]) } else { label() };
             view! {
                 <tr class:hl-row=hl>
-                    <th scope="row">{label()}</th>
+                    <th scope="row">{label}</th>
                     {cells}
                 </tr>
             }
@@ -221,7 +259,7 @@ fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
             <table class="runs-table" data-testid="lesson-runs">
                 <caption class="small muted">{t("features.lesson.runs_caption")}</caption>
                 <thead><tr><th scope="col"></th>{heads}</tr></thead>
-                <tbody>{rows}</tbody>
+                <tbody>{class_rows(lesson, fin)}{rows}</tbody>
             </table>
         </div>
     }
