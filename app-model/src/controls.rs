@@ -8,6 +8,7 @@
 //! `classes.arrival.rate_per_s`); [`Control::path`] puts the class index back
 //! (`classes[1].arrival.rate_per_s`), which is also what sim-core's field errors name.
 
+use sim_core::decimal::parse_f64;
 use sim_core::settings::{self, Setting, Value};
 use sim_core::Scenario;
 
@@ -129,7 +130,7 @@ impl Range {
     /// them with the allowed range.
     pub fn parse(&self, text: &str) -> Result<f64, TypedError> {
         let text = text.trim().replace(',', "");
-        let v: f64 = text.parse().map_err(|_| TypedError::NotANumber)?;
+        let v = parse_f64(&text).ok_or(TypedError::NotANumber)?;
         if !v.is_finite() {
             return Err(TypedError::NotFinite);
         }
@@ -313,9 +314,9 @@ impl Control {
     /// Picks a drop-down's value ("" unsets an optional one).
     pub fn set_choice(&self, s: &mut Scenario, class: usize, v: &str) {
         let value = match self.row().map(|r| &r.kind) {
-            Some(settings::Kind::Number(_)) => match v.parse() {
-                Ok(x) => Value::Number(x),
-                Err(_) => return,
+            Some(settings::Kind::Number(_)) => match parse_f64(v) {
+                Some(x) => Value::Number(x),
+                None => return,
             },
             _ if v.is_empty() => Value::Off,
             _ => Value::Text(v.to_string()),

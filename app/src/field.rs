@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use app_model::controls::{element_id, Range};
 use leptos::prelude::*;
+use sim_core::decimal::parse_f64;
 
 use crate::defs::Term;
 use crate::format;
@@ -111,7 +112,7 @@ pub fn NumberField(
                     disabled=move || !on() || locked.get()
                     prop:value=slider_value
                     on:input=move |ev| {
-                        if let Ok(x) = event_target_value(&ev).parse::<f64>() {
+                        if let Some(x) = parse_f64(&event_target_value(&ev)) {
                             commit(Some(range.value_at(max.get_untracked(), x)));
                         }
                     }

@@ -4,6 +4,7 @@
 use app_model::controls::{Range, Scale, LOG_STEPS};
 use app_model::transport::PlayState;
 use leptos::prelude::*;
+use sim_core::decimal::parse_f64;
 
 use crate::format;
 use crate::i18n::{t, tf, tx};
@@ -88,7 +89,7 @@ pub fn Toolbar() -> impl IntoView {
                     aria-valuetext=move || tf("toolbar.speed_value", &[("speed", format::speed(ui.speed.get()))])
                     prop:value=move || speed_to_slider(ui.speed.get()).to_string()
                     on:input={ move |ev| {
-                        if let Ok(x) = event_target_value(&ev).parse::<f64>() {
+                        if let Some(x) = parse_f64(&event_target_value(&ev)) {
                             ui.speed.set(slider_to_speed(x));
                         }
                     } }

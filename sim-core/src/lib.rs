@@ -12,6 +12,7 @@
 pub mod calibration;
 pub mod catalog;
 pub mod contract;
+pub mod decimal;
 pub mod exercise;
 pub mod lessons;
 pub mod memory;

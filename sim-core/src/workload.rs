@@ -45,7 +45,7 @@ impl Trace {
             let cells: Vec<&str> = line.split(',').map(|c| c.trim()).collect();
             let bad = |what: &str| ScenarioError::one(field, format!("line {}: {what}", n + 1));
             let get = |i: usize| cells.get(i).copied().ok_or_else(|| bad("has too few columns"));
-            let a: f64 = get(ia)?.parse().map_err(|_| bad("arrival_s is not a number"))?;
+            let a = crate::decimal::parse_f64(get(ia)?).ok_or_else(|| bad("arrival_s is not a number"))?;
             let i: u32 = get(ii)?.parse().map_err(|_| bad("input_len must be an integer 1..=1048576"))?;
             let o: u32 = get(io)?.parse().map_err(|_| bad("output_len must be an integer 1..=1048576"))?;
             if !a.is_finite() || !(0.0..=MAX_TRACE_ARRIVAL_S).contains(&a) {

@@ -2,6 +2,7 @@
 //! beside each field, import, reset, and which report is on screen.
 
 use sim_core::contract::{Contract, ContractReport};
+use sim_core::decimal::parse_f64;
 use sim_core::{Dtype, Scenario, ScenarioError};
 
 /// The form's groups, in order.
@@ -138,9 +139,9 @@ impl Field {
         if text.is_empty() && self.optional {
             return Ok(None);
         }
-        match text.parse::<f64>() {
-            Ok(v) if v.is_finite() && (!self.integer || (v.fract() == 0.0 && v >= 0.0)) => Ok(Some(v)),
-            Ok(_) if self.integer => Err("features.sweep.err.whole"),
+        match parse_f64(&text) {
+            Some(v) if v.is_finite() && (!self.integer || (v.fract() == 0.0 && v >= 0.0)) => Ok(Some(v)),
+            Some(_) if self.integer => Err("features.sweep.err.whole"),
             _ => Err("features.sweep.err.number"),
         }
     }

@@ -1,6 +1,7 @@
 //! The sweep tab's state: the knob and its range as typed (checked before anything runs), and the
 //! sweep on screen (its points, the knee, the phase, the CSV).
 
+use sim_core::decimal::parse_f64;
 use sim_core::lessons::knee;
 use sim_core::sweep::{to_csv, SweepParam, SweepPoint};
 
@@ -67,7 +68,7 @@ fn integer(p: SweepParam) -> bool {
 
 /// Reads one end of the range.
 pub fn parse_end(p: SweepParam, text: &str) -> Result<f64, InputError> {
-    let v: f64 = text.trim().replace(',', "").parse().map_err(|_| InputError::Number)?;
+    let v = parse_f64(&text.trim().replace(',', "")).ok_or(InputError::Number)?;
     if !v.is_finite() || v <= 0.0 {
         return Err(InputError::Positive);
     }
