@@ -13,7 +13,6 @@ const UNDER_REVIEW: &[&str] = &[
     "goodput-vs-throughput",
     "kv-arithmetic",
     "headroom",
-    "latency-vs-throughput-first",
     "mixed-traffic",
     "context-too-large",
     "cost-per-good-token",

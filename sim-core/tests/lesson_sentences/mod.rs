@@ -1,6 +1,8 @@
 //! Independent checks of what each lesson's sentences state, one file per lesson: each check
 //! reads the runs' summaries directly (not through the lesson's rule).
 
+mod latency_vs_throughput_first;
+
 use sim_core::lessons::Outcome;
 use sim_core::Summary;
 
@@ -8,7 +10,9 @@ use sim_core::Summary;
 type Check = fn(&str, &[Summary], &Outcome) -> Option<bool>;
 
 /// One line per lesson explained sentence by sentence.
-const CHECKS: &[(&str, Check)] = &[];
+const CHECKS: &[(&str, Check)] = &[
+    ("latency-vs-throughput-first", latency_vs_throughput_first::check),
+];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
 pub fn check(lesson: &str, sentence: &str, sums: &[Summary], o: &Outcome) -> Option<bool> {
