@@ -1,35 +1,70 @@
-//! Lesson `mean-hides-tail`.
+//! Lesson 1, the mean hides the tail: bursty chat on vLLM's default limits, where the mean
+//! TTFT stays inside the SLO while the p99 — the requests at the back of a burst — does not.
 
 use super::*;
 
-pub(super) const LESSON: Lesson = Lesson {
-    id: "mean-hides-tail",
-    choices: 3,
-    taught: 2,
-    highlight: Metric::TTFT_P99,
-    focus_class: None,
-    sentences: &OLD_EXPLANATIONS,
-    runs: chat_burst,
-    outcome: mean_vs_tail,
-};
+/// The chat class's TTFT target (the `chat-latency-first` preset's).
+const SLO_TTFT_MS: f64 = 500.0;
+/// Average arrival rate (requests/s) and burstiness (CV of the gaps) of the lesson's run.
+const RATE_PER_S: f64 = 12.0;
+const CV: f64 = 4.0;
 
-fn chat_burst(_seed: u64) -> Vec<LessonRun> {
-    let mut s = smaller(base("chat-latency-first"), 600);
-    s.classes[0].arrival = Arrival::Bursty { rate_per_s: 7.0, cv: 3.0 };
-    s.scheduler.queue_timeout_ms = None;
-    s.scheduler.max_queue_len = None;
+fn runs(_seed: u64) -> Vec<LessonRun> {
+    let mut s = vllm_defaults(smaller(base("chat-latency-first"), 1000));
+    s.classes[0].arrival = Arrival::Bursty { rate_per_s: RATE_PER_S, cv: CV };
     vec![LessonRun { variant: "bursty-chat", scenario: s }]
 }
 
-fn mean_vs_tail(r: &[Summary]) -> Outcome {
-    let (mean, p99) = (r[0].all.ttft_ms.mean, r[0].all.ttft_ms.p99);
-    let ratio = p99 / mean;
-    // choices: p99 ≈ mean, ≈ 2× mean, ≥ 3× mean
-    let answer = first(&[ratio < 1.5, ratio < 3.0]);
+fn outcome(r: &[Summary]) -> Outcome {
+    let a = &r[0].all;
+    let (mean, p99) = (a.ttft_ms.mean, a.ttft_ms.p99);
+    // choices: both inside the SLO; the mean inside and the p99 outside; both outside
+    let answer = first(&[p99 <= SLO_TTFT_MS, mean <= SLO_TTFT_MS]);
+    let rejected = a.requests.rejected;
+    let waited_out = a.requests.timed_out;
+    let sentences = say(&[
+        ("mean_under_p99_over", answer == 1),
+        ("both_under", answer == 0),
+        ("both_over", answer == 2),
+        ("median_below_mean", a.ttft_ms.p50 < mean),
+        ("tail_is_queue", a.queue_ms.p99 > a.prefill_ms.p99),
+        ("tail_is_prefill", a.queue_ms.p99 <= a.prefill_ms.p99),
+        ("tail_missed", p99 > SLO_TTFT_MS),
+        ("nobody_refused", rejected + waited_out == 0),
+        ("overlong_rejected_one", rejected == 1 && waited_out == 0),
+        ("overlong_rejected_many", rejected > 1 && waited_out == 0),
+    ]);
     let quotes = [
         ("ttft_mean_ms", 0, TTFT_MEAN, 1.0),
         ("ttft_p50_ms", 0, TTFT_P50, 1.0),
         ("ttft_p99_ms", 0, Metric::TTFT_P99, 1.0),
+        ("queue_p99_ms", 0, Metric::Latency(Latency::Queue, Stat::P99), 1.0),
+        ("prefill_p99_ms", 0, Metric::Latency(Latency::Prefill, Stat::P99), 1.0),
+        ("attainment", 0, Metric::SloAttainment, 1.0),
+        ("rejected", 0, Metric::Requests(Count::Rejected), 1.0),
     ];
-    Outcome { sentences: vec![OLD_EXPLANATIONS[answer]], answer, numbers: quote(r, &quotes, &[("ratio", ratio)]) }
+    let extra = [("ratio", p99 / mean), ("slo_ttft_ms", SLO_TTFT_MS)];
+    Outcome { answer, numbers: quote(r, &quotes, &extra), sentences }
 }
+
+pub(super) const LESSON: Lesson = Lesson {
+    id: "mean-hides-tail",
+    choices: 3,
+    taught: 1,
+    highlight: Metric::TTFT_P99,
+    focus_class: None,
+    sentences: &[
+        "mean_under_p99_over",
+        "both_under",
+        "both_over",
+        "median_below_mean",
+        "tail_is_queue",
+        "tail_is_prefill",
+        "tail_missed",
+        "nobody_refused",
+        "overlong_rejected_one",
+        "overlong_rejected_many",
+    ],
+    runs,
+    outcome,
+};

@@ -205,6 +205,23 @@ fn smaller(mut s: Scenario, per_class: u64) -> Scenario {
     s
 }
 
+/// `s` with vLLM's default engine limits (V1): paged KV in blocks of 16, chunked prefill, up to
+/// 256 sequences and 8,192 tokens per step, no queue timeout, no queue limit, no over-commit.
+/// Lessons use them unless the setting is the point of the lesson.
+fn vllm_defaults(mut s: Scenario) -> Scenario {
+    let c = &mut s.scheduler;
+    c.max_num_seqs = 256;
+    c.max_num_batched_tokens = 8192;
+    c.chunked_prefill = true;
+    c.kv_layout = KvLayout::Paged;
+    c.block_size = 16;
+    c.queue_timeout_ms = None;
+    c.max_queue_len = None;
+    c.overcommit = false;
+    s.gpu_memory_utilization = 0.9;
+    s
+}
+
 /// Reads the knee of a load sweep: the offered rate with the most goodput.
 pub fn knee(points: &[crate::sweep::SweepPoint]) -> Option<(f64, f64)> {
     points

@@ -2,6 +2,7 @@
 //! reads the runs' summaries directly (not through the lesson's rule).
 
 mod latency_vs_throughput_first;
+mod mean_hides_tail;
 
 use sim_core::lessons::Outcome;
 use sim_core::Summary;
@@ -12,6 +13,7 @@ type Check = fn(&str, &[Summary], &Outcome) -> Option<bool>;
 /// One line per lesson explained sentence by sentence.
 const CHECKS: &[(&str, Check)] = &[
     ("latency-vs-throughput-first", latency_vs_throughput_first::check),
+    ("mean-hides-tail", mean_hides_tail::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
