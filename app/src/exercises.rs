@@ -24,13 +24,46 @@ fn control_label(id: &str) -> String {
 
 fn title(ex: &Exercise) -> String {
     match model::text_keys(&ex.id) {
-        Some((title, _)) => t(title),
+        Some(k) => t(k.title),
         None => ex.scenario.name.clone().unwrap_or_else(|| ex.id.clone()),
     }
 }
 
 fn task(ex: &Exercise) -> String {
-    model::text_keys(&ex.id).map(|(_, task)| t(task)).unwrap_or_default()
+    model::text_keys(&ex.id).map(|k| t(k.task)).unwrap_or_default()
+}
+
+/// The reference solution behind a disclosure, once the learner has made an attempt.
+fn solution(ex: &Exercise, recs: &[Record]) -> Option<AnyView> {
+    if ex.reference.is_empty() {
+        return None;
+    }
+    if !model::solution_offered(ex, recs) {
+        return Some(view! { <p class="small muted">{t("features.ex.solution.later")}</p> }.into_any());
+    }
+    let lines = model::solution(ex)
+        .into_iter()
+        .map(|l| {
+            let control = l.label.map_or_else(|| l.path.clone(), t);
+            let name = match l.class {
+                Some(class) => tf("features.ex.solution.class", &[("control", control), ("class", class)]),
+                None => control,
+            };
+            view! { <li>{name}": "<code>{l.path}" = "{l.value}</code></li> }
+        })
+        .collect_view();
+    let why = model::text_keys(&ex.id).map(|k| view! { <p class="small">{t(k.solution)}</p> });
+    Some(
+        view! {
+            <details class="solution" data-testid="exercise-solution">
+                <summary>{tx("features.ex.solution.show")}</summary>
+                <p class="small muted">{t("features.ex.solution.intro")}</p>
+                <ul class="goals">{lines}</ul>
+                {why}
+            </details>
+        }
+        .into_any(),
+    )
 }
 
 /// A summary path in words: `classes.chat.ttft_ms.p99` → "p99 TTFT of class chat".
@@ -264,6 +297,7 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
             <p class="small muted"><b>{t("features.ex.allowed")}</b>" "{allowed.join(" · ")}</p>
             <p class="best" data-testid="exercise-best">{best}</p>
             {table}
+            {solution(&ex, recs)}
         </article>
     }
     .into_any()

@@ -72,13 +72,67 @@ pub fn locked_for(ex: &Exercise) -> Vec<String> {
     CONTROLS.iter().map(|(id, _)| id.to_string()).filter(|id| !ex.allowed.iter().any(|a| a == id)).collect()
 }
 
-/// Translation keys of a built-in exercise's title and task (`None`: not a built-in one).
-pub fn text_keys(id: &str) -> Option<(&'static str, &'static str)> {
+/// Translation keys of a built-in exercise's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Texts {
+    pub title: &'static str,
+    pub task: &'static str,
+    /// Why the reference solution works, and the shortcuts it is measured against.
+    pub solution: &'static str,
+}
+
+/// The words of a built-in exercise (`None`: not a built-in one).
+pub fn text_keys(id: &str) -> Option<Texts> {
     match id {
-        "mixed-20" => Some(("features.ex.mixed-20.title", "features.ex.mixed-20.task")),
-        "chat-cheapest" => Some(("features.ex.chat-cheapest.title", "features.ex.chat-cheapest.task")),
+        "mixed-20" => Some(Texts {
+            title: "features.ex.mixed-20.title",
+            task: "features.ex.mixed-20.task",
+            solution: "features.ex.mixed-20.solution",
+        }),
+        "chat-cheapest" => Some(Texts {
+            title: "features.ex.chat-cheapest.title",
+            task: "features.ex.chat-cheapest.task",
+            solution: "features.ex.chat-cheapest.solution",
+        }),
         _ => None,
     }
+}
+
+/// One setting of an exercise's reference solution, as the card lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolutionLine {
+    /// The control's label key (`None`: a control the lock table does not name).
+    pub label: Option<&'static str>,
+    /// The class the setting belongs to, for a per-class one.
+    pub class: Option<String>,
+    /// The scenario path and the value, as the scenario JSON writes them.
+    pub path: String,
+    pub value: String,
+}
+
+/// The reference solution's settings, in order.
+pub fn solution(ex: &Exercise) -> Vec<SolutionLine> {
+    ex.reference
+        .iter()
+        .map(|c| {
+            let class = c.path.strip_prefix("classes[").and_then(|r| r.split(']').next()?.parse::<usize>().ok());
+            SolutionLine {
+                label: control_key(&control_of(&c.path)),
+                class: class.and_then(|i| ex.scenario.classes.get(i)).map(|k| k.name.clone()),
+                path: c.path.clone(),
+                value: match &c.value {
+                    Value::String(s) => s.clone(),
+                    Value::Null => "—".into(),
+                    v => v.to_string(),
+                },
+            }
+        })
+        .collect()
+}
+
+/// The solution is offered once the learner has made an attempt of their own.
+pub fn solution_offered(ex: &Exercise, recs: &[Record]) -> bool {
+    !ex.reference.is_empty() && !recs.is_empty()
 }
 
 /// The value at a path such as `classes[0].reserved_share` in a scenario's JSON, as text.
@@ -297,6 +351,23 @@ mod tests {
             assert_eq!(locked.len() + ex.allowed.iter().filter(|a| control_key(a).is_some()).count(), CONTROLS.len());
             assert!(text_keys(&ex.id).is_some(), "{} has words", ex.id);
         }
+    }
+
+    #[test]
+    fn the_solution_names_known_controls_and_waits_for_an_attempt() {
+        for ex in exercises() {
+            let lines = solution(&ex);
+            assert_eq!(lines.len(), ex.reference.len());
+            assert!(lines.iter().all(|l| l.label.is_some() && l.value != "—"), "{}: {lines:?}", ex.id);
+            assert!(!solution_offered(&ex, &[]));
+            assert!(solution_offered(&ex, &[rec(false, None)]));
+        }
+        let mixed = exercises().into_iter().find(|e| e.id == "mixed-20").unwrap();
+        let priority = solution(&mixed).into_iter().find(|l| l.path == "classes[1].priority").unwrap();
+        assert_eq!(priority.label, Some("features.control.priority"));
+        assert_eq!((priority.class.as_deref(), priority.value.as_str()), (Some("batch"), "1"));
+        let chat = exercises().into_iter().find(|e| e.id == "chat-cheapest").unwrap();
+        assert_eq!(solution(&chat)[0].value, "mi300x");
     }
 
     #[test]

@@ -45,8 +45,8 @@ mod tests {
         }
         keys.extend(exercise::CONTROLS.iter().map(|(_, k)| k.to_string()));
         for ex in sim_core::exercise::exercises() {
-            let (title, task) = exercise::text_keys(&ex.id).expect("words for every exercise");
-            keys.extend([title.to_string(), task.to_string()]);
+            let k = exercise::text_keys(&ex.id).expect("words for every exercise");
+            keys.extend([k.title, k.task, k.solution].map(str::to_string));
         }
         let (en, zh) = (
             |k: &str| tables.iter().step_by(2).any(|t| t.contains_key(k)),
