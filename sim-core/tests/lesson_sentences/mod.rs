@@ -3,6 +3,7 @@
 
 mod latency_vs_throughput_first;
 mod mean_hides_tail;
+mod ttft_vs_tpot;
 
 use sim_core::lessons::Outcome;
 use sim_core::Summary;
@@ -14,6 +15,7 @@ type Check = fn(&str, &[Summary], &Outcome) -> Option<bool>;
 const CHECKS: &[(&str, Check)] = &[
     ("latency-vs-throughput-first", latency_vs_throughput_first::check),
     ("mean-hides-tail", mean_hides_tail::check),
+    ("ttft-vs-tpot", ttft_vs_tpot::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
