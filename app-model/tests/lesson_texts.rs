@@ -11,7 +11,6 @@ const UNDER_REVIEW: &[&str] = &[
     "goodput-vs-throughput",
     "kv-arithmetic",
     "headroom",
-    "mixed-traffic",
     "context-too-large",
     "cost-per-good-token",
     "safe-zone",

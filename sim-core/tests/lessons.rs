@@ -18,7 +18,6 @@ const UNDER_REVIEW: &[&str] = &[
     "goodput-vs-throughput",
     "kv-arithmetic",
     "headroom",
-    "mixed-traffic",
     "context-too-large",
     "cost-per-good-token",
     "safe-zone",

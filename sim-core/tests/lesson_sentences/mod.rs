@@ -4,6 +4,7 @@
 mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod ttft_vs_tpot;
+mod mixed_traffic;
 
 use sim_core::lessons::Outcome;
 use sim_core::Summary;
@@ -16,6 +17,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("latency-vs-throughput-first", latency_vs_throughput_first::check),
     ("mean-hides-tail", mean_hides_tail::check),
     ("ttft-vs-tpot", ttft_vs_tpot::check),
+    ("mixed-traffic", mixed_traffic::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
