@@ -1,4 +1,5 @@
-//! Lesson `kv-arithmetic`.
+//! Lesson `kv-arithmetic`: how big the KV cache of 10 × 2,048 tokens is, with grouped-query
+//! attention (Llama-3-8B) and without (Llama-2-7B), against the article's formula.
 
 use super::*;
 
@@ -8,20 +9,24 @@ pub(super) const LESSON: Lesson = Lesson {
     taught: 1,
     highlight: Metric::KvPeakBytes,
     focus_class: None,
-    sentences: &OLD_EXPLANATIONS,
+    sentences: &["per-token", "totals", "gauge-agrees", "article-overstates", "article-right-without-gqa"],
     runs: kv_runs,
     outcome: kv_arithmetic,
 };
+
+/// Users, each always holding one conversation of `CONTEXT` tokens.
+const USERS: u32 = 10;
+const CONTEXT: f64 = 2048.0;
 
 fn kv_runs(_seed: u64) -> Vec<LessonRun> {
     // 10 users, each always holding a 2,048-token conversation (prompt 1,792 + 256 output)
     let mut s = base("chat-latency-first");
     s.model = crate::scenario::ModelRef::Id("llama-3-8b".into());
-    s.scheduler.max_num_seqs = 10;
+    s.scheduler.max_num_seqs = USERS;
     s.scheduler.queue_timeout_ms = None;
     s.scheduler.max_queue_len = None;
     let c = &mut s.classes[0];
-    c.arrival = Arrival::ClosedLoop { users: 10, think_time_ms: 0.0 };
+    c.arrival = Arrival::ClosedLoop { users: USERS, think_time_ms: 0.0 };
     c.num_requests = Some(60);
     c.input_tokens = Some(LengthDist::Fixed { value: 1792 });
     c.output_tokens = Some(LengthDist::Fixed { value: 257 });
@@ -32,13 +37,13 @@ fn kv_runs(_seed: u64) -> Vec<LessonRun> {
 }
 
 fn kv_arithmetic(r: &[Summary]) -> Outcome {
-    let tokens = 10.0 * 2048.0;
+    let tokens = USERS as f64 * CONTEXT;
     let gqa = r[0].memory.kv_bytes_per_token * tokens / GIB;
     let mha = r[1].memory.kv_bytes_per_token * tokens / GIB;
     // the article's formula in bf16: 10 × 2048 × layers × hidden × 2 (K,V) × 2 bytes
     let m = crate::catalog::find_model("llama-3-8b").expect("catalogue");
     let article = tokens * crate::memory::article_kv_elements_per_token(&m) * 2.0 / GIB;
-    // choices: ~0.5 GiB, ~2.5 GiB, ~10 GiB (for Llama-3-8B)
+    // choices: ~0.5 GiB, ~2.5 GiB, ~10 GiB (for run A's model)
     let answer = first(&[gqa < 1.0, gqa < 5.0]);
     let quotes = [
         ("kv_peak_gqa_gib", 0, Metric::KvPeakBytes, GIB),
@@ -47,5 +52,15 @@ fn kv_arithmetic(r: &[Summary]) -> Outcome {
         ("kv_kib_per_token_mha", 1, Metric::KvBytesPerToken, 1024.0),
     ];
     let extra = [("kv_gqa_gib", gqa), ("kv_mha_gib", mha), ("kv_article_gib", article)];
-    Outcome { sentences: vec![OLD_EXPLANATIONS[answer]], answer, numbers: quote(r, &quotes, &extra) }
+    let numbers = quote(r, &quotes, &extra);
+    let near = |a: f64, b: f64| (a - b).abs() <= 0.05 * b.max(1e-9);
+    let peaks_agree = near(numbers["kv_peak_gqa_gib"], gqa) && near(numbers["kv_peak_mha_gib"], mha);
+    let sentences = say(&[
+        ("per-token", true),
+        ("totals", true),
+        ("gauge-agrees", peaks_agree),
+        ("article-overstates", article > 1.5 * gqa),
+        ("article-right-without-gqa", near(article, mha)),
+    ]);
+    Outcome { answer, numbers, sentences }
 }
