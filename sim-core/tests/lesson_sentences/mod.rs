@@ -1,6 +1,7 @@
 //! Independent checks of what each lesson's sentences state, one file per lesson: each check
 //! reads the runs' summaries directly (not through the lesson's rule).
 
+mod headroom;
 mod kv_arithmetic;
 mod latency_vs_throughput_first;
 mod mean_hides_tail;
@@ -15,6 +16,7 @@ type Check = fn(&str, &[Summary], &Outcome) -> Option<bool>;
 
 /// One line per lesson explained sentence by sentence.
 const CHECKS: &[(&str, Check)] = &[
+    ("headroom", headroom::check),
     ("kv-arithmetic", kv_arithmetic::check),
     ("latency-vs-throughput-first", latency_vs_throughput_first::check),
     ("mean-hides-tail", mean_hides_tail::check),
