@@ -1,6 +1,7 @@
 //! Independent checks of what each lesson's sentences state, one file per lesson: each check
 //! reads the runs' summaries directly (not through the lesson's rule).
 
+mod context_too_large;
 mod headroom;
 mod kv_arithmetic;
 mod latency_vs_throughput_first;
@@ -16,6 +17,7 @@ type Check = fn(&str, &[Summary], &Outcome) -> Option<bool>;
 
 /// One line per lesson explained sentence by sentence.
 const CHECKS: &[(&str, Check)] = &[
+    ("context-too-large", context_too_large::check),
     ("headroom", headroom::check),
     ("kv-arithmetic", kv_arithmetic::check),
     ("latency-vs-throughput-first", latency_vs_throughput_first::check),
