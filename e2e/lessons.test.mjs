@@ -297,6 +297,9 @@ describe('workbench: lessons, sweep, contract, exercises', { timeout: 240_000 },
     // allowed: the GPU; locked: the KV layout
     await page.waitForFunction(() => document.querySelector('[data-testid="field-scheduler.kv_layout"]')?.disabled === true, null, { timeout: 5000 });
     assert.equal(await page.locator(tid('field-gpu')).isDisabled(), false);
+    // the reference solution is offered only after an attempt
+    const card = page.locator(tid('exercise-chat-cheapest'));
+    assert.equal(await card.locator(tid('exercise-solution')).count(), 0);
     await page.locator(tid('exercise-run-to-end')).click();
     const attempt = page.locator(tid('exercise-attempt'));
     await attempt.first().waitFor({ timeout: 60_000 });
@@ -305,6 +308,10 @@ describe('workbench: lessons, sweep, contract, exercises', { timeout: 240_000 },
     assert.equal(await attempt.first().getAttribute('data-pass'), 'false');
     assert.match(await attempt.first().textContent(), /✗ SLO attainment: \d+\.\d %/);
     assert.match(await attempt.first().textContent(), /as given/);
+    const solution = card.locator(tid('exercise-solution'));
+    await solution.locator('summary').click();
+    assert.match(await solution.textContent(), /gpu = mi300x/);
+    assert.match(await solution.textContent(), /dtype = fp8/);
     await shoot(page, 'exercise.png');
 
     // attempts survive a reload (local storage); the link reopens the exercise with its locks

@@ -23,6 +23,8 @@ fn attempt(ex: &Exercise, changes: &[Change]) -> Scenario {
 struct Seeds {
     passes: usize,
     median: Option<f64>,
+    /// The lowest and highest passing score.
+    range: Option<(f64, f64)>,
 }
 
 fn over_seeds(ex: &Exercise, s: &Scenario) -> Seeds {
@@ -38,7 +40,8 @@ fn over_seeds(ex: &Exercise, s: &Scenario) -> Seeds {
         }
     }
     scores.sort_by(f64::total_cmp);
-    Seeds { passes, median: scores.get(scores.len() / 2).copied() }
+    let range = scores.first().zip(scores.last()).map(|(a, b)| (*a, *b));
+    Seeds { passes, median: scores.get(scores.len() / 2).copied(), range }
 }
 
 fn c(path: &str, value: impl Into<serde_json::Value>) -> Change {
@@ -193,19 +196,34 @@ fn words(changes: &[Change]) -> String {
 fn search_best_answers() {
     for ex in exercises() {
         let max = ex.objective.as_ref().is_some_and(|o| o.direction == sim_core::metric::Direction::Max);
-        let mut rows: Vec<(String, usize, f64)> = Vec::new();
+        for (what, s) in [("as given", ex.scenario.clone()), ("reference", ex.reference_scenario().unwrap())] {
+            let r = over_seeds(&ex, &s);
+            let (lo, hi) = r.range.unwrap_or((f64::NAN, f64::NAN));
+            println!(
+                "{} {what}: passes on {}/20, median {:.4} (range {lo:.4}..{hi:.4})",
+                ex.id,
+                r.passes,
+                r.median.unwrap_or(f64::NAN)
+            );
+        }
+        let mut rows: Vec<(String, usize, f64, (f64, f64))> = Vec::new();
         for changes in search_grid(&ex.id) {
             let mut e = ex.clone();
             e.reference = changes.clone();
             let Ok(s) = e.reference_scenario() else { continue };
             let r = over_seeds(&ex, &s);
-            rows.push((words(&changes), r.passes, r.median.unwrap_or(f64::NAN)));
+            rows.push((
+                words(&changes),
+                r.passes,
+                r.median.unwrap_or(f64::NAN),
+                r.range.unwrap_or((f64::NAN, f64::NAN)),
+            ));
         }
         rows.retain(|r| r.1 >= 19);
         rows.sort_by(|a, b| if max { b.2.total_cmp(&a.2) } else { a.2.total_cmp(&b.2) });
         println!("{}: {} configurations pass on >= 19 of 20 seeds; the best:", ex.id, rows.len());
-        for (w, passes, median) in rows.iter().take(12) {
-            println!("  {passes}/20  median {median:.4}  {w}");
+        for (w, passes, median, (lo, hi)) in rows.iter().take(12) {
+            println!("  {passes}/20  median {median:.4} ({lo:.4}..{hi:.4})  {w}");
         }
     }
 }
