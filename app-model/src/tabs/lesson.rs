@@ -2,7 +2,7 @@
 //! results and what the panel does when the open lesson or its step changes.
 
 use sim_core::lessons::{self, Lesson, Outcome, LESSONS};
-use sim_core::metric::{Count, Metric};
+use sim_core::metric::{Count, Latency, Metric, Stat};
 use sim_core::Summary;
 
 use crate::jobs::RunsProgress;
@@ -152,6 +152,7 @@ impl Finished {
 pub fn highlight_key(m: Metric) -> &'static str {
     match m {
         Metric::TTFT_P99 => "ttft.p99",
+        Metric::Latency(Latency::Itl, Stat::P99) => "itl.p99",
         Metric::GoodputTokens => "goodput",
         Metric::KvPeakBytes => "hbm",
         Metric::Requests(Count::OomRestarts) => "oom",

@@ -27,6 +27,7 @@ mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod mixed_traffic;
 mod safe_zone;
+mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
 pub use cost_per_good_token::COST_GPUS;
@@ -36,6 +37,7 @@ pub use safe_zone::SAFE_ZONE_RATES;
 pub const LESSONS: &[Lesson] = &[
     mean_hides_tail::LESSON,
     ttft_vs_tpot::LESSON,
+    tpot_vs_itl::LESSON,
     goodput_vs_throughput::LESSON,
     kv_arithmetic::LESSON,
     headroom::LESSON,

@@ -6,6 +6,7 @@ mod headroom;
 mod kv_arithmetic;
 mod latency_vs_throughput_first;
 mod mean_hides_tail;
+mod tpot_vs_itl;
 mod ttft_vs_tpot;
 mod mixed_traffic;
 
@@ -24,6 +25,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("mean-hides-tail", mean_hides_tail::check),
     ("ttft-vs-tpot", ttft_vs_tpot::check),
     ("mixed-traffic", mixed_traffic::check),
+    ("tpot-vs-itl", tpot_vs_itl::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
