@@ -192,18 +192,16 @@ impl Setting {
         if let Some(c) = self.custom {
             return (c.set)(s, i, v).map_err(err);
         }
-        let mut doc = to_json(s);
+        let doc = to_json(s);
         let (parent, key) = pointer(&field);
         let obj = doc
-            .pointer_mut(&parent)
-            .and_then(Json::as_object_mut)
+            .pointer(&parent)
+            .and_then(Json::as_object)
             .ok_or_else(|| err("does not apply to this scenario".into()))?;
         if !obj.contains_key(&key) && !self.optional() {
             return Err(err("does not apply to this scenario".into()));
         }
-        obj.insert(key, json);
-        *s = serde_json::from_value(doc).map_err(|e| err(e.to_string()))?;
-        Ok(())
+        rows::write(s, self.id, i, json).unwrap_or_else(|| Err("does not apply to this scenario".into())).map_err(err)
     }
 
     /// The JSON a value stands for, or why this setting cannot hold it.

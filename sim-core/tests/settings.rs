@@ -160,3 +160,72 @@ fn numbers_that_are_not_finite_are_named() {
     assert!(e.for_field("scheduler.queue_timeout_ms").unwrap().message.contains("finite"), "{e}");
     assert!(e.for_field("classes[0].slo.ttft_ms").unwrap().message.contains("finite"), "{e}");
 }
+
+/// What `set` did before rows wrote their typed fields: the scenario as JSON (engine constants
+/// written out), the value put at the row's path, the whole scenario read back. `None` where
+/// `set` refuses before writing (wrong kind, a class that does not exist, a custom row).
+fn set_by_round_trip(row: &Setting, s: &Scenario, i: usize, v: &Value) -> Option<Result<Scenario, String>> {
+    use serde_json::Value as Json;
+    if row.custom.is_some() || (row.per_class() && i >= s.classes.len()) {
+        return None;
+    }
+    let json = match (&row.kind, v) {
+        (_, Value::Off) if row.optional() => Json::Null,
+        (Kind::Number(n), Value::Number(x)) if x.is_finite() => {
+            if !n.integer {
+                Json::from(*x)
+            } else if x.fract() == 0.0 && *x >= 0.0 {
+                Json::from(*x as u64)
+            } else {
+                return None;
+            }
+        }
+        (Kind::Select { .. } | Kind::Text, Value::Text(t)) => Json::from(t.as_str()),
+        (Kind::Toggle, Value::Bool(b)) => Json::from(*b),
+        _ => return None,
+    };
+    let mut doc = serde_json::to_value(s).unwrap();
+    doc.as_object_mut().unwrap().entry("engine").or_insert_with(|| serde_json::to_value(&s.engine).unwrap());
+    let p = format!("/{}", row.path_of(i).replace(['.', '['], "/").replace(']', ""));
+    let (parent, key) = p.rsplit_once('/').unwrap();
+    let Some(obj) = doc.pointer_mut(parent).and_then(Json::as_object_mut) else {
+        return Some(Err("does not apply to this scenario".into()));
+    };
+    if !obj.contains_key(key) && !row.optional() {
+        return Some(Err("does not apply to this scenario".into()));
+    }
+    obj.insert(key.to_string(), json);
+    Some(serde_json::from_value(doc).map_err(|e| e.to_string()))
+}
+
+#[test]
+fn set_writes_each_field_as_the_whole_scenario_round_trip_did() {
+    let mut compared = 0;
+    for s in scenarios() {
+        for row in SETTINGS {
+            let mut values = vec![Value::Off, Value::Bool(true), Value::Bool(false), Value::Text("x".into())];
+            values.extend(
+                [0.0, 1.0, 1.5, 2.0, 7.0, 64.0, 0.25, 3.0e9, 5.0e9, 1.9e19, 1e300].into_iter().map(Value::Number),
+            );
+            match &row.kind {
+                Kind::Number(n) => values
+                    .extend([n.min, n.max, n.slider.0, n.slider.1, (n.slider.0 + n.slider.1) / 2.0].map(Value::Number)),
+                Kind::Select { options, .. } => {
+                    values.extend(options().into_iter().map(Value::Text));
+                    values.extend(["", "FP8", "static ", "gpt-5"].map(|t| Value::Text(t.into())));
+                }
+                _ => {}
+            }
+            for i in 0..s.classes.len() + 1 {
+                for v in &values {
+                    let Some(want) = set_by_round_trip(row, &s, i, v) else { continue };
+                    let mut got = s.clone();
+                    let r = row.set(&mut got, i, v).map(|()| got).map_err(|e| e.message);
+                    assert_eq!(r, want, "{} of class {i} set to {v:?}", row.id);
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared} cases compared");
+}

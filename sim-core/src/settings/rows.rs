@@ -4,7 +4,9 @@
 use super::{Custom, Kind, Number, Setting, Value};
 use crate::catalog::{self, Dtype};
 use crate::metric::Unit;
-use crate::scenario::{Arrival, GpuRef, LengthDist, ModelRef, Scenario};
+use crate::scenario::{Arrival, ClassConfig, GpuRef, LengthDist, ModelRef, Scenario};
+use serde::de::DeserializeOwned;
+use serde_json::Value as Json;
 
 const fn num(id: &'static str, path: &'static str, unit: Unit, min: f64, max: f64, slider: (f64, f64)) -> Setting {
     let n = Number {
@@ -330,4 +332,82 @@ fn set_len_kind(slot: &mut Option<LengthDist>, kind: &str) -> Result<(), String>
         other => return Err(format!("must be one of {}, got \"{other}\"", LengthDist::KINDS.join(", "))),
     });
     Ok(())
+}
+
+/// Writes the JSON value `set` made for row `id` (of class `i`) into its typed field, as
+/// `serde_json::from_value` of the whole scenario would (the same conversions and messages,
+/// without a second copy of the scenario's deserializer in the wasm; docs/wasm-size.md). `None`
+/// when the scenario has no such field; `tests/settings.rs` checks every row against the whole-
+/// scenario round trip.
+pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<Result<(), String>> {
+    fn put<T: DeserializeOwned>(field: &mut T, json: Json) -> Result<(), String> {
+        *field = serde_json::from_value(json).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+    fn class(s: &mut Scenario, i: usize) -> Option<&mut ClassConfig> {
+        s.classes.get_mut(i)
+    }
+    Some(match id {
+        "seed" => put(&mut s.seed, json),
+        "num_gpus" => put(&mut s.num_gpus, json),
+        "dtype" => put(&mut s.dtype, json),
+        "kv_dtype" => put(&mut s.kv_dtype, json),
+        "gpu_usd_per_hour" => put(&mut s.gpu_usd_per_hour, json),
+        "gpu_memory_utilization" => put(&mut s.gpu_memory_utilization, json),
+        "batching" => put(&mut s.scheduler.batching, json),
+        "max_num_seqs" => put(&mut s.scheduler.max_num_seqs, json),
+        "max_num_batched_tokens" => put(&mut s.scheduler.max_num_batched_tokens, json),
+        "chunked_prefill" => put(&mut s.scheduler.chunked_prefill, json),
+        "kv_layout" => put(&mut s.scheduler.kv_layout, json),
+        "block_size" => put(&mut s.scheduler.block_size, json),
+        "max_model_len" => put(&mut s.scheduler.max_model_len, json),
+        "queue_timeout_ms" => put(&mut s.scheduler.queue_timeout_ms, json),
+        "max_queue_len" => put(&mut s.scheduler.max_queue_len, json),
+        "isolation" => put(&mut s.scheduler.isolation, json),
+        "batch_timeout_ms" => put(&mut s.scheduler.batch_timeout_ms, json),
+        "overcommit" => put(&mut s.scheduler.overcommit, json),
+        "restart_s" => put(&mut s.scheduler.restart_s, json),
+        "retry_on_oom" => put(&mut s.scheduler.retry_on_oom, json),
+        "mfu" => put(&mut s.engine.mfu, json),
+        "mbu" => put(&mut s.engine.mbu, json),
+        "iteration_overhead_ms" => put(&mut s.engine.iteration_overhead_ms, json),
+        "allreduce_latency_us" => put(&mut s.engine.allreduce_latency_us, json),
+        "fp8_efficiency" => put(&mut s.engine.fp8_efficiency, json),
+        "roofline_sharpness" => put(&mut s.engine.roofline_sharpness, json),
+        "class_name" => put(&mut class(s, i)?.name, json),
+        "num_requests" => put(&mut class(s, i)?.num_requests, json),
+        "slo_ttft_ms" => put(&mut class(s, i)?.slo.ttft_ms, json),
+        "slo_tpot_ms" => put(&mut class(s, i)?.slo.tpot_ms, json),
+        "slo_e2e_ms" => put(&mut class(s, i)?.slo.e2e_ms, json),
+        "priority" => put(&mut class(s, i)?.priority, json),
+        "reserved_share" => put(&mut class(s, i)?.reserved_share, json),
+        _ => {
+            let c = class(s, i)?;
+            match (id, &mut c.arrival) {
+                ("rate_per_s", Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. }) => {
+                    put(rate_per_s, json)
+                }
+                ("cv", Arrival::Bursty { cv, .. }) => put(cv, json),
+                ("users", Arrival::ClosedLoop { users, .. }) => put(users, json),
+                ("think_time_ms", Arrival::ClosedLoop { think_time_ms, .. }) => put(think_time_ms, json),
+                ("trace", Arrival::Trace { path, .. }) => put(path, json),
+                ("speedup", Arrival::Trace { speedup, .. }) => put(speedup, json),
+                _ => {
+                    let (dist, key) = if let Some(key) = id.strip_prefix("input_tokens_") {
+                        (c.input_tokens.as_mut()?, key)
+                    } else {
+                        (c.output_tokens.as_mut()?, id.strip_prefix("output_tokens_")?)
+                    };
+                    match (key, dist) {
+                        ("value", LengthDist::Fixed { value }) => put(value, json),
+                        ("min", LengthDist::Uniform { min, .. }) => put(min, json),
+                        ("max", LengthDist::Uniform { max, .. }) => put(max, json),
+                        ("mean", LengthDist::Lognormal { mean, .. }) => put(mean, json),
+                        ("sigma", LengthDist::Lognormal { sigma, .. }) => put(sigma, json),
+                        _ => return None,
+                    }
+                }
+            }
+        }
+    })
 }
