@@ -415,7 +415,8 @@ pub fn run_preset_json(id: &str) -> String {
     match Simulation::new(&scenario) {
         Ok(mut sim) => {
             let summary = sim.run_to_end();
-            serde_json::to_string_pretty(&summary).unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()))
+            sim_core::pretty::to_string_pretty(&summary)
+                .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()))
         }
         Err(e) => format!("{{\"error\":{:?}}}", e.to_string()),
     }

@@ -161,7 +161,7 @@ impl Contract {
     }
 
     pub fn to_json_pretty(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a contract always serialises")
+        crate::pretty::to_string_pretty(self).expect("a contract always serialises")
     }
 
     fn validate(&self) -> Result<(), ScenarioError> {

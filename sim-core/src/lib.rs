@@ -20,6 +20,7 @@ pub mod metric;
 pub mod metrics;
 pub mod perf;
 pub mod presets;
+pub mod pretty;
 pub mod scenario;
 pub mod settings;
 pub mod share;

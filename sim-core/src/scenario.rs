@@ -394,7 +394,7 @@ impl Scenario {
     }
 
     pub fn to_json_pretty(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a scenario always serialises")
+        crate::pretty::to_string_pretty(self).expect("a scenario always serialises")
     }
 
     pub fn model_spec(&self) -> Result<ModelSpec, ScenarioError> {
