@@ -103,6 +103,14 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
     };
     let peak_label = move || peak.get().map(|p| tf("hbm.peak", &[("size", format::gib(p))])).unwrap_or_default();
     let no_peak = move || peak.get().is_none_or(|p| p <= 0.0);
+    // near the right end the label goes to the line's left, so it is not cut off
+    let peak_late = move || {
+        hbm.with(|h| {
+            h.as_ref()
+                .zip(peak.get())
+                .is_some_and(|(h, p)| h.capacity > 0.0 && (h.weights + h.activations + p) / h.capacity > 0.7)
+        })
+    };
     let capacity = move || {
         info.with(|i| {
             i.as_ref()
@@ -174,7 +182,7 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
                 <div class="watermark" class:low=low_mark style:left=watermark>
                     <span>{watermark_label}</span>
                 </div>
-                <div class="peak-mark" class:hidden=no_peak style:left=peak_left title=peak_label data-testid="hbm-peak">
+                <div class="peak-mark" class:hidden=no_peak class:late=peak_late style:left=peak_left title=peak_label data-testid="hbm-peak">
                     <span>{peak_label}</span>
                 </div>
             </div>

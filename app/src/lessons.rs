@@ -103,8 +103,15 @@ pub fn outcome_json(id: &str, seed: Option<u32>) -> String {
 
 /// The explanation: the sentences the outcome says, each filled with the runs' numbers.
 fn explanation(id: &str, o: &Outcome) -> String {
-    let said: Vec<String> = o.sentences.iter().map(|s| fill_outcome(&text_of(id, &format!("say.{s}")), o)).collect();
-    said.join(" ")
+    let mut out = String::new();
+    for s in &o.sentences {
+        // a space between sentences, none after a full-width stop (Chinese runs on)
+        if !out.is_empty() && !out.ends_with(['。', '！', '？', '：', '；', '）']) {
+            out.push(' ');
+        }
+        out.push_str(&fill_outcome(&text_of(id, &format!("say.{s}")), o));
+    }
+    out
 }
 
 /// The page's seed: lessons run on it.
