@@ -2,13 +2,14 @@
 //! reads the runs' summaries directly (not through the lesson's rule).
 
 mod context_too_large;
+mod goodput_vs_throughput;
 mod headroom;
 mod kv_arithmetic;
 mod latency_vs_throughput_first;
 mod mean_hides_tail;
+mod mixed_traffic;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
-mod mixed_traffic;
 
 use sim_core::lessons::Outcome;
 use sim_core::Summary;
@@ -19,6 +20,7 @@ type Check = fn(&str, &[Summary], &Outcome) -> Option<bool>;
 /// One line per lesson explained sentence by sentence.
 const CHECKS: &[(&str, Check)] = &[
     ("context-too-large", context_too_large::check),
+    ("goodput-vs-throughput", goodput_vs_throughput::check),
     ("headroom", headroom::check),
     ("kv-arithmetic", kv_arithmetic::check),
     ("latency-vs-throughput-first", latency_vs_throughput_first::check),
