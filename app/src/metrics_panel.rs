@@ -1,10 +1,13 @@
-//! The live metrics panel: latency percentiles with the mean beside p99, throughput beside
-//! goodput, SLO attainment, cost per million tokens, and the counts of what went wrong.
-//! Numbers come from sim-core's summary at the calm tick; the panel only formats them.
+//! The live metrics panel: latency percentiles with the mean beside p99, each with how many
+//! requests it is over, and for TTFT and E2E the censored view beneath (every arrival counted,
+//! the unanswered at a lower bound, shown as "≥"); throughput beside goodput, SLO attainment,
+//! cost per million tokens, and the counts of what went wrong. Numbers come from sim-core's
+//! summary at the calm tick; the panel only formats them.
 
 use app_model::Run;
 use leptos::prelude::*;
-use sim_core::metrics::{ClassSummary, Cost, Dist, Summary};
+use sim_core::metric::{Censorable, CensoredStat, Latency, Stat};
+use sim_core::metrics::{ClassSummary, Cost, Summary};
 use sim_core::scenario::Slo;
 
 use crate::defs::{self, Term};
@@ -32,16 +35,73 @@ struct LatencyRow {
     key: &'static str,
     label: &'static str,
     def: &'static str,
-    dist: fn(&Picked) -> Dist,
+    latency: Latency,
     slo: fn(&Slo) -> Option<f64>,
+    /// The censored view beneath: its label and definition.
+    censored: Option<(&'static str, &'static str)>,
 }
 
 static ROWS: [LatencyRow; 4] = [
-    LatencyRow { key: "ttft", label: "TTFT", def: defs::TTFT, dist: |p| p.c.ttft_ms, slo: |s| s.ttft_ms },
-    LatencyRow { key: "tpot", label: "TPOT", def: defs::TPOT, dist: |p| p.c.tpot_ms, slo: |s| s.tpot_ms },
-    LatencyRow { key: "itl", label: "ITL", def: defs::ITL, dist: |p| p.c.itl_ms, slo: |_| None },
-    LatencyRow { key: "e2e", label: "E2E", def: defs::E2E, dist: |p| p.c.e2e_ms, slo: |s| s.e2e_ms },
+    LatencyRow {
+        key: "ttft",
+        label: "TTFT",
+        def: defs::TTFT,
+        latency: Latency::Ttft,
+        slo: |s| s.ttft_ms,
+        censored: Some(("metrics.ttft_all", defs::TTFT_CENSORED)),
+    },
+    LatencyRow {
+        key: "tpot",
+        label: "TPOT",
+        def: defs::TPOT,
+        latency: Latency::Tpot,
+        slo: |s| s.tpot_ms,
+        censored: None,
+    },
+    LatencyRow { key: "itl", label: "ITL", def: defs::ITL, latency: Latency::Itl, slo: |_| None, censored: None },
+    LatencyRow {
+        key: "e2e",
+        label: "E2E",
+        def: defs::E2E,
+        latency: Latency::E2e,
+        slo: |s| s.e2e_ms,
+        censored: Some(("metrics.e2e_all", defs::E2E_CENSORED)),
+    },
 ];
+
+/// The statistics the table shows, in its columns.
+const COLUMNS: [(&str, Stat); 4] = [("p50", Stat::P50), ("p95", Stat::P95), ("p99", Stat::P99), ("mean", Stat::Mean)];
+
+/// A figure of the completed-only distribution or of the censored view: what it reads and
+/// whether it is shown as a lower bound.
+#[derive(Clone, Copy)]
+enum Figure {
+    Completed(Latency),
+    Censored(Censorable),
+}
+
+impl Figure {
+    /// The number, or `None` when nothing is counted yet.
+    fn read(self, c: &ClassSummary, stat: Stat) -> Option<f64> {
+        match self {
+            Figure::Completed(l) => {
+                let d = l.of(c);
+                (d.count > 0).then(|| stat.of(d))
+            }
+            Figure::Censored(v) => {
+                let d = v.of(c);
+                (d.count > 0).then(|| CensoredStat::Stat(stat).of(d))
+            }
+        }
+    }
+    fn text(self, c: &ClassSummary, stat: Stat) -> String {
+        match (self.read(c, stat), self) {
+            (None, _) => format::NONE.to_string(),
+            (Some(v), Figure::Censored(x)) if x.of(c).censored > 0 => format!("≥ {}", format::ms(v)),
+            (Some(v), _) => format::ms(v),
+        }
+    }
+}
 
 /// Metrics of `run`.
 #[component]
@@ -74,48 +134,87 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
         })
     });
 
+    let limit_of = move |row: LatencyRow| slo.with(|s| s.as_ref().and_then(|s| (row.slo)(s)));
+    // one cell of a figure: red (▲) when it misses the SLO
+    let cell = move |row: LatencyRow, fig: Figure, key: String, stat: Stat| {
+        let text =
+            move || picked.with(|p| p.as_ref().map_or_else(|| format::NONE.to_string(), |p| fig.text(&p.c, stat)));
+        let over = move || {
+            let limit = limit_of(row);
+            picked.with(|p| match (p, limit) {
+                (Some(p), Some(l)) => fig.read(&p.c, stat).is_some_and(|v| v > l),
+                _ => false,
+            })
+        };
+        view! { <td class="num" class:over=over data-testid=key>{text}</td> }
+    };
     let rows = ROWS
         .iter()
         .map(|row| {
             let row = *row;
-            let cell = move |stat: &'static str, f: fn(&Dist) -> f64| {
-                let text = move || {
-                    picked.with(|p| {
-                        p.as_ref().map_or_else(
-                            || format::NONE.to_string(),
-                            |p| {
-                                let d = (row.dist)(p);
-                                format::dist_ms(d.count, f(&d))
-                            },
-                        )
+            let slo_text = move || limit_of(row).map(|v| format!("SLO {}", format::ms(v))).unwrap_or_default();
+            // the SLO is missed at the tail by either view
+            let missed = move || {
+                let Some(l) = limit_of(row) else { return false };
+                picked.with(|p| {
+                    p.as_ref().is_some_and(|p| {
+                        let done = Figure::Completed(row.latency).read(&p.c, Stat::P99);
+                        let all = Censorable::of_latency(row.latency)
+                            .and_then(|v| Figure::Censored(v).read(&p.c, Stat::P99));
+                        done.is_some_and(|v| v > l) || all.is_some_and(|v| v > l)
                     })
-                };
-                let over = move || {
-                    let limit = slo.with(|s| s.as_ref().and_then(|s| (row.slo)(s)));
-                    picked.with(|p| match (p, limit) {
-                        (Some(p), Some(l)) => {
-                            let d = (row.dist)(p);
-                            d.count > 0 && f(&d) > l
+                })
+            };
+            // how many the completed-only figures are over
+            let over_text = move || {
+                picked.with(|p| {
+                    p.as_ref().map_or_else(String::new, |p| {
+                        let n = format::int(row.latency.of(&p.c).count);
+                        if row.latency == Latency::Itl {
+                            tf("metrics.over_gaps", &[("n", n)])
+                        } else {
+                            tf("metrics.over_ended", &[("n", n), ("m", format::int(p.c.requests.ended()))])
                         }
-                        _ => false,
+                    })
+                })
+            };
+            let done = COLUMNS
+                .iter()
+                .map(|&(name, stat)| cell(row, Figure::Completed(row.latency), format!("metric-{}-{name}", row.key), stat))
+                .collect_view();
+            let censored = Censorable::of_latency(row.latency).zip(row.censored).map(|(v, (label, def))| {
+                let counted = move || {
+                    picked.with(|p| {
+                        p.as_ref().map_or_else(String::new, |p| {
+                            let d = v.of(&p.c);
+                            tf("metrics.over_all", &[("m", format::int(d.count)), ("k", format::int(d.censored))])
+                        })
                     })
                 };
+                let cells = COLUMNS
+                    .iter()
+                    .map(|&(name, stat)| cell(row, Figure::Censored(v), format!("metric-{}-censored-{name}", row.key), stat))
+                    .collect_view();
                 view! {
-                    <td class="num" class:over=over data-testid=format!("metric-{}-{}", row.key, stat)>{text}</td>
+                    <tr class="censored">
+                        <th scope="row">
+                            <Term label=label def=def/>
+                            <span class="over-tag" data-testid=format!("metric-{}-censored-over", row.key)>{counted}</span>
+                        </th>
+                        {cells}
+                    </tr>
                 }
-            };
-            let slo_text = move || {
-                slo.with(|s| s.as_ref().and_then(|s| (row.slo)(s)).map(|v| format!("SLO {}", format::ms(v))))
-                    .unwrap_or_default()
-            };
+            });
             view! {
                 <tr>
-                    <th scope="row"><Term label=row.label def=row.def/><span class="slo-tag">{slo_text}</span></th>
-                    {cell("p50", |d| d.p50)}
-                    {cell("p95", |d| d.p95)}
-                    {cell("p99", |d| d.p99)}
-                    {cell("mean", |d| d.mean)}
+                    <th scope="row">
+                        <Term label=row.label def=row.def/>
+                        <span class="slo-tag" class:missed=missed data-testid=format!("metric-{}-slo", row.key)>{slo_text}</span>
+                        <span class="over-tag" data-testid=format!("metric-{}-over", row.key)>{over_text}</span>
+                    </th>
+                    {done}
                 </tr>
+                {censored}
             }
         })
         .collect_view();

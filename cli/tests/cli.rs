@@ -242,3 +242,39 @@ fn lessons_list_every_lesson_and_lesson_reports_agreement_per_seed() {
         assert!(err.starts_with("llmsim: "), "{bad:?}: {err}");
     }
 }
+
+#[test]
+fn run_json_has_censored_views_beside_the_completed_only_latencies() {
+    // static batching at 30 req/s with a 2 s queue timeout: most requests time out
+    let (_, json, _) = llmsim(&["show", "static-batching"]);
+    let mut s: serde_json::Value = serde_json::from_str(&json).unwrap();
+    s["scheduler"]["queue_timeout_ms"] = 2000.0.into();
+    s["classes"][0]["arrival"]["rate_per_s"] = 30.0.into();
+    s["classes"][0]["num_requests"] = 300.into();
+    let path = tmp("survivors.json");
+    std::fs::write(&path, s.to_string()).unwrap();
+    let (code, out, err) = llmsim(&["run", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &v["requests"];
+    let (arrived, completed, timed_out) =
+        (r["arrived"].as_u64().unwrap(), r["completed"].as_u64().unwrap(), r["timed_out"].as_u64().unwrap());
+    assert!(timed_out > completed, "most time out: {r}");
+    assert_eq!(r["ended"].as_u64().unwrap(), arrived);
+    // the vllm-bench-style names stay completed-only
+    assert_eq!(v["ttft_ms"]["count"].as_u64().unwrap(), completed);
+    for m in ["ttft_ms_censored", "e2e_ms_censored"] {
+        for q in ["mean", "p50", "p90", "p95", "p99", "max"] {
+            assert!(v[m][q].is_f64(), "{m}.{q}");
+        }
+        assert_eq!(v[m]["count"].as_u64().unwrap(), arrived, "{m}.count");
+        // timed-out requests never had a first token: each is a lower bound
+        assert_eq!(v[m]["censored"].as_u64().unwrap(), timed_out, "{m}.censored");
+        assert_eq!(v["classes"]["chat"][m], v[m]);
+    }
+    // the timed-out ones count at their timeout, 2 s
+    assert!((v["ttft_ms_censored"]["p50"].as_f64().unwrap() - 2000.0).abs() < 2.5, "{}", v["ttft_ms_censored"]);
+    let (_, table, _) = llmsim(&["run", path.to_str().unwrap(), "--format", "table"]);
+    assert!(table.contains(&format!("completed only: {completed} of {arrived} ended")), "{table}");
+    assert!(table.contains(&format!("over all {arrived} arrived, {timed_out} at a lower bound")), "{table}");
+}

@@ -7,7 +7,7 @@
 //! added, never renamed. The definition id names the concept (`ttft`, `goodput`); sim-core knows
 //! no locale, the page maps ids to its words.
 
-use crate::metrics::{ClassSummary, Dist, Summary};
+use crate::metrics::{Censored, ClassSummary, Dist, Summary};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -114,6 +114,91 @@ impl Latency {
     }
 }
 
+/// The latencies with a censored view (`ttft_ms_censored`): every request that arrived counted,
+/// the ones without an answer at a lower bound (their age, a timed-out one's timeout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Censorable {
+    Ttft,
+    E2e,
+}
+
+impl Censorable {
+    pub const ALL: [Censorable; 2] = [Censorable::Ttft, Censorable::E2e];
+
+    /// The completed-only latency this view extends.
+    pub fn latency(self) -> Latency {
+        match self {
+            Censorable::Ttft => Latency::Ttft,
+            Censorable::E2e => Latency::E2e,
+        }
+    }
+
+    /// The censored view of `latency`, if it has one.
+    pub fn of_latency(latency: Latency) -> Option<Censorable> {
+        Censorable::ALL.into_iter().find(|c| c.latency() == latency)
+    }
+
+    /// The summary field (`ttft_ms_censored`).
+    pub fn field(self) -> &'static str {
+        match self {
+            Censorable::Ttft => "ttft_ms_censored",
+            Censorable::E2e => "e2e_ms_censored",
+        }
+    }
+
+    /// Definition id (`ttft_censored`).
+    pub fn definition(self) -> &'static str {
+        match self {
+            Censorable::Ttft => "ttft_censored",
+            Censorable::E2e => "e2e_censored",
+        }
+    }
+
+    pub fn of(self, c: &ClassSummary) -> &Censored {
+        match self {
+            Censorable::Ttft => &c.ttft_ms_censored,
+            Censorable::E2e => &c.e2e_ms_censored,
+        }
+    }
+}
+
+/// A statistic of a censored view: a lower bound of the statistic over every request, or the
+/// counts it is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CensoredStat {
+    /// A statistic of the distribution (`Stat::Count`: requests counted, every arrival).
+    Stat(Stat),
+    /// Requests counted at a lower bound (no answer, or not ended).
+    Censored,
+}
+
+impl CensoredStat {
+    pub fn all() -> impl Iterator<Item = CensoredStat> {
+        Stat::ALL.into_iter().map(CensoredStat::Stat).chain([CensoredStat::Censored])
+    }
+
+    /// The field of [`Censored`] (`p99`, `censored`).
+    pub fn field(self) -> &'static str {
+        match self {
+            CensoredStat::Stat(s) => s.field(),
+            CensoredStat::Censored => "censored",
+        }
+    }
+
+    pub fn of(self, c: &Censored) -> f64 {
+        match self {
+            CensoredStat::Stat(Stat::Count) => c.count as f64,
+            CensoredStat::Stat(Stat::Mean) => c.mean,
+            CensoredStat::Stat(Stat::P50) => c.p50,
+            CensoredStat::Stat(Stat::P90) => c.p90,
+            CensoredStat::Stat(Stat::P95) => c.p95,
+            CensoredStat::Stat(Stat::P99) => c.p99,
+            CensoredStat::Stat(Stat::Max) => c.max,
+            CensoredStat::Censored => c.censored as f64,
+        }
+    }
+}
+
 /// A statistic of a latency distribution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Stat {
@@ -166,10 +251,12 @@ pub enum Count {
     Preempted,
     OomRestarts,
     InFlight,
+    /// Completed, rejected, timed out or failed (what the completed-only latencies are out of).
+    Ended,
 }
 
 impl Count {
-    pub const ALL: [Count; 8] = [
+    pub const ALL: [Count; 9] = [
         Count::Arrived,
         Count::Completed,
         Count::Rejected,
@@ -178,6 +265,7 @@ impl Count {
         Count::Preempted,
         Count::OomRestarts,
         Count::InFlight,
+        Count::Ended,
     ];
 
     /// The field of `Counts` (`timed_out`); also its definition id.
@@ -191,6 +279,7 @@ impl Count {
             Count::Preempted => "preempted",
             Count::OomRestarts => "oom_restarts",
             Count::InFlight => "in_flight",
+            Count::Ended => "ended",
         }
     }
 
@@ -204,6 +293,7 @@ impl Count {
             Count::Preempted => c.preempted,
             Count::OomRestarts => c.oom_restarts,
             Count::InFlight => c.in_flight,
+            Count::Ended => c.ended(),
         }
     }
 
@@ -220,6 +310,9 @@ impl Count {
 pub enum Metric {
     /// A statistic of a latency distribution (`ttft_ms.p99`).
     Latency(Latency, Stat),
+    /// A statistic of a censored view (`ttft_ms_censored.p99`): a lower bound over every
+    /// request that arrived.
+    Censored(Censorable, CensoredStat),
     /// A request count (`requests.completed`).
     Requests(Count),
     /// Output tokens of completed requests per second (`throughput.output_tokens_per_s`).
@@ -295,10 +388,16 @@ impl Metric {
     pub const TPOT_P99: Metric = Metric::Latency(Latency::Tpot, Stat::P99);
     pub const E2E_P99: Metric = Metric::Latency(Latency::E2e, Stat::P99);
 
-    /// Every metric: the latency statistics, the counts, then the rest.
+    pub const TTFT_P99_CENSORED: Metric = Metric::Censored(Censorable::Ttft, CensoredStat::Stat(Stat::P99));
+
+    /// Every metric: the latency statistics, their censored views, the counts, then the rest.
     pub fn all() -> Vec<Metric> {
         let lat = Latency::ALL.into_iter().flat_map(|l| Stat::ALL.into_iter().map(move |s| Metric::Latency(l, s)));
-        lat.chain(Count::ALL.into_iter().map(Metric::Requests)).chain(SCALARS.iter().map(|(m, _)| *m)).collect()
+        let cen = Censorable::ALL.into_iter().flat_map(|c| CensoredStat::all().map(move |s| Metric::Censored(c, s)));
+        lat.chain(cen)
+            .chain(Count::ALL.into_iter().map(Metric::Requests))
+            .chain(SCALARS.iter().map(|(m, _)| *m))
+            .collect()
     }
 
     /// The stable name: the path of the number in the summary's JSON (`ttft_ms.p99`), or a
@@ -306,6 +405,7 @@ impl Metric {
     pub fn name(self) -> String {
         match self {
             Metric::Latency(l, s) => format!("{}.{}", l.field(), s.field()),
+            Metric::Censored(c, s) => format!("{}.{}", c.field(), s.field()),
             Metric::Requests(c) => format!("requests.{}", c.field()),
             m => SCALARS.iter().find(|(x, _)| *x == m).map(|(_, n)| n.to_string()).expect("every scalar is listed"),
         }
@@ -316,6 +416,9 @@ impl Metric {
             let l = Latency::ALL.into_iter().find(|l| l.field() == head);
             if let (Some(l), Some(s)) = (l, Stat::ALL.into_iter().find(|s| s.field() == stat)) {
                 return Some(Metric::Latency(l, s));
+            }
+            if let Some(c) = Censorable::ALL.into_iter().find(|c| c.field() == head) {
+                return CensoredStat::all().find(|s| s.field() == stat).map(|s| Metric::Censored(c, s));
             }
             if head == "requests" {
                 return Count::ALL.into_iter().find(|c| c.field() == stat).map(Metric::Requests);
@@ -328,6 +431,8 @@ impl Metric {
         match self {
             Metric::Latency(_, Stat::Count) => Unit::Requests,
             Metric::Latency(..) => Unit::Ms,
+            Metric::Censored(_, CensoredStat::Stat(Stat::Count) | CensoredStat::Censored) => Unit::Requests,
+            Metric::Censored(..) => Unit::Ms,
             Metric::Requests(c) => c.unit(),
             Metric::ThroughputTokens | Metric::ThroughputTotalTokens | Metric::GoodputTokens => Unit::TokensPerS,
             Metric::ThroughputRequests | Metric::GoodputRequests => Unit::RequestsPerS,
@@ -353,6 +458,7 @@ impl Metric {
     pub fn definition(self) -> &'static str {
         match self {
             Metric::Latency(l, _) => l.definition(),
+            Metric::Censored(c, _) => c.definition(),
             Metric::Requests(c) => c.field(),
             Metric::ThroughputTokens | Metric::ThroughputTotalTokens | Metric::ThroughputRequests => "throughput",
             Metric::GoodputRequests | Metric::GoodputTokens => "goodput",
@@ -382,6 +488,7 @@ impl Metric {
         matches!(
             self,
             Metric::Latency(..)
+                | Metric::Censored(..)
                 | Metric::Requests(_)
                 | Metric::ThroughputTokens
                 | Metric::ThroughputTotalTokens
@@ -398,6 +505,7 @@ impl Metric {
     pub fn of_class(self, c: &ClassSummary) -> Option<f64> {
         Some(match self {
             Metric::Latency(l, s) => s.of(l.of(c)),
+            Metric::Censored(l, s) => s.of(l.of(c)),
             Metric::Requests(n) => n.of(&c.requests) as f64,
             Metric::ThroughputTokens => c.throughput.output_tokens_per_s,
             Metric::ThroughputTotalTokens => c.throughput.total_tokens_per_s,

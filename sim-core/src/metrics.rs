@@ -7,15 +7,27 @@
 //!   scheduled → first token (TTFT = queue + prefill).
 //! * Goodput: requests that met every SLO of their class, per second, and their output tokens.
 //!
+//! These latencies count completed requests only (`vllm bench` does the same): a request that
+//! timed out, was rejected or was lost never enters them. Their censored views
+//! (`ttft_ms_censored`, `e2e_ms_censored`) count every request that arrived: a completed one at
+//! its latency, any other at what it is known to be at least, its age when it ended without an
+//! answer (a timed-out request's timeout) or its age now if it is still waiting or running (a
+//! request that has its first token counts its TTFT exactly). Each figure of a censored view is
+//! therefore a lower bound of the figure over every request.
+//!
 //! Percentiles come from HDR histograms (3 significant digits, microsecond resolution); means
 //! are exact sums.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// Longest latency tracked exactly: 100 simulated days, in µs.
 const MAX_TRACKED_US: u64 = 100 * 24 * 3600 * 1_000_000;
+
+/// The quantiles of a distribution: p50, p90, p95, p99.
+const QUANTILES: [f64; 4] = [0.50, 0.90, 0.95, 0.99];
 
 #[derive(Clone, Debug)]
 pub(crate) struct LatencyHist {
@@ -49,16 +61,69 @@ impl LatencyHist {
             return Dist::default();
         }
         let q = |p: f64| self.hist.value_at_quantile(p).min(self.max_us) as f64 / 1000.0;
-        Dist {
+        let [p50, p90, p95, p99] = QUANTILES.map(q);
+        Dist { count: n, mean: self.sum_us / n as f64 / 1000.0, p50, p90, p95, p99, max: self.max_us as f64 / 1000.0 }
+    }
+    /// Non-empty buckets as (highest value of the bucket, count), lowest first.
+    fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.hist.iter_recorded().map(|v| (v.value_iterated_to(), v.count_at_value()))
+    }
+
+    /// The censored view: the values recorded here (completed requests), the lower bounds in
+    /// `open` (requests that ended without an answer) and `live` (requests not ended, at their
+    /// age or exact value), of which `censored` are lower bounds. Percentiles are taken as
+    /// [`LatencyHist::dist`] takes them, over the same buckets, so with nothing but completed
+    /// requests the figures equal the completed-only ones.
+    fn censored(&self, open: &LatencyHist, live: &mut [u64], censored: u64) -> Censored {
+        let n = self.hist.len() + open.hist.len() + live.len() as u64;
+        if n == 0 {
+            return Censored::default();
+        }
+        live.sort_unstable();
+        let top = self.hist.high();
+        let done: Vec<(u64, u64)> = self.buckets().collect();
+        let gone: Vec<(u64, u64)> = open.buckets().collect();
+        let targets = QUANTILES.map(|q| ((q * n as f64).ceil() as u64).max(1));
+        let mut at = [0u64; 4];
+        let (mut i, mut j, mut l, mut k, mut seen) = (0, 0, 0, 0, 0u64);
+        while k < at.len() {
+            let key_live = live.get(l).map(|&v| self.hist.highest_equivalent(v.clamp(1, top)));
+            let (key, count) = match (done.get(i), gone.get(j), key_live) {
+                (Some(&a), b, c) if b.is_none_or(|b| a.0 <= b.0) && c.is_none_or(|c| a.0 <= c) => {
+                    i += 1;
+                    a
+                }
+                (_, Some(&b), c) if c.is_none_or(|c| b.0 <= c) => {
+                    j += 1;
+                    b
+                }
+                (_, _, Some(c)) => {
+                    l += 1;
+                    (c, 1)
+                }
+                _ => break,
+            };
+            seen += count;
+            while k < at.len() && seen >= targets[k] {
+                at[k] = key;
+                k += 1;
+            }
+        }
+        let max_us = self.max_us.max(open.max_us).max(live.last().copied().unwrap_or(0));
+        let live_sum: f64 = live.iter().map(|&v| v as f64).sum();
+        let ms = |us: u64| us.min(max_us) as f64 / 1000.0;
+        Censored {
             count: n,
-            mean: self.sum_us / n as f64 / 1000.0,
-            p50: q(0.50),
-            p90: q(0.90),
-            p95: q(0.95),
-            p99: q(0.99),
-            max: self.max_us as f64 / 1000.0,
+            censored,
+            mean: (self.sum_us + open.sum_us + live_sum) / n as f64 / 1000.0,
+            p50: ms(at[0]),
+            p90: ms(at[1]),
+            p95: ms(at[2]),
+            p99: ms(at[3]),
+            max: max_us as f64 / 1000.0,
         }
     }
+
     /// Points of the empirical CDF in ms (at most `n` points), for charts.
     fn cdf(&self, n: usize) -> Vec<(f64, f64)> {
         let total = self.hist.len();
@@ -87,7 +152,24 @@ pub struct Dist {
     pub max: f64,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// A latency over every request that arrived, the ones without an answer counted at a lower
+/// bound (see the module's introduction): every figure is at least `count` requests' figure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Censored {
+    /// Requests counted: every request that arrived, answered or not.
+    pub count: u64,
+    /// Of them, the ones counted at a lower bound (timed out, rejected, lost, or not ended).
+    pub censored: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Serialised with `ended` (completed + rejected + timed out + failed) after the fields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     pub arrived: u64,
     pub completed: u64,
@@ -102,6 +184,22 @@ pub struct Counts {
     pub oom_restarts: u64,
     /// Arrived and not yet ended.
     pub in_flight: u64,
+}
+
+impl Serialize for Counts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Counts", 9)?;
+        st.serialize_field("arrived", &self.arrived)?;
+        st.serialize_field("completed", &self.completed)?;
+        st.serialize_field("rejected", &self.rejected)?;
+        st.serialize_field("timed_out", &self.timed_out)?;
+        st.serialize_field("failed", &self.failed)?;
+        st.serialize_field("preempted", &self.preempted)?;
+        st.serialize_field("oom_restarts", &self.oom_restarts)?;
+        st.serialize_field("in_flight", &self.in_flight)?;
+        st.serialize_field("ended", &self.ended())?;
+        st.end()
+    }
 }
 
 impl Counts {
@@ -169,6 +267,10 @@ pub struct ClassSummary {
     pub e2e_ms: Dist,
     pub queue_ms: Dist,
     pub prefill_ms: Dist,
+    /// TTFT over every request that arrived, lower bounds for those without a first token.
+    pub ttft_ms_censored: Censored,
+    /// E2E over every request that arrived, lower bounds for those without an answer.
+    pub e2e_ms_censored: Censored,
     pub throughput: Throughput,
     pub goodput: Goodput,
 }
@@ -220,6 +322,13 @@ pub(crate) struct ClassMetrics {
     pub e2e: LatencyHist,
     pub queue: LatencyHist,
     pub prefill: LatencyHist,
+    /// TTFT of requests that ended without an answer: exact if they had a first token (lost
+    /// later), else their age when they ended (a lower bound); `ttft_open_censored` of them are
+    /// lower bounds.
+    pub ttft_open: LatencyHist,
+    pub ttft_open_censored: u64,
+    /// Age when they ended of requests that ended without an answer (a lower bound of E2E).
+    pub e2e_open: LatencyHist,
     pub input_tokens_done: u64,
     pub output_tokens_done: u64,
     pub good_requests: u64,
@@ -236,6 +345,9 @@ impl ClassMetrics {
             e2e: LatencyHist::new(),
             queue: LatencyHist::new(),
             prefill: LatencyHist::new(),
+            ttft_open: LatencyHist::new(),
+            ttft_open_censored: 0,
+            e2e_open: LatencyHist::new(),
             input_tokens_done: 0,
             output_tokens_done: 0,
             good_requests: 0,
@@ -247,9 +359,12 @@ impl ClassMetrics {
         self.counts.ended()
     }
 
-    pub(crate) fn summary(&self, duration_s: f64) -> ClassSummary {
+    /// The summary at `duration_s`, with the requests not ended yet in `live`.
+    pub(crate) fn summary(&self, duration_s: f64, live: &mut Live) -> ClassSummary {
         let d = if duration_s > 0.0 { duration_s } else { f64::INFINITY };
         let ended = self.ended();
+        let ttft_censored = self.ttft_open_censored + live.ttft_censored;
+        let e2e_censored = self.e2e_open.hist.len() + live.e2e.len() as u64;
         ClassSummary {
             requests: self.counts,
             ttft_ms: self.ttft.dist(),
@@ -258,6 +373,8 @@ impl ClassMetrics {
             e2e_ms: self.e2e.dist(),
             queue_ms: self.queue.dist(),
             prefill_ms: self.prefill.dist(),
+            ttft_ms_censored: self.ttft.censored(&self.ttft_open, &mut live.ttft, ttft_censored),
+            e2e_ms_censored: self.e2e.censored(&self.e2e_open, &mut live.e2e, e2e_censored),
             throughput: Throughput {
                 output_tokens_per_s: self.output_tokens_done as f64 / d,
                 total_tokens_per_s: (self.output_tokens_done + self.input_tokens_done) as f64 / d,
@@ -276,6 +393,24 @@ impl ClassMetrics {
     }
     pub(crate) fn tpot_cdf(&self, n: usize) -> Vec<(f64, f64)> {
         self.tpot.cdf(n)
+    }
+}
+
+/// Requests of a class not ended yet, for the censored views: their TTFT (exact once they have
+/// a first token, else their age: `ttft_censored` of them) and their age (E2E's lower bound), µs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Live {
+    pub ttft: Vec<u64>,
+    pub ttft_censored: u64,
+    pub e2e: Vec<u64>,
+}
+
+impl Live {
+    /// A request that arrived `age` µs ago, with its TTFT if it has a first token.
+    pub(crate) fn add(&mut self, age: u64, ttft: Option<u64>) {
+        self.ttft.push(ttft.unwrap_or(age));
+        self.ttft_censored += ttft.is_none() as u64;
+        self.e2e.push(age);
     }
 }
 
@@ -415,6 +550,72 @@ mod tests {
         assert!((d.p99 - 990.0).abs() / 990.0 < 0.002, "{}", d.p99);
         assert!((d.mean - 500.05).abs() < 1e-9);
         assert_eq!(d.max, 1000.0);
+    }
+
+    fn hist(values: &[u64]) -> LatencyHist {
+        let mut h = LatencyHist::new();
+        values.iter().for_each(|&v| h.record(v));
+        h
+    }
+
+    fn quantiles(c: &Censored) -> [f64; 5] {
+        [c.p50, c.p90, c.p95, c.p99, c.max]
+    }
+
+    #[test]
+    fn censored_counts_timeouts_at_their_timeout() {
+        // one answered at 80 ms, two timed out at 2 s, one still waiting for 500 ms
+        let done = hist(&[80_000]);
+        let open = hist(&[2_000_000, 2_000_000]);
+        let c = done.censored(&open, &mut [500_000], 3);
+        assert_eq!((c.count, c.censored), (4, 3));
+        // ranks: p50 → 2nd of 4 (500 ms, reported as the top of its 3-digit bucket, as every
+        // percentile is), p90/p95/p99 → 4th (2 s, the largest value)
+        assert_eq!(c.p50, 500.223);
+        assert_eq!((c.p90, c.p95, c.p99, c.max), (2000.0, 2000.0, 2000.0, 2000.0));
+        assert_eq!(c.mean, (80.0 + 4000.0 + 500.0) / 4.0);
+        assert_eq!(done.dist().p99, 80.0);
+    }
+
+    proptest::proptest! {
+        /// With nothing censored, the censored view is the completed-only distribution.
+        #[test]
+        fn nothing_censored_is_the_completed_distribution(v in proptest::collection::vec(1u64..10_000_000, 1..300)) {
+            let (h, c) = (hist(&v), hist(&v).censored(&LatencyHist::new(), &mut [], 0));
+            let d = h.dist();
+            proptest::prop_assert_eq!(quantiles(&c), [d.p50, d.p90, d.p95, d.p99, d.max]);
+            proptest::prop_assert_eq!((c.count, c.mean), (d.count, d.mean));
+        }
+
+        /// A lower bound: whatever the requests without an answer would have taken (at least
+        /// their bound), every figure over all requests is at least the censored one; and when
+        /// every bound is at least a completed-only percentile, the censored percentile is at
+        /// least that percentile.
+        #[test]
+        fn censored_figures_are_lower_bounds(
+            done in proptest::collection::vec(1u64..10_000_000, 1..200),
+            open in proptest::collection::vec((1u64..10_000_000, 0u64..10_000_000), 0..100),
+            live in proptest::collection::vec((1u64..10_000_000, 0u64..10_000_000), 0..100),
+        ) {
+            let gone = hist(&open.iter().map(|o| o.0).collect::<Vec<_>>());
+            let mut ages: Vec<u64> = live.iter().map(|l| l.0).collect();
+            let c = hist(&done).censored(&gone, &mut ages, (open.len() + live.len()) as u64);
+            let truth: Vec<u64> = done.iter().copied().chain(open.iter().chain(&live).map(|(b, more)| b + more)).collect();
+            let t = hist(&truth).dist();
+            let (cq, tq) = (quantiles(&c), [t.p50, t.p90, t.p95, t.p99, t.max]);
+            for k in 0..5 {
+                proptest::prop_assert!(cq[k] <= tq[k], "figure {k}: {} > {}", cq[k], tq[k]);
+            }
+            proptest::prop_assert!(c.mean <= t.mean + 1e-9);
+            let d = hist(&done).dist();
+            let bounds = open.iter().chain(&live).map(|o| o.0 as f64 / 1000.0);
+            let low = bounds.fold(f64::INFINITY, f64::min);
+            for (k, dq) in [d.p50, d.p90, d.p95, d.p99, d.max].into_iter().enumerate() {
+                if low >= dq {
+                    proptest::prop_assert!(cq[k] >= dq, "figure {k}: {} < {}", cq[k], dq);
+                }
+            }
+        }
     }
 
     #[test]

@@ -121,3 +121,39 @@ fn kv_bytes_per_token_is_grouped_query_aware() {
     // fp8 KV halves it
     assert_eq!(sim_core::memory::kv_bytes_per_token(&m, 1.0), 163_840.0);
 }
+
+#[test]
+fn censored_ttft_counts_two_timeouts_at_their_timeout() {
+    // one sequence at a time and a 500 ms queue timeout: request 0 runs (its 400 tokens take
+    // about 3 s), requests 1 and 2 wait and time out at exactly 500 ms
+    let mut s = common::llama8b(r#", "queue_timeout_ms": 500"#, ONE);
+    s.scheduler.max_num_seqs = 1;
+    let csv = "arrival_s,input_len,output_len\n0,1000,400\n0,1000,400\n0,1000,400\n";
+    let mut sim = common::with_trace(&s, csv);
+    let prefill = prefill_us(&sim, 1, 1000);
+
+    // at 300 ms: request 0 has its first token, the other two are 300 ms old and waiting
+    sim.advance_to(300_000);
+    let live = sim.summary();
+    let (t, e) = (live.all.ttft_ms_censored, live.all.e2e_ms_censored);
+    assert_eq!((live.all.ttft_ms.count, t.count, t.censored), (0, 3, 2));
+    assert_eq!((t.p50, t.p99, t.max), (300.0, 300.0, 300.0));
+    assert_eq!(t.mean, (prefill + 600_000) as f64 / 3.0 / 1000.0);
+    assert_eq!((e.count, e.censored, e.p99), (3, 3, 300.0));
+
+    let sum = sim.run_to_end();
+    let r = sum.all.requests;
+    assert_eq!((r.completed, r.timed_out, r.ended()), (1, 2, 3));
+    // completed only: one request, its prefill; censored: {prefill, 500, 500}
+    assert_eq!((sum.all.ttft_ms.count, sum.all.ttft_ms.p99), (1, prefill as f64 / 1000.0));
+    let t = sum.all.ttft_ms_censored;
+    assert_eq!((t.count, t.censored), (3, 2));
+    assert_eq!((t.p50, t.p99, t.max), (500.0, 500.0, 500.0));
+    assert_eq!(t.mean, (prefill + 1_000_000) as f64 / 3.0 / 1000.0);
+    // E2E: the completed one's E2E is above 500 ms, so it is the p99 (and the max)
+    let e = sum.all.e2e_ms_censored;
+    assert_eq!((e.count, e.censored, e.max), (3, 2, sum.all.e2e_ms.max));
+    // 500 ms reported as the top of its 3-digit bucket, as every percentile is
+    assert_eq!(e.p50, 500.223);
+    assert_eq!(e.p99, sum.all.e2e_ms.p99);
+}

@@ -98,6 +98,27 @@ prop_compose! {
     }
 }
 
+/// The censored views count every arrival, the unanswered ones at a lower bound: E2E's
+/// censored ones are exactly the requests not completed, TTFT's at most those; with none
+/// censored they equal the completed-only figures; they are ordered; their max is at least the
+/// completed-only max.
+fn censored_views_hold(sum: &sim_core::Summary) -> Result<(), TestCaseError> {
+    for c in std::iter::once(&sum.all).chain(sum.classes.values()) {
+        let r = c.requests;
+        for (d, v) in [(c.ttft_ms, c.ttft_ms_censored), (c.e2e_ms, c.e2e_ms_censored)] {
+            prop_assert_eq!(v.count, r.arrived);
+            prop_assert!(v.censored <= r.arrived - r.completed);
+            prop_assert!(v.p50 <= v.p90 && v.p90 <= v.p95 && v.p95 <= v.p99 && v.p99 <= v.max, "{:?}", v);
+            prop_assert!(v.max >= d.max);
+            if v.censored == 0 && r.arrived == r.completed {
+                prop_assert_eq!([v.p50, v.p90, v.p95, v.p99, v.max], [d.p50, d.p90, d.p95, d.p99, d.max]);
+            }
+        }
+        prop_assert_eq!(c.e2e_ms_censored.censored, r.arrived - r.completed);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -123,9 +144,13 @@ proptest! {
             if let Err(e) = sim.check_invariants() {
                 prop_assert!(false, "after event {events}: {e}");
             }
+            if events % 199 == 0 {
+                censored_views_hold(&sim.summary())?;
+            }
             prop_assert!(events <= bound, "no termination after {events} events");
         }
         let sum = sim.summary();
+        censored_views_hold(&sum)?;
         let r = sum.all.requests;
         prop_assert_eq!(r.arrived, total);
         prop_assert_eq!(r.arrived, r.completed + r.rejected + r.timed_out + r.failed + r.in_flight);

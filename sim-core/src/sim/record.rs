@@ -6,7 +6,7 @@ use super::events::Micros;
 use super::requests::Req;
 use super::view::{Ending, RecentEnding};
 use crate::memory::HbmPlan;
-use crate::metrics::{ClassMetrics, ClassSummary, Cost, Memory, Outcome, RequestRecord, Series, Summary};
+use crate::metrics::{ClassMetrics, ClassSummary, Cost, Live, Memory, Outcome, RequestRecord, Series, Summary};
 use crate::scenario::{Scenario, Slo};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -95,9 +95,17 @@ impl Recorder {
                         m.good_output_tokens += r.output as u64;
                     }
                 }
-                Outcome::Rejected => m.counts.rejected += 1,
-                Outcome::TimedOut => m.counts.timed_out += 1,
-                Outcome::Failed => m.counts.failed += 1,
+                Outcome::Rejected | Outcome::TimedOut | Outcome::Failed => {
+                    match outcome {
+                        Outcome::Rejected => m.counts.rejected += 1,
+                        Outcome::TimedOut => m.counts.timed_out += 1,
+                        _ => m.counts.failed += 1,
+                    }
+                    // no answer: at least as long as it waited (its TTFT if it had a first token)
+                    m.ttft_open.record(ttft_us.unwrap_or(e2e_us));
+                    m.ttft_open_censored += ttft_us.is_none() as u64;
+                    m.e2e_open.record(e2e_us);
+                }
             }
         }
         if outcome == Outcome::Completed {
@@ -185,17 +193,32 @@ impl Recorder {
     }
 
     /// The summary at `now`: metrics so far, the memory plan with the KV peak, and the cost.
-    pub fn summary(&self, now: Micros, plan: &HbmPlan, kv_peak_tokens: u64, usd_per_hour: f64) -> Summary {
+    /// `live` holds each request not ended yet: its class, arrival and first token.
+    pub fn summary(
+        &self,
+        now: Micros,
+        live: impl Iterator<Item = (u16, Micros, Option<Micros>)>,
+        plan: &HbmPlan,
+        kv_peak_tokens: u64,
+        usd_per_hour: f64,
+    ) -> Summary {
         let duration_s = now as f64 / 1e6;
+        let mut open: Vec<Live> = vec![Live::default(); self.metrics.len()];
+        let mut open_total = Live::default();
+        for (class, arrival, first) in live {
+            let (age, ttft) = (now.saturating_sub(arrival), first.map(|t| t.saturating_sub(arrival)));
+            open[class as usize].add(age, ttft);
+            open_total.add(age, ttft);
+        }
         let mut classes = BTreeMap::new();
         let mut inflight_total = 0;
         for (i, m) in self.metrics.iter().enumerate() {
-            let mut cs = m.summary(duration_s);
+            let mut cs = m.summary(duration_s, &mut open[i]);
             cs.requests.in_flight = m.counts.arrived - m.ended();
             inflight_total += cs.requests.in_flight;
             classes.insert(self.class_names[i].clone(), cs);
         }
-        let t = self.total.summary(duration_s);
+        let t = self.total.summary(duration_s, &mut open_total);
         let mut requests = t.requests;
         requests.in_flight = inflight_total;
         let cost_usd = usd_per_hour * duration_s / 3600.0;

@@ -324,7 +324,8 @@ impl Replica {
     // ---------------------------------------------------------------- reading
 
     pub fn summary(&self, now: Micros) -> crate::metrics::Summary {
-        self.rec.summary(now, &self.plan, self.pool.peak() * self.pool.unit_tokens(), self.usd_per_hour)
+        let live = self.reqs.live().map(|r| (r.class, r.arrival, r.first_token));
+        self.rec.summary(now, live, &self.plan, self.pool.peak() * self.pool.unit_tokens(), self.usd_per_hour)
     }
 
     pub fn plan(&self) -> &HbmPlan {

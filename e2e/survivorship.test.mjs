@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { artifact, parseShown, selectPreset, sleep, tid, useLab } from './lib.mjs';
+
+describe('honest live numbers', { timeout: 180_000 }, () => {
+  const lab = useLab({
+    ready: async (page) => {
+      await page.locator('h1', { hasText: 'LLM Serving Lab' }).waitFor({ timeout: 15_000 });
+      await page.locator(tid('stage')).first().waitFor();
+    },
+  });
+
+  test('survivorship: static batching at 30 req/s with a queue timeout shows "over N of M" and a red ≥ lower bound', async () => {
+    const { page, errors } = await lab.open('', { viewport: { width: 1280, height: 720 } });
+    await selectPreset(page, 'static-batching');
+    const rate = page.locator(tid('field-classes[0].arrival.rate_per_s'));
+    await rate.fill('30');
+    await rate.press('Enter');
+    // the queue timeout switched on: its default, 2 s
+    await page.locator(tid('toggle-scheduler.queue_timeout_ms')).check();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="field-scheduler.queue_timeout_ms"]')?.value === '2000',
+    );
+    await page.locator(tid('speed-10')).click();
+    // wait until requests have timed out
+    await page.waitForFunction(
+      () => Number((document.querySelector('[data-testid="count-timed-out"]')?.textContent ?? '0').replace(/,/g, '')) >= 30,
+      null,
+      { timeout: 60_000 },
+    );
+    await page.locator(tid('speed-1')).click();
+    // pause, so that the numbers read and the screenshot are the same moment
+    await page.locator(tid('play')).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-state"]')?.dataset.state !== 'playing');
+    await sleep(400);
+    // one reading of the panel (a calm tick can land between two locator reads)
+    const seen = await page.evaluate(() => {
+      const panel = document.querySelector('[data-testid="metrics-a"]');
+      const el = (id) => panel.querySelector(`[data-testid="${id}"]`);
+      const num = (id) => Number((el(id)?.textContent ?? '').replace(/,/g, ''));
+      return {
+        over: el('metric-ttft-over').textContent,
+        all: el('metric-ttft-censored-over').textContent,
+        p99: el('metric-ttft-p99').textContent,
+        p99Red: el('metric-ttft-p99').classList.contains('over'),
+        bound: el('metric-ttft-censored-p99').textContent,
+        boundRed: el('metric-ttft-censored-p99').classList.contains('over'),
+        boundColour: getComputedStyle(el('metric-ttft-censored-p99')).color,
+        sloMissed: el('metric-ttft-slo').classList.contains('missed'),
+        completed: num('count-completed'),
+        timedOut: num('count-timed-out'),
+        rejected: num('count-rejected'),
+        failed: num('count-failed'),
+        inFlight: num('count-in-flight'),
+      };
+    });
+    const detail = JSON.stringify(seen);
+    const over = seen.over.replace(/,/g, '').match(/over (\d+) of (\d+) ended/);
+    assert.ok(over, `the TTFT row says how many requests it is over: ${detail}`);
+    const [n, m] = [Number(over[1]), Number(over[2])];
+    assert.equal(n, seen.completed, `over the completed ones: ${detail}`);
+    assert.equal(m, seen.completed + seen.timedOut + seen.rejected + seen.failed, `of the ended ones: ${detail}`);
+    assert.ok(seen.timedOut > n, `most ended requests timed out: ${detail}`);
+    const all = seen.all.replace(/,/g, '').match(/all (\d+) arrived · (\d+) at a lower bound/);
+    assert.ok(all, `the censored row says what it counts: ${detail}`);
+    assert.equal(Number(all[1]), m + seen.inFlight, detail);
+    assert.ok(Number(all[2]) >= seen.timedOut, detail);
+    // the lower bound: "≥", at least the 2 s timeout, red against the 500 ms SLO
+    assert.match(seen.bound, /^≥ /, detail);
+    assert.ok(parseShown(seen.bound) >= 1999, detail);
+    assert.ok(seen.boundRed, `the lower bound misses the SLO and is red: ${detail}`);
+    assert.equal(seen.boundColour, await page.evaluate(() => {
+      const probe = document.createElement('span');
+      probe.style.color = 'var(--danger)';
+      document.body.append(probe);
+      const c = getComputedStyle(probe).color;
+      probe.remove();
+      return c;
+    }), `shown in the danger colour: ${detail}`);
+    assert.ok(seen.sloMissed, `the row's SLO tag is marked missed: ${detail}`);
+    // the completed-only p99 is red only if it misses by itself
+    assert.equal(seen.p99Red, parseShown(seen.p99) > 500, detail);
+
+    // the definition is one focus away and says it is a lower bound
+    const term = page.locator(`${tid('metrics-a')} tr.censored .term`).first();
+    await term.focus();
+    const def = term.locator('.def');
+    await def.waitFor({ state: 'visible' });
+    assert.match(await def.textContent(), /lower bound/);
+    assert.match(await def.textContent(), /survivorship/);
+    await page.locator(tid('metrics-a')).screenshot({ path: await artifact('survivorship-metrics-1280x720.png') });
+    await page.screenshot({ path: await artifact('survivorship-1280x720.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
