@@ -30,7 +30,7 @@ mod safe_zone;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
-pub use cost_per_good_token::COST_GPUS;
+pub use cost_per_good_token::{CostGpu, COST_GPUS};
 pub use safe_zone::SAFE_ZONE_RATES;
 
 /// The lessons, in teaching order.

@@ -10,6 +10,7 @@ mod mean_hides_tail;
 mod mixed_traffic;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
+mod cost_per_good_token;
 
 use sim_core::lessons::Outcome;
 use sim_core::Summary;
@@ -28,6 +29,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("ttft-vs-tpot", ttft_vs_tpot::check),
     ("mixed-traffic", mixed_traffic::check),
     ("tpot-vs-itl", tpot_vs_itl::check),
+    ("cost-per-good-token", cost_per_good_token::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
