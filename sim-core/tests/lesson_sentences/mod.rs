@@ -11,6 +11,7 @@ mod mixed_traffic;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
 mod cost_per_good_token;
+mod safe_zone;
 
 use sim_core::lessons::Outcome;
 use sim_core::Summary;
@@ -30,6 +31,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("mixed-traffic", mixed_traffic::check),
     ("tpot-vs-itl", tpot_vs_itl::check),
     ("cost-per-good-token", cost_per_good_token::check),
+    ("safe-zone", safe_zone::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
