@@ -93,4 +93,33 @@ describe('honest live numbers', { timeout: 180_000 }, () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test('a memory setting that does not fit suggests the smallest value that fits, beside the field', async () => {
+    const { page, errors } = await lab.open('', { viewport: { width: 1280, height: 720 } });
+    const field = page.locator(tid('field-gpu_memory_utilization'));
+    await field.fill('0.2');
+    await field.press('Enter');
+    const hint = page.locator(tid('fix-gpu_memory_utilization'));
+    await hint.waitFor({ timeout: 10_000 });
+    const text = await hint.textContent();
+    const m = text.match(/least that fits is (0\.\d+)/);
+    assert.ok(m, `the hint names the least utilisation that fits: ${text}`);
+    const least = Number(m[1]);
+    assert.ok(least > 0.2 && least < 0.3, `not 0.95: ${text}`);
+    // beside the field: just under it, in the same column, both on screen
+    await field.scrollIntoViewIfNeeded();
+    const [f, h] = [await field.boundingBox(), await hint.boundingBox()];
+    const detail = JSON.stringify({ field: f, hint: h });
+    assert.ok(h.y >= f.y && h.y - (f.y + f.height) < 40, `the hint sits right under the field: ${detail}`);
+    assert.ok(h.x < f.x + f.width && h.x + h.width > f.x - 200, `in the field's column: ${detail}`);
+    assert.ok(h.y + h.height <= 720 && f.y >= 0, `both on screen: ${detail}`);
+    await page.screenshot({ path: await artifact('fix-beside-field-1280x720.png') });
+    // using it makes the configuration run
+    await page.locator(tid('apply-fix-gpu_memory_utilization')).click();
+    await page.locator(tid('config-error')).waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await field.inputValue(), String(least));
+    assert.equal(await hint.count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

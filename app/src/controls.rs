@@ -124,7 +124,9 @@ pub fn section_view(run: Run, section: Section, class: usize, wrap: Option<&'sta
         in_section(section)
             .map(|ctl| {
                 let applies = Memo::new(move |_| draft.with(|s| ctl.applies_to(s, class)));
-                move || applies.get().then(|| view! { <ControlField run=run ctl=ctl class=class/> })
+                move || {
+                    applies.get().then(|| view! { <ControlField run=run ctl=ctl class=class/> {fix_hint(run, ctl)} })
+                }
             })
             .collect_view()
     };
@@ -135,6 +137,57 @@ pub fn section_view(run: Run, section: Section, class: usize, wrap: Option<&'sta
             (move || any.get().then(|| view! { <div class=wrap>{fields()}</div> })).into_any()
         }
     }
+}
+
+/// The settings sim-core can suggest a value for when the draft does not fit in memory.
+const FIXABLE: [&str; 4] = ["num_gpus", "dtype", "gpu_memory_utilization", "max_model_len"];
+
+/// Under a memory setting, while the draft does not fit: the smallest value of this setting that
+/// fits (sim-core's `memory::fixes`, found with its own fit check), with a button that sets it.
+fn fix_hint(run: Run, ctl: &'static Control) -> Option<impl IntoView> {
+    FIXABLE.contains(&ctl.setting).then(|| {
+        let ui = use_ui();
+        let draft = ui.drafts[run.index()];
+        let fix = Memo::new(move |_| {
+            // only a draft that cannot run is searched
+            ui.errors[run.index()]
+                .with(|e| e.is_some())
+                .then(|| draft.with(|s| sim_core::memory::fixes(s).into_iter().find(|f| f.setting == ctl.setting)))?
+        });
+        move || {
+            fix.get().map(|f| {
+                let shown = match &f.value {
+                    sim_core::settings::Value::Number(x) => format::plain(*x),
+                    sim_core::settings::Value::Text(t) => t.clone(),
+                    _ => String::new(),
+                };
+                let key = match f.bound {
+                    _ if ctl.setting == "num_gpus" => "ctl.fix_gpus",
+                    sim_core::memory::Bound::AtLeast => "ctl.fix_at_least",
+                    sim_core::memory::Bound::AtMost => "ctl.fix_at_most",
+                    sim_core::memory::Bound::Exactly => "ctl.fix_exactly",
+                };
+                let value = f.value.clone();
+                view! {
+                    <p class="fix small" role="status" data-testid=format!("fix-{}", ctl.id)>
+                        {tf(key, &[("value", shown.clone())])} " "
+                        <button
+                            class="btn small-btn"
+                            data-testid=format!("apply-fix-{}", ctl.id)
+                            on:click=move |_| {
+                                let v = value.clone();
+                                draft.update(|s| {
+                                    if let Some(row) = sim_core::settings::find(ctl.setting) {
+                                        let _ = row.set(s, 0, &v);
+                                    }
+                                });
+                            }
+                        >{tf("ctl.fix_use", &[("value", shown)])}</button>
+                    </p>
+                }
+            })
+        }
+    })
 }
 
 /// The controls of the draft being edited.

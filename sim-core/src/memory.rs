@@ -12,6 +12,7 @@
 
 use crate::catalog::{GpuSpec, ModelSpec};
 use crate::scenario::{KvLayout, Scenario, ScenarioError};
+use crate::settings::Value;
 use serde::Serialize;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
@@ -101,8 +102,71 @@ pub fn runtime_per_gpu(tp: u32) -> f64 {
     (if tp > 1 { CUDA_CONTEXT_TP_BYTES } else { CUDA_CONTEXT_BYTES }) + CUDA_GRAPH_BYTES
 }
 
+/// One change of one setting that would make a scenario that does not fit in memory fit: the
+/// smallest such change, found with the plan's own fit check ([`HbmPlan::fits`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fix {
+    /// The `settings` row (`gpu_memory_utilization`).
+    pub setting: &'static str,
+    /// The value that fits.
+    pub value: Value,
+    /// How the value relates to the ones that fit: the least (`AtLeast`: utilisation, GPUs),
+    /// the most (`AtMost`: max_model_len), or just this one (`Exactly`: dtype fp8).
+    pub bound: Bound,
+}
+
+/// Whether a [`Fix`]'s value is the least or the most that fits, or the one choice that does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    AtLeast,
+    AtMost,
+    Exactly,
+}
+
+impl Fix {
+    /// `gpu_memory_utilization ≥ 0.22`, `num_gpus = 2`, `scheduler.max_model_len ≤ 4096`,
+    /// `dtype = fp8`: the setting's JSON path and the value.
+    pub fn describe(&self) -> String {
+        let path = crate::settings::find(self.setting).map_or(self.setting, |r| r.path);
+        let value = match &self.value {
+            Value::Number(x) => crate::settings::fmt_num(*x),
+            Value::Text(t) => t.clone(),
+            v => format!("{v:?}"),
+        };
+        let op = match (self.bound, self.setting) {
+            // num_gpus takes only 1, 2, 4 or 8: the fewest that fit is the one to name
+            (_, "num_gpus") | (Bound::Exactly, _) => "=",
+            (Bound::AtLeast, _) => "≥",
+            (Bound::AtMost, _) => "≤",
+        };
+        format!("{path} {op} {value}")
+    }
+}
+
+/// The smallest changes that make `s` fit in memory, one per setting that can (more GPUs, fp8,
+/// more utilisation, a shorter max_model_len); empty when it fits, when nothing of these makes
+/// it fit, or when its model or GPU is unknown.
+pub fn fixes(s: &Scenario) -> Vec<Fix> {
+    match (s.model_spec(), s.gpu_spec()) {
+        (Ok(m), Ok(g)) if !HbmPlan::plan(s, &m, &g).fits() => HbmPlan::plan(s, &m, &g).fixes(s, &m, &g),
+        _ => Vec::new(),
+    }
+}
+
 impl HbmPlan {
     pub fn new(s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> Result<HbmPlan, ScenarioError> {
+        let plan = HbmPlan::plan(s, model, gpu);
+        if !plan.starts() {
+            return Err(ScenarioError::one("", plan.cannot_start_message(s)));
+        }
+        if !plan.holds_one_sequence() {
+            return Err(ScenarioError::one("", plan.does_not_fit_message(s, model, gpu)));
+        }
+        Ok(plan)
+    }
+
+    /// The split, whether or not it fits ([`HbmPlan::fits`] says).
+    fn plan(s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> HbmPlan {
         let tp = s.num_gpus as f64;
         let capacity = gpu.hbm_bytes * tp;
         let weights = model.params_total * s.dtype.bytes();
@@ -120,7 +184,7 @@ impl HbmPlan {
         let usable = capacity * s.gpu_memory_utilization;
         let kv_capacity = usable - weights - activation;
         let physical = capacity - runtime - other - weights - activation;
-        let plan = HbmPlan {
+        HbmPlan {
             capacity_bytes: capacity,
             weights_bytes: weights,
             activation_bytes: activation,
@@ -134,15 +198,62 @@ impl HbmPlan {
             block_size: sched.block_size,
             layout: sched.kv_layout,
             max_model_len: sched.max_model_len,
+        }
+    }
+
+    /// The KV pool holds one sequence of max_model_len tokens.
+    fn holds_one_sequence(&self) -> bool {
+        self.kv_capacity_tokens >= self.max_model_len as u64
+    }
+
+    /// The server starts and its KV pool holds one sequence: what [`HbmPlan::new`] accepts.
+    pub fn fits(&self) -> bool {
+        self.starts() && self.holds_one_sequence()
+    }
+
+    /// The smallest change of each setting that makes `s` fit, found with [`HbmPlan::fits`]:
+    /// the fewest GPUs, fp8, the least utilisation (on the setting's 0.01 grid), the longest
+    /// max_model_len.
+    fn fixes(&self, s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> Vec<Fix> {
+        let fits = |t: &Scenario| HbmPlan::plan(t, model, gpu).fits();
+        let with = |f: &dyn Fn(&mut Scenario)| {
+            let mut t = s.clone();
+            f(&mut t);
+            t
         };
-        if !plan.starts() {
-            return Err(ScenarioError::one("", plan.cannot_start_message(s)));
+        let fix = |setting, value, bound| Fix { setting, value, bound };
+        let mut out = Vec::new();
+        let gpus = [1u32, 2, 4, 8].into_iter().filter(|&n| n > s.num_gpus);
+        if let Some(n) = gpus.into_iter().find(|&n| fits(&with(&|t| t.num_gpus = n))) {
+            out.push(fix("num_gpus", Value::Number(n as f64), Bound::AtLeast));
         }
-        let need = sched.max_model_len as u64;
-        if plan.kv_capacity_tokens < need {
-            return Err(ScenarioError::one("", plan.does_not_fit_message(s, model, gpu)));
+        if s.dtype != crate::catalog::Dtype::Fp8
+            && gpu.fp8_flops.is_some()
+            && fits(&with(&|t| t.dtype = crate::catalog::Dtype::Fp8))
+        {
+            out.push(fix("dtype", Value::Text(crate::catalog::Dtype::Fp8.name().to_string()), Bound::Exactly));
         }
-        Ok(plan)
+        // the utilisation grid is the setting's step, 0.01: hundredths above the current value
+        let first = (s.gpu_memory_utilization * 100.0 + 1e-9).floor() as u32 + 1;
+        let least = (first..=100).map(|k| k as f64 / 100.0).find(|&u| fits(&with(&|t| t.gpu_memory_utilization = u)));
+        if let Some(u) = least {
+            out.push(fix("gpu_memory_utilization", Value::Number(u), Bound::AtLeast));
+        }
+        // max_model_len: the longest that fits, by bisection (a shorter one never fits less)
+        let len_fits = |n: u32| fits(&with(&|t| t.scheduler.max_model_len = n));
+        if self.starts() && s.scheduler.max_model_len > 2 && len_fits(2) {
+            let (mut lo, mut hi) = (2u32, s.scheduler.max_model_len); // lo fits, hi does not
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if len_fits(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            out.push(fix("max_model_len", Value::Number(lo as f64), Bound::AtMost));
+        }
+        out
     }
 
     /// What must fit in the headroom: the CUDA context, the CUDA graphs and other processes.
@@ -202,39 +313,7 @@ impl HbmPlan {
                 s.scheduler.max_model_len
             )
         };
-        let mut fixes = Vec::new();
-        for n in [1u32, 2, 4, 8] {
-            if n <= s.num_gpus {
-                continue;
-            }
-            let mut t = s.clone();
-            t.num_gpus = n;
-            if HbmPlan::new(&t, model, gpu).is_ok() {
-                fixes.push(format!("num_gpus = {n}"));
-                break;
-            }
-        }
-        if s.dtype != crate::catalog::Dtype::Fp8 && gpu.fp8_flops.is_some() {
-            let mut t = s.clone();
-            t.dtype = crate::catalog::Dtype::Fp8;
-            if HbmPlan::new(&t, model, gpu).is_ok() {
-                fixes.push("dtype = fp8".to_string());
-            }
-        }
-        if s.gpu_memory_utilization < 0.95 {
-            let mut t = s.clone();
-            t.gpu_memory_utilization = 0.95;
-            if HbmPlan::new(&t, model, gpu).is_ok() {
-                fixes.push("gpu_memory_utilization = 0.95 (less headroom)".to_string());
-            }
-        }
-        if self.weights_bytes + self.activation_bytes <= usable {
-            let mut t = s.clone();
-            t.scheduler.max_model_len = (self.kv_capacity_tokens as u32).max(2);
-            if t.scheduler.max_model_len >= 2 && HbmPlan::new(&t, model, gpu).is_ok() {
-                fixes.push(format!("scheduler.max_model_len ≤ {}", self.kv_capacity_tokens));
-            }
-        }
+        let fixes: Vec<String> = self.fixes(s, model, gpu).iter().map(Fix::describe).collect();
         if fixes.is_empty() {
             format!("does not fit: {why}; no setting of num_gpus, dtype or utilisation makes it fit on {}", gpu.id)
         } else {
@@ -330,5 +409,49 @@ mod tests {
         s.other_process_gib = 3.0;
         let e = HbmPlan::new(&s, &m, &g).unwrap_err().to_string();
         assert!(e.contains("other processes hold 3.00 GiB") && e.contains("other_process_gib ≤ 2.94"), "{e}");
+    }
+
+    #[test]
+    fn the_suggested_fix_is_the_smallest_that_fits() {
+        // Llama-3-8B on one H100 at gpu_memory_utilization 0.2: the budget (16 GiB) barely
+        // holds the weights
+        let mut s = crate::presets::find("chat-latency-first").unwrap().scenario();
+        s.gpu_memory_utilization = 0.2;
+        let (m, g) = (s.model_spec().unwrap(), s.gpu_spec().unwrap());
+        let e = HbmPlan::new(&s, &m, &g).unwrap_err().to_string();
+        let found = fixes(&s);
+        let util = found.iter().find(|f| f.setting == "gpu_memory_utilization").expect("a utilisation fits");
+        let Value::Number(u) = util.value else { panic!("{util:?}") };
+        assert_eq!(util.bound, Bound::AtLeast);
+        assert!(u < 0.3, "the least utilisation that fits, not the most: {u}");
+        let at = |u: f64| {
+            let mut t = s.clone();
+            t.gpu_memory_utilization = u;
+            t
+        };
+        assert!(HbmPlan::new(&at(u), &m, &g).is_ok(), "{u} fits");
+        assert!(HbmPlan::new(&at(u - 0.01), &m, &g).is_err(), "{} does not", u - 0.01);
+        assert!(fixes(&at(u)).is_empty());
+        assert!(e.contains(&format!("gpu_memory_utilization ≥ {}", crate::settings::fmt_num(u))), "{e}");
+        assert!(!e.contains("0.95"), "{e}");
+        // more GPUs: the fewest that fit
+        let gpus = found.iter().find(|f| f.setting == "num_gpus").expect("more GPUs fit");
+        assert_eq!(gpus.value, Value::Number(2.0));
+        assert!(e.contains("num_gpus = 2"), "{e}");
+
+        // a pool too small for max_model_len: the longest that fits, and one more does not
+        let mut s = at(u - 0.01);
+        s.scheduler.max_model_len = m.max_context;
+        let found = fixes(&s);
+        let len = found.iter().find(|f| f.setting == "max_model_len").expect("a shorter limit fits");
+        let Value::Number(n) = len.value else { panic!("{len:?}") };
+        assert_eq!(len.bound, Bound::AtMost);
+        let with_len = |n: f64| {
+            let mut t = s.clone();
+            t.scheduler.max_model_len = n as u32;
+            HbmPlan::new(&t, &m, &g).is_ok()
+        };
+        assert!(n < m.max_context as f64 && with_len(n) && !with_len(n + 1.0), "{n}");
+        assert!(HbmPlan::new(&s, &m, &g).unwrap_err().to_string().contains(&format!("scheduler.max_model_len ≤ {n}")));
     }
 }
