@@ -158,9 +158,6 @@ impl Lesson {
     }
 }
 
-/// The explanation of a lesson not yet rewritten sentence by sentence: one text per answer.
-const OLD_EXPLANATIONS: [&str; 3] = ["outcome-0", "outcome-1", "outcome-2"];
-
 /// The sentences whose condition holds, in the order given.
 #[allow(dead_code)]
 fn say(rules: &[(&'static str, bool)]) -> Vec<&'static str> {

@@ -2,16 +2,16 @@
 //! reads the runs' summaries directly (not through the lesson's rule).
 
 mod context_too_large;
+mod cost_per_good_token;
 mod goodput_vs_throughput;
 mod headroom;
 mod kv_arithmetic;
 mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod mixed_traffic;
+mod safe_zone;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
-mod cost_per_good_token;
-mod safe_zone;
 
 use sim_core::lessons::Outcome;
 use sim_core::Summary;
