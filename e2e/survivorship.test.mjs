@@ -88,6 +88,9 @@ describe('honest live numbers', { timeout: 180_000 }, () => {
     await def.waitFor({ state: 'visible' });
     assert.match(await def.textContent(), /lower bound/);
     assert.match(await def.textContent(), /survivorship/);
+    // the extra rows do not widen the page past a 1280-px screen
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 1280, `the page is ${width} px wide at 1280`);
     await page.locator(tid('metrics-a')).screenshot({ path: await artifact('survivorship-metrics-1280x720.png') });
     await page.screenshot({ path: await artifact('survivorship-1280x720.png') });
     assert.deepEqual(errors, []);
