@@ -5,11 +5,6 @@
 use sim_core::lessons::{DEFAULT_SEED, LESSONS};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Lessons whose feedback per choice is still to be written (their explanation is one text per
-/// answer). This list only shrinks.
-const UNDER_REVIEW: &[&str] = &[
-];
-
 fn table(lang: &str) -> BTreeMap<String, String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../app/i18n/lessons.{lang}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -40,9 +35,7 @@ fn both_languages_hold_exactly_the_keys_the_lessons_declare() {
             }
             for i in 0..l.choices {
                 want.insert(k(&format!("choice.{i}")));
-                if !UNDER_REVIEW.contains(&l.id) {
-                    want.insert(k(&format!("feedback.{i}")));
-                }
+                want.insert(k(&format!("feedback.{i}")));
             }
             for s in l.sentences {
                 want.insert(k(&format!("say.{s}")));
@@ -53,8 +46,7 @@ fn both_languages_hold_exactly_the_keys_the_lessons_declare() {
         }
         let have: BTreeSet<String> = t.keys().filter(|k| k.starts_with("lesson.")).cloned().collect();
         let missing: Vec<_> = want.difference(&have).collect();
-        let reviewing = |k: &str| UNDER_REVIEW.iter().any(|id| k.starts_with(&format!("lesson.{id}.feedback.")));
-        let extra: Vec<_> = have.difference(&want).filter(|k| !reviewing(k)).collect();
+        let extra: Vec<_> = have.difference(&want).collect();
         assert!(missing.is_empty(), "lessons.{lang}.json lacks {missing:?}");
         assert!(extra.is_empty(), "lessons.{lang}.json has keys no lesson uses: {extra:?}");
         assert!(t.values().all(|v| !v.trim().is_empty()), "lessons.{lang}.json has an empty text");

@@ -12,13 +12,7 @@ const SEEDS: std::ops::RangeInclusive<u64> = 1..=20;
 /// The share of seeds whose runs must bear out the answer a lesson teaches.
 const MIN_AGREEMENT: f64 = 0.95;
 
-/// Lessons still explained by one text per answer, not yet sentence by sentence; their agreement
-/// is printed, not held. This list only shrinks.
-const UNDER_REVIEW: &[&str] = &[
-];
-
 fn hold(l: &Lesson) {
-    let reviewed = !UNDER_REVIEW.contains(&l.id);
     let mut agree = 0;
     for seed in SEEDS {
         let (sums, o) = l.run(seed);
@@ -33,25 +27,21 @@ fn hold(l: &Lesson) {
             assert!(i.is_some(), "{} seed {seed}: sentence {s:?} undeclared or out of order", l.id);
             at += i.unwrap() + 1;
         }
-        if reviewed {
-            for s in &o.sentences {
-                let ok = lesson_sentences::check(l.id, s, &sums, &o);
-                assert_eq!(
-                    ok,
-                    Some(true),
-                    "{} seed {seed}: sentence {s:?} is not what the runs show: {:?}",
-                    l.id,
-                    o.numbers
-                );
-            }
+        for s in &o.sentences {
+            let ok = lesson_sentences::check(l.id, s, &sums, &o);
+            assert_eq!(
+                ok,
+                Some(true),
+                "{} seed {seed}: sentence {s:?} is not what the runs show: {:?}",
+                l.id,
+                o.numbers
+            );
         }
         agree += usize::from(o.answer == l.taught);
     }
     let share = agree as f64 / SEEDS.count() as f64;
     eprintln!("{}: {agree} of {} seeds agree ({share:.2})", l.id, SEEDS.count());
-    if reviewed {
-        assert!(share >= MIN_AGREEMENT, "{}: only {agree} of 20 seeds bear out answer {}", l.id, l.taught);
-    }
+    assert!(share >= MIN_AGREEMENT, "{}: only {agree} of 20 seeds bear out answer {}", l.id, l.taught);
 }
 
 #[test]

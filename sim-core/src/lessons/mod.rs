@@ -159,7 +159,6 @@ impl Lesson {
 }
 
 /// The sentences whose condition holds, in the order given.
-#[allow(dead_code)]
 fn say(rules: &[(&'static str, bool)]) -> Vec<&'static str> {
     rules.iter().filter(|(_, holds)| *holds).map(|(key, _)| *key).collect()
 }
