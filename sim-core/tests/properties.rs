@@ -144,7 +144,7 @@ proptest! {
             if let Err(e) = sim.check_invariants() {
                 prop_assert!(false, "after event {events}: {e}");
             }
-            if events % 199 == 0 {
+            if events.is_multiple_of(199) {
                 censored_views_hold(&sim.summary())?;
             }
             prop_assert!(events <= bound, "no termination after {events} events");
