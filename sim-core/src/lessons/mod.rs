@@ -125,13 +125,23 @@ impl Lesson {
     /// Runs every scenario to the end and reads the outcome (the CLI and tests; the page runs
     /// the same scenarios visibly).
     pub fn run(&self, seed: u64) -> (Vec<Summary>, Outcome) {
-        let sums: Vec<Summary> = self
-            .scenarios(seed)
-            .iter()
-            .map(|r| crate::Simulation::new(&r.scenario).expect("lesson scenarios are valid").run_to_end())
-            .collect();
+        self.run_changed(seed, |_, _| {}).expect("lesson scenarios are valid")
+    }
+
+    /// Runs the lesson after `change` (given each run's position and scenario) and reads the
+    /// outcome: what a learner's "try" does, and how the tests reach every choice.
+    pub fn run_changed(
+        &self,
+        seed: u64,
+        change: impl Fn(usize, &mut Scenario),
+    ) -> Result<(Vec<Summary>, Outcome), crate::ScenarioError> {
+        let mut sums = Vec::new();
+        for (i, mut r) in self.scenarios(seed).into_iter().enumerate() {
+            change(i, &mut r.scenario);
+            sums.push(crate::Simulation::new(&r.scenario)?.run_to_end());
+        }
         let o = (self.outcome)(&sums);
-        (sums, o)
+        Ok((sums, o))
     }
 
     /// Every run serves the same requests at the same times (only the serving differs), so A and B

@@ -43,27 +43,17 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
     })
 }
 
-fn answer(edit: &dyn Fn(usize, &mut sim_core::Scenario)) -> usize {
-    let l = sim_core::lessons::find("context-too-large").unwrap();
-    let sums: Vec<Summary> = l
-        .scenarios(7)
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut r)| {
-            edit(i, &mut r.scenario);
-            sim_core::Simulation::new(&r.scenario).unwrap().run_to_end()
-        })
-        .collect();
-    (l.outcome)(&sums).answer
-}
-
 #[test]
 fn context_too_large_every_choice_is_reachable() {
     use sim_core::scenario::KvLayout;
-    assert_eq!(answer(&|_, _| {}), 0, "as taught: paged KV reserves nothing for the limit");
+    assert_eq!(
+        super::answer("context-too-large", 7, |_, _| {}),
+        0,
+        "as taught: paged KV reserves nothing for the limit"
+    );
     // runs A and B reserve the limit per request (the article's server)
     assert_eq!(
-        answer(&|i, s| if i < 2 {
+        super::answer("context-too-large", 7, |i, s| if i < 2 {
             s.scheduler.kv_layout = KvLayout::Contiguous
         }),
         1
@@ -71,7 +61,7 @@ fn context_too_large_every_choice_is_reachable() {
     // run B at Llama-3.1-8B's full 128k context without chunked prefill: a whole prompt must fit
     // one iteration, so the profile run (and the activation reserve) grows with the limit
     assert_eq!(
-        answer(&|i, s| if i == 1 {
+        super::answer("context-too-large", 7, |i, s| if i == 1 {
             s.scheduler.chunked_prefill = false;
             s.scheduler.max_model_len = 131072;
             s.scheduler.max_num_batched_tokens = 131072;

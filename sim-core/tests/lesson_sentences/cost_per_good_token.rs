@@ -5,7 +5,8 @@ use sim_core::lessons::COST_GPUS;
 
 /// The share of requests on time that counts as served within the SLO.
 const WITHIN_SLO: f64 = 0.99;
-use sim_core::lessons::{find, Outcome};
+use super::quoted;
+use sim_core::lessons::Outcome;
 use sim_core::metrics::Summary;
 
 /// For each GPU: the load (req/s) and the summary it is judged at — the highest load whose SLO
@@ -21,10 +22,6 @@ fn judged(s: &[Summary]) -> Vec<(f64, bool, &Summary)> {
             (g.rates[i], !within.is_empty(), &runs[i])
         })
         .collect()
-}
-
-fn quoted(o: &Outcome, name: &str, v: f64) -> bool {
-    o.numbers.get(name).is_some_and(|n| (n - v).abs() <= 1e-9 * v.abs().max(1.0))
 }
 
 fn cheapest(j: &[(f64, bool, &Summary)]) -> usize {
@@ -55,31 +52,19 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
     })
 }
 
-/// Runs the lesson's runs for `seed` after `change` and reads its outcome.
-fn answer_with(seed: u64, change: impl Fn(usize, &mut sim_core::Scenario)) -> usize {
-    let l = find("cost-per-good-token").expect("lesson");
-    let sums: Vec<Summary> = l
-        .scenarios(seed)
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut r)| {
-            change(i, &mut r.scenario);
-            sim_core::Simulation::new(&r.scenario).expect("valid").run_to_end()
-        })
-        .collect();
-    (l.outcome)(&sums).answer
-}
-
 #[test]
 fn cost_per_good_token_every_choice_is_reachable() {
     use sim_core::scenario::Arrival;
     // 2: the lesson as it is
-    assert_eq!(answer_with(7, |_, _| {}), 2);
+    assert_eq!(super::answer("cost-per-good-token", 7, |_, _| {}), 2);
     // 0: every GPU at the same light load (the try step): all serve it, the cheapest hour wins
-    assert_eq!(answer_with(7, |_, s| s.classes[0].arrival = Arrival::Poisson { rate_per_s: 4.0 }), 0);
+    assert_eq!(
+        super::answer("cost-per-good-token", 7, |_, s| s.classes[0].arrival = Arrival::Poisson { rate_per_s: 4.0 }),
+        0
+    );
     // 1: a much cheaper A100 hour
     assert_eq!(
-        answer_with(7, |i, s| if i / 4 == 1 {
+        super::answer("cost-per-good-token", 7, |i, s| if i / 4 == 1 {
             s.gpu_usd_per_hour = Some(0.2)
         }),
         1

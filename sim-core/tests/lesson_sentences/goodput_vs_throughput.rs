@@ -42,23 +42,17 @@ pub fn check(sentence: &str, sums: &[Summary], o: &Outcome) -> Option<bool> {
 /// queue timeout away lets its queue make every request late (choice 0).
 #[test]
 fn goodput_vs_throughput_every_choice_is_reachable() {
-    let l = find("goodput-vs-throughput").unwrap();
-    let answer = |seed: u64, change: &dyn Fn(&mut [sim_core::lessons::LessonRun])| {
-        let mut runs = l.scenarios(seed);
-        change(&mut runs);
-        let sums: Vec<Summary> =
-            runs.iter().map(|r| sim_core::Simulation::new(&r.scenario).unwrap().run_to_end()).collect();
-        (l.outcome)(&sums).answer
-    };
+    let answer =
+        |seed, change: &dyn Fn(usize, &mut sim_core::Scenario)| super::answer("goodput-vs-throughput", seed, change);
     for seed in [1, 7] {
-        assert_eq!(answer(seed, &|_| {}), 2);
-        let relaxed = |runs: &mut [sim_core::lessons::LessonRun]| {
-            for r in runs.iter_mut() {
-                r.scenario.classes[0].slo.tpot_ms = Some(50.0);
-            }
-        };
-        assert_eq!(answer(seed, &relaxed), 1);
-        assert_eq!(answer(seed, &|runs| runs[2].scenario.scheduler.queue_timeout_ms = None), 0);
+        assert_eq!(answer(seed, &|_, _| {}), 2);
+        assert_eq!(answer(seed, &|_, s| s.classes[0].slo.tpot_ms = Some(50.0)), 1);
+        assert_eq!(
+            answer(seed, &|i, s| if i == 2 {
+                s.scheduler.queue_timeout_ms = None
+            }),
+            0
+        );
     }
 }
 

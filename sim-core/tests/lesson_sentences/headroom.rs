@@ -63,27 +63,17 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
     })
 }
 
-fn answer(edit: &dyn Fn(usize, &mut sim_core::Scenario)) -> usize {
-    let l = sim_core::lessons::find("headroom").unwrap();
-    let sums: Vec<Summary> = l
-        .scenarios(7)
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut r)| {
-            edit(i, &mut r.scenario);
-            sim_core::Simulation::new(&r.scenario).unwrap().run_to_end()
-        })
-        .collect();
-    (l.outcome)(&sums).answer
-}
-
 #[test]
 fn headroom_every_choice_is_reachable() {
-    assert_eq!(answer(&|_, _| {}), 0, "as taught: a preallocated pool at 0.95");
+    assert_eq!(super::answer("headroom", 7, |_, _| {}), 0, "as taught: a preallocated pool at 0.95");
     // both runs the article's over-committing server: the 25% headroom wins
-    assert_eq!(answer(&|i, s| s.scheduler.overcommit |= i < 2), 1);
+    assert_eq!(super::answer("headroom", 7, |i, s| s.scheduler.overcommit |= i < 2), 1);
     // traffic that does not fill even the smaller pool: about the same
-    assert_eq!(answer(&|_, s| s.classes[0].arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 1.0 }), 2);
+    assert_eq!(
+        super::answer("headroom", 7, |_, s| s.classes[0].arrival =
+            sim_core::scenario::Arrival::Poisson { rate_per_s: 1.0 }),
+        2
+    );
 }
 
 #[test]

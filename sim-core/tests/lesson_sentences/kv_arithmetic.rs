@@ -49,18 +49,7 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
 
 #[test]
 fn kv_arithmetic_every_choice_is_reachable() {
-    let l = sim_core::lessons::find("kv-arithmetic").unwrap();
-    let answer = |edit: &dyn Fn(&mut sim_core::Scenario)| {
-        let sums: Vec<Summary> = l
-            .scenarios(7)
-            .into_iter()
-            .map(|mut r| {
-                edit(&mut r.scenario);
-                sim_core::Simulation::new(&r.scenario).unwrap().run_to_end()
-            })
-            .collect();
-        (l.outcome)(&sums).answer
-    };
+    let answer = |edit: &dyn Fn(&mut sim_core::Scenario)| super::answer("kv-arithmetic", 7, |_, s| edit(s));
     assert_eq!(answer(&|_| {}), 1, "as taught: Llama-3-8B in bf16");
     // a model with 4 KV heads (Qwen2.5-7B) and fp8 KV: about 0.5 GiB
     assert_eq!(

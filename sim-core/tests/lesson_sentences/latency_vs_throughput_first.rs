@@ -1,7 +1,7 @@
 //! Sentence checks and reachability for `latency-vs-throughput-first`, read from the summaries
 //! (runs: latency-first and throughput-first at 18 req/s, then both at 32 req/s).
 
-use sim_core::lessons::{find, Outcome};
+use sim_core::lessons::Outcome;
 use sim_core::metrics::{ClassSummary, Summary};
 use sim_core::scenario::Arrival;
 
@@ -57,25 +57,10 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
     })
 }
 
-/// Runs a lesson's runs after `change` and reads its outcome.
-fn answer_with(seed: u64, change: impl Fn(usize, &mut sim_core::Scenario)) -> usize {
-    let l = find("latency-vs-throughput-first").expect("lesson");
-    let sums: Vec<Summary> = l
-        .scenarios(seed)
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut r)| {
-            change(i, &mut r.scenario);
-            sim_core::Simulation::new(&r.scenario).expect("valid").run_to_end()
-        })
-        .collect();
-    (l.outcome)(&sums).answer
-}
-
 #[test]
 fn latency_vs_throughput_first_every_choice_is_reachable() {
     // 2: the lesson as it is
-    assert_eq!(answer_with(7, |_, _| {}), 2);
+    assert_eq!(super::answer("latency-vs-throughput-first", 7, |_, _| {}), 2);
     // 0: latency-first with the big batch too (only its queue limit and timeout differ): it ties
     // at the busy load and still wins past capacity
     let big_batch = |i: usize, s: &mut sim_core::Scenario| {
@@ -83,7 +68,7 @@ fn latency_vs_throughput_first_every_choice_is_reachable() {
             (s.scheduler.max_num_seqs, s.scheduler.max_num_batched_tokens) = (256, 8192);
         }
     };
-    assert_eq!(answer_with(7, big_batch), 0);
+    assert_eq!(super::answer("latency-vs-throughput-first", 7, big_batch), 0);
     // 1: a second load the big batch still serves on time (22 instead of 32 req/s): nothing
     // needs turning away, and throughput-first wins at both loads
     let within = |i: usize, s: &mut sim_core::Scenario| {
@@ -91,5 +76,5 @@ fn latency_vs_throughput_first_every_choice_is_reachable() {
             s.classes[0].arrival = Arrival::Poisson { rate_per_s: 22.0 };
         }
     };
-    assert_eq!(answer_with(7, within), 1);
+    assert_eq!(super::answer("latency-vs-throughput-first", 7, within), 1);
 }

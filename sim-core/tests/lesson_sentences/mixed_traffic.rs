@@ -1,7 +1,8 @@
 //! Sentence checks and reachability for `mixed-traffic`, read from the summaries (runs: one
 //! shared queue, priority scheduling, chat alone on a GPU, documents alone on a GPU).
 
-use sim_core::lessons::{find, Outcome};
+use super::quoted;
+use sim_core::lessons::Outcome;
 use sim_core::metrics::{ClassSummary, Summary};
 use sim_core::scenario::Arrival;
 
@@ -11,10 +12,6 @@ fn chat(s: &Summary) -> &ClassSummary {
 
 fn docs(s: &Summary) -> &ClassSummary {
     &s.classes["batch"]
-}
-
-fn quoted(o: &Outcome, name: &str, v: f64) -> bool {
-    o.numbers.get(name).is_some_and(|n| (n - v).abs() <= 1e-9 * v.abs().max(1.0))
 }
 
 pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
@@ -48,25 +45,10 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
     })
 }
 
-/// Runs the lesson's runs for `seed` after `change` and reads its outcome.
-fn answer_with(seed: u64, change: impl Fn(usize, &mut sim_core::Scenario)) -> usize {
-    let l = find("mixed-traffic").expect("lesson");
-    let sums: Vec<Summary> = l
-        .scenarios(seed)
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut r)| {
-            change(i, &mut r.scenario);
-            sim_core::Simulation::new(&r.scenario).expect("valid").run_to_end()
-        })
-        .collect();
-    (l.outcome)(&sums).answer
-}
-
 #[test]
 fn mixed_traffic_every_choice_is_reachable() {
     // 0: the lesson as it is
-    assert_eq!(answer_with(7, |_, _| {}), 0);
+    assert_eq!(super::answer("mixed-traffic", 7, |_, _| {}), 0);
     // 1: documents first (the try step): chat now waits behind every document
     let documents_first = |i: usize, s: &mut sim_core::Scenario| {
         if i == 1 {
@@ -74,7 +56,7 @@ fn mixed_traffic_every_choice_is_reachable() {
             s.classes[1].priority = 0;
         }
     };
-    assert_eq!(answer_with(7, documents_first), 1);
+    assert_eq!(super::answer("mixed-traffic", 7, documents_first), 1);
     // 2: almost no documents: nothing stands in chat's way, so there is nothing to reorder
     let few_documents = |_: usize, s: &mut sim_core::Scenario| {
         if let Some(d) = s.classes.iter_mut().find(|c| c.name == "batch") {
@@ -82,5 +64,5 @@ fn mixed_traffic_every_choice_is_reachable() {
             d.num_requests = Some(2);
         }
     };
-    assert_eq!(answer_with(7, few_documents), 2);
+    assert_eq!(super::answer("mixed-traffic", 7, few_documents), 2);
 }

@@ -13,8 +13,8 @@ mod safe_zone;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
-use sim_core::lessons::Outcome;
-use sim_core::Summary;
+use sim_core::lessons::{find, Outcome};
+use sim_core::{Scenario, Summary};
 
 /// A lesson's checks: whether a sentence is true of these runs, `None` for one it does not know.
 type Check = fn(&str, &[Summary], &Outcome) -> Option<bool>;
@@ -37,4 +37,15 @@ const CHECKS: &[(&str, Check)] = &[
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
 pub fn check(lesson: &str, sentence: &str, sums: &[Summary], o: &Outcome) -> Option<bool> {
     CHECKS.iter().find(|(id, _)| *id == lesson).and_then(|(_, c)| c(sentence, sums, o))
+}
+
+/// The choice `lesson`'s runs bear out on `seed` after `change` (a run's position, its scenario).
+pub fn answer(lesson: &str, seed: u64, change: impl Fn(usize, &mut Scenario)) -> usize {
+    let l = find(lesson).expect("lesson");
+    l.run_changed(seed, change).expect("the changed runs are valid").1.answer
+}
+
+/// The outcome quotes `name` as `v`.
+pub fn quoted(o: &Outcome, name: &str, v: f64) -> bool {
+    o.numbers.get(name).is_some_and(|n| (n - v).abs() <= 1e-9 * v.abs().max(1.0))
 }

@@ -1,8 +1,9 @@
 //! Sentence checks and reachability for `safe-zone`, read from the summaries (runs: the bf16-KV
 //! sweep over `SAFE_ZONE_RATES`, then the fp8-KV sweep).
 
+use super::quoted;
+use sim_core::lessons::Outcome;
 use sim_core::lessons::SAFE_ZONE_RATES;
-use sim_core::lessons::{find, Outcome};
 use sim_core::metrics::Summary;
 
 const MAX_NUM_SEQS: u64 = 256;
@@ -11,10 +12,6 @@ fn knee(sweep: &[Summary]) -> usize {
     let g: Vec<f64> = sweep.iter().map(|s| s.all.goodput.output_tokens_per_s).collect();
     let best = g.iter().cloned().fold(f64::MIN, f64::max);
     g.iter().position(|x| *x == best).unwrap_or(0)
-}
-
-fn quoted(o: &Outcome, name: &str, v: f64) -> bool {
-    o.numbers.get(name).is_some_and(|n| (n - v).abs() <= 1e-9 * v.abs().max(1.0))
 }
 
 pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
@@ -52,37 +49,22 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
     })
 }
 
-/// Runs the lesson's runs for `seed` after `change` and reads its outcome.
-fn answer_with(seed: u64, change: impl Fn(usize, &mut sim_core::Scenario)) -> usize {
-    let l = find("safe-zone").expect("lesson");
-    let sums: Vec<Summary> = l
-        .scenarios(seed)
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut r)| {
-            change(i, &mut r.scenario);
-            sim_core::Simulation::new(&r.scenario).expect("valid").run_to_end()
-        })
-        .collect();
-    (l.outcome)(&sums).answer
-}
-
 #[test]
 fn safe_zone_every_choice_is_reachable() {
     use sim_core::scenario::LengthDist;
     // 1: the lesson as it is (long chats fill the bf16 KV cache first)
-    assert_eq!(answer_with(7, |_, _| {}), 1);
+    assert_eq!(super::answer("safe-zone", 7, |_, _| {}), 1);
     // 2: half the KV per token (an fp8 cache, as the lesson's second sweep): the batch reaches
     // max_num_seqs with the cache part-empty
     let fp8 = |_: usize, s: &mut sim_core::Scenario| s.kv_dtype = Some(sim_core::Dtype::Fp8);
-    assert_eq!(answer_with(7, fp8), 2);
+    assert_eq!(super::answer("safe-zone", 7, fp8), 2);
     // 2: shorter chats at a load past the knee (the try step)
     let short = |_: usize, s: &mut sim_core::Scenario| {
         s.classes[0].input_tokens = Some(LengthDist::Lognormal { mean: 1000.0, sigma: 0.7 });
         s.classes[0].output_tokens = Some(LengthDist::Lognormal { mean: 250.0, sigma: 0.6 });
         s.classes[0].arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 30.0 };
     };
-    assert_eq!(answer_with(7, short), 2);
+    assert_eq!(super::answer("safe-zone", 7, short), 2);
     // 0: long documents with one-line answers and only a TTFT target: prefill compute binds
     // before either the cache or the cap
     let prefill_bound = |_: usize, s: &mut sim_core::Scenario| {
@@ -90,5 +72,5 @@ fn safe_zone_every_choice_is_reachable() {
         s.classes[0].output_tokens = Some(LengthDist::Lognormal { mean: 20.0, sigma: 0.6 });
         s.classes[0].slo.tpot_ms = None;
     };
-    assert_eq!(answer_with(7, prefill_bound), 0);
+    assert_eq!(super::answer("safe-zone", 7, prefill_bound), 0);
 }

@@ -1,6 +1,6 @@
 //! Lesson `tpot-vs-itl`: each sentence checked against the run's summary.
 
-use sim_core::lessons::{find, Outcome};
+use sim_core::lessons::Outcome;
 use sim_core::metrics::Summary;
 use sim_core::scenario::Arrival;
 
@@ -26,13 +26,12 @@ pub fn check(sentence: &str, sums: &[Summary], o: &Outcome) -> Option<bool> {
 /// gaps land on a prefill step (choice 1); the lesson's own run is choice 2.
 #[test]
 fn tpot_vs_itl_every_choice_is_reachable() {
-    let l = find("tpot-vs-itl").unwrap();
-    let answer = |seed: u64, change: &dyn Fn(&mut sim_core::Scenario)| {
-        let mut runs = l.scenarios(seed);
-        change(&mut runs[0].scenario);
-        let sums: Vec<Summary> =
-            runs.iter().map(|r| sim_core::Simulation::new(&r.scenario).unwrap().run_to_end()).collect();
-        (l.outcome)(&sums).answer
+    let answer = |seed, change: &dyn Fn(&mut sim_core::Scenario)| {
+        super::answer("tpot-vs-itl", seed, |i, s| {
+            if i == 0 {
+                change(s)
+            }
+        })
     };
     for seed in [1, 7] {
         assert_eq!(answer(seed, &|_| {}), 2);

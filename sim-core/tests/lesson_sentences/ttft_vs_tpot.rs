@@ -1,6 +1,6 @@
 //! Lesson `ttft-vs-tpot`: each sentence checked against the three runs' summaries.
 
-use sim_core::lessons::{find, Outcome};
+use sim_core::lessons::Outcome;
 use sim_core::metrics::Summary;
 use sim_core::scenario::Arrival;
 
@@ -37,22 +37,20 @@ pub fn check(sentence: &str, sums: &[Summary], o: &Outcome) -> Option<bool> {
 /// choice 0); raising run C's cap to 128 leaves it unreached (on neither: choice 1).
 #[test]
 fn ttft_vs_tpot_every_choice_is_reachable() {
-    let l = find("ttft-vs-tpot").unwrap();
-    let answer = |seed: u64, change: &dyn Fn(&mut [sim_core::lessons::LessonRun])| {
-        let mut runs = l.scenarios(seed);
-        change(&mut runs);
-        let sums: Vec<Summary> =
-            runs.iter().map(|r| sim_core::Simulation::new(&r.scenario).unwrap().run_to_end()).collect();
-        (l.outcome)(&sums).answer
-    };
+    let answer = |seed, change: &dyn Fn(usize, &mut sim_core::Scenario)| super::answer("ttft-vs-tpot", seed, change);
     for seed in [1, 7] {
-        assert_eq!(answer(seed, &|_| {}), 2);
-        let faster = |runs: &mut [sim_core::lessons::LessonRun]| {
-            for r in &mut runs[1..] {
-                r.scenario.classes[0].arrival = Arrival::Poisson { rate_per_s: 30.0 };
+        assert_eq!(answer(seed, &|_, _| {}), 2);
+        let faster = |i: usize, s: &mut sim_core::Scenario| {
+            if i >= 1 {
+                s.classes[0].arrival = Arrival::Poisson { rate_per_s: 30.0 };
             }
         };
         assert_eq!(answer(seed, &faster), 0);
-        assert_eq!(answer(seed, &|runs| runs[2].scenario.scheduler.max_num_seqs = 128), 1);
+        assert_eq!(
+            answer(seed, &|i, s| if i == 2 {
+                s.scheduler.max_num_seqs = 128
+            }),
+            1
+        );
     }
 }
