@@ -290,3 +290,130 @@ export async function runToEnd(page, timeout = 60_000) {
     { timeout },
   );
 }
+
+/**
+ * Lists the visible text the page cuts (runs in the page): an element whose content is wider
+ * than its box while overflow is hidden/clip or text-overflow is ellipsis, text wider than its
+ * own block box, a `<select>` whose chosen option is wider than the control (less its arrow),
+ * an input whose value is wider than the box, and text clipped by an ancestor with overflow
+ * hidden/clip. Resolves to `[{ where, text, why, need, have }]` (`where`: tag#id[testid].class
+ * inside the nearest ancestor with a test id; `need`/`have`: px of the text and of its room).
+ * `scope` is a CSS selector; elements matching `ignore` (and their insides) are skipped.
+ */
+export function cutText(page, { scope = 'body', ignore = '' } = {}) {
+  return page.evaluate(({ scope, ignore }) => {
+    const found = [];
+    const seen = new Set();
+    const where = (el) => {
+      const one = (e) => {
+        let s = e.tagName.toLowerCase();
+        if (e.id) s += `#${e.id}`;
+        if (e.dataset?.testid) s += `[data-testid="${e.dataset.testid}"]`;
+        const cls = [...e.classList].slice(0, 2);
+        if (cls.length) s += `.${cls.join('.')}`;
+        return s;
+      };
+      const host = el.parentElement?.closest('[data-testid]');
+      return host && !el.dataset?.testid ? `${one(host)} ${one(el)}` : one(el);
+    };
+    const visible = (el) => {
+      if (!el.getClientRects().length) return false;
+      // the visually hidden pattern (a 1 × 1 px clipped box, for screen readers) shows nothing
+      const r = el.getBoundingClientRect();
+      if (r.width <= 2 && r.height <= 2) return false;
+      const cs = getComputedStyle(el);
+      return cs.visibility !== 'hidden' && cs.display !== 'none' && Number(cs.opacity) > 0;
+    };
+    const add = (el, text, why, need, have) => {
+      if (seen.has(el) || !text.trim()) return;
+      seen.add(el);
+      found.push({ where: where(el), text: text.trim().slice(0, 80), why, need: Math.round(need), have: Math.round(have) });
+    };
+    const ownText = (el) => [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim());
+    const textRect = (nodes) => {
+      const r = document.createRange();
+      let box = null;
+      for (const n of nodes) {
+        r.selectNodeContents(n);
+        for (const q of r.getClientRects()) {
+          if (q.width === 0) continue;
+          box = box
+            ? { left: Math.min(box.left, q.left), right: Math.max(box.right, q.right), top: Math.min(box.top, q.top), bottom: Math.max(box.bottom, q.bottom) }
+            : { left: q.left, right: q.right, top: q.top, bottom: q.bottom };
+        }
+      }
+      return box;
+    };
+    const measure = (text, cs) => {
+      const c = (measure.c ??= document.createElement('canvas').getContext('2d'));
+      c.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      return c.measureText(text).width;
+    };
+    const px = (v) => Number.parseFloat(v) || 0;
+    const root = document.querySelector(scope);
+    if (!root) return [];
+    const skip = (el) => ignore && el.closest(ignore);
+    for (const el of [root, ...root.querySelectorAll('*')]) {
+      if (skip(el) || !visible(el)) continue;
+      const cs = getComputedStyle(el);
+      const tag = el.tagName;
+      if (tag === 'SELECT') {
+        const opt = el.options[el.selectedIndex];
+        if (!opt) continue;
+        const need = measure(opt.text, cs);
+        const arrow = cs.appearance === 'none' ? 0 : 20;
+        const have = el.clientWidth - px(cs.paddingLeft) - px(cs.paddingRight) - arrow;
+        if (need > have + 1) add(el, opt.text, 'select option wider than the control', need, have);
+        continue;
+      }
+      if (tag === 'INPUT' && !['range', 'checkbox', 'radio', 'color', 'hidden'].includes(el.type)) {
+        const need = measure(el.value, cs);
+        const have = el.clientWidth - px(cs.paddingLeft) - px(cs.paddingRight) - (el.type === 'number' ? 14 : 0);
+        if (el.value && need > have + 1) add(el, el.value, 'input value wider than the box', need, have);
+        continue;
+      }
+      if (['CANVAS', 'SVG', 'svg', 'SCRIPT', 'STYLE', 'TEXTAREA', 'OPTION'].includes(tag)) continue;
+      const text = el.innerText ?? el.textContent ?? '';
+      if (!text.trim()) continue;
+      const clips = ['hidden', 'clip'].includes(cs.overflowX) || cs.textOverflow === 'ellipsis';
+      if (clips && el.scrollWidth > el.clientWidth + 1) {
+        add(el, text, 'wider than its box (overflow hidden/ellipsis)', el.scrollWidth, el.clientWidth);
+        continue;
+      }
+      if (['hidden', 'clip'].includes(cs.overflowY) && el.scrollHeight > el.clientHeight + 1 && el.clientHeight > 0) {
+        add(el, text, 'taller than its box (overflow hidden)', el.scrollHeight, el.clientHeight);
+        continue;
+      }
+      const nodes = ownText(el);
+      if (!nodes.length) continue;
+      const t = textRect(nodes);
+      if (!t) continue;
+      const own = nodes.map((n) => n.textContent).join(' ');
+      if (!cs.display.startsWith('inline')) {
+        const box = el.getBoundingClientRect();
+        const right = box.right - px(cs.borderRightWidth);
+        const left = box.left + px(cs.borderLeftWidth);
+        if (t.right > right + 1 || t.left < left - 1) {
+          add(el, own, 'text wider than its box', t.right - t.left, right - left);
+          continue;
+        }
+      }
+      // an ancestor that hides what spills out of it
+      for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+        const acs = getComputedStyle(a);
+        const hx = ['hidden', 'clip'].includes(acs.overflowX);
+        const hy = ['hidden', 'clip'].includes(acs.overflowY);
+        if (!hx && !hy) continue;
+        const b = a.getBoundingClientRect();
+        const out = (hx && (t.right > b.right + 1 || t.left < b.left - 1))
+          || (hy && (t.bottom > b.bottom + 1 || t.top < b.top - 1));
+        // the visually hidden pattern (1×1 px, clipped on purpose) is not cut text
+        if (out && b.width > 2 && b.height > 2) {
+          add(el, own, `clipped by ${where(a)}`, t.right - t.left, b.width);
+          break;
+        }
+      }
+    }
+    return found;
+  }, { scope, ignore });
+}
