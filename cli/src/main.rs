@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench;
 mod lessons;
 mod table;
 
@@ -22,6 +23,7 @@ USAGE:
   llmsim run <scenario.json | --preset NAME> [--format json|table] [--requests out.csv] [--seed N]
   llmsim sweep <scenario.json | --preset NAME> --param P --from A --to B [--steps N] [--out sweep.csv]
                               P: {}
+{}
   llmsim lessons              list the guided lessons (choices, the answer each teaches, runs)
   llmsim lesson ID [--seeds N] [--from S] [--format table|json]
                               run a lesson on seeds S..S+N-1 (default 1..20): the answer each
@@ -34,7 +36,8 @@ USAGE:
   llmsim gpus                 list catalogue GPUs
 
 Exit codes: 0 ok, 1 contract failed, 2 bad input or an output that could not be written (message on stderr).",
-        params.join(" | ")
+        params.join(" | "),
+        bench::USAGE
     )
 }
 
@@ -75,6 +78,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
     let rest = &args[1..];
     match cmd.as_str() {
         "run" => cmd_run(rest),
+        "bench" => bench::cmd_bench(rest),
         "lessons" => lessons::cmd_lessons(),
         "lesson" => lessons::cmd_lesson(rest),
         "sweep" => cmd_sweep(rest),

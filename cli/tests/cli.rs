@@ -278,3 +278,64 @@ fn run_json_has_censored_views_beside_the_completed_only_latencies() {
     assert!(table.contains(&format!("completed only: {completed} of {arrived} ended")), "{table}");
     assert!(table.contains(&format!("over all {arrived} arrived, {timed_out} at a lower bound")), "{table}");
 }
+
+#[test]
+fn bench_prints_vllm_bench_serve_names_and_agrees_with_its_table() {
+    let base = ["bench", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--input-len", "512", "--output-len", "64"];
+    let args: Vec<&str> =
+        base.iter().copied().chain(["--max-concurrency", "8", "--num-prompts", "64", "--format", "json"]).collect();
+    let (code, out, err) = llmsim(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["completed"], 64);
+    assert_eq!(v["max_concurrency"], 8);
+    assert_eq!(v["total_input_tokens"], 64 * 512);
+    for k in [
+        "duration",
+        "request_throughput",
+        "output_throughput",
+        "total_token_throughput",
+        "mean_ttft_ms",
+        "median_ttft_ms",
+        "p99_ttft_ms",
+        "mean_tpot_ms",
+        "p99_itl_ms",
+        "mean_e2el_ms",
+    ] {
+        assert!(v[k].as_f64().unwrap() > 0.0, "{k}");
+    }
+    let args: Vec<&str> = base.iter().copied().chain(["--max-concurrency", "8", "--num-prompts", "64"]).collect();
+    let (code, table, _) = llmsim(&args);
+    assert_eq!(code, 0);
+    let line = |label: &str| -> f64 {
+        let l = table.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label} in\n{table}"));
+        l[label.len()..].trim().parse().unwrap()
+    };
+    assert_eq!(line("Successful requests:"), 64.0);
+    assert!((line("Mean TTFT (ms):") - v["mean_ttft_ms"].as_f64().unwrap()).abs() < 0.006);
+    assert!((line("P99 TPOT (ms):") - v["p99_tpot_ms"].as_f64().unwrap()).abs() < 0.006);
+}
+
+#[test]
+fn bench_names_the_flag_of_a_bad_value() {
+    let base = ["bench", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--output-len", "64"];
+    let cases: [(&[&str], &str); 7] = [
+        (&["--input-len", "0"], "--input-len: must be 1..="),
+        (&["--input-len", "abc"], "--input-len must be a whole number"),
+        (&["--input-len", "8", "--dtype", "fp7"], "--dtype: unknown variant `fp7`"),
+        (&["--input-len", "8", "--request-rate", "0"], "--request-rate: must be"),
+        (&["--input-len", "8", "--request-rate", "2", "--max-concurrency", "4"], "not both"),
+        (&["--input-len", "8", "--burstiness", "0.5"], "--burstiness needs a finite --request-rate"),
+        (&["--input-len", "8", "--metric-percentiles", "99,100"], "--metric-percentiles must be"),
+    ];
+    for (extra, want) in cases {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let (code, out, err) = llmsim(&args);
+        assert_eq!(code, 2, "{extra:?}: {out}");
+        assert!(err.contains(want), "{extra:?}: {err}");
+        assert!(!err.contains(" at line "), "{extra:?}: the JSON the flags became is not the user's: {err}");
+    }
+    let (code, _, err) = llmsim(&["bench", "--gpu", "h100-sxm", "--input-len", "8", "--output-len", "8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bench needs --model"), "{err}");
+}

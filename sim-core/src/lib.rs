@@ -9,6 +9,7 @@
 //! No wall clock, no I/O, no UI: the browser app and the CLI drive it and serialise at the edge.
 //! The same scenario and seed give the same numbers natively and in wasm.
 
+pub mod bench;
 pub mod calibration;
 pub mod catalog;
 pub mod contract;

@@ -55,6 +55,14 @@ impl LatencyHist {
     pub(crate) fn record(&mut self, us: u64) {
         self.record_n(us, 1)
     }
+    /// Population standard deviation in ms (from the histogram: three significant digits).
+    pub(crate) fn std_ms(&self) -> f64 {
+        if self.hist.is_empty() {
+            0.0
+        } else {
+            self.hist.stdev() / 1000.0
+        }
+    }
     fn dist(&self) -> Dist {
         let n = self.hist.len();
         if n == 0 {

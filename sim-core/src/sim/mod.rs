@@ -153,6 +153,11 @@ impl Simulation {
         self.replica.set_plan_observer(observer);
     }
 
+    /// Standard deviation of every inter-token gap so far, in ms (from the ITL histogram).
+    pub fn itl_std_ms(&self) -> f64 {
+        self.replica.recorder().total.itl.std_ms()
+    }
+
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
     }

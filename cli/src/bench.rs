@@ -1,0 +1,249 @@
+//! `llmsim bench`: a serving benchmark run the way users run `vllm bench serve` against a real
+//! server, printed with the names `vllm bench serve` saves (see `sim_core::bench`).
+
+use crate::Fail;
+use sim_core::bench::{percentile_word, Bench, BenchResult, Load};
+use sim_core::{Scenario, ScenarioError};
+
+pub(crate) const USAGE: &str = "\
+  llmsim bench --model M --gpu G [--num-gpus N] [--dtype D] [--kv-dtype D]
+               --input-len I --output-len O (--max-concurrency C | --request-rate R [--burstiness B])
+               [--num-prompts N] [--seed S] [--gpu-memory-utilization U] [--max-num-seqs N]
+               [--max-num-batched-tokens N] [--max-model-len N] [--metric-percentiles 50,90,99]
+               [--format table|json]
+                              a `vllm bench serve`-style benchmark (random dataset, fixed lengths);
+                              the JSON has the keys `vllm bench serve` saves";
+
+/// Each flag and the scenario field it sets: a field's message names the flag.
+const FLAGS: [(&str, &str); 16] = [
+    ("--model", "model"),
+    ("--gpu", "gpu"),
+    ("--num-gpus", "num_gpus"),
+    ("--dtype", "dtype"),
+    ("--kv-dtype", "kv_dtype"),
+    ("--gpu-memory-utilization", "gpu_memory_utilization"),
+    ("--seed", "seed"),
+    ("--max-num-seqs", "scheduler.max_num_seqs"),
+    ("--max-num-batched-tokens", "scheduler.max_num_batched_tokens"),
+    ("--max-model-len", "scheduler.max_model_len"),
+    ("--max-concurrency", "classes[0].arrival.users"),
+    ("--request-rate", "classes[0].arrival.rate_per_s"),
+    ("--burstiness", "classes[0].arrival.cv"),
+    ("--num-prompts", "classes[0].num_requests"),
+    ("--input-len", "classes[0].input_tokens"),
+    ("--output-len", "classes[0].output_tokens"),
+];
+
+struct Args {
+    values: Vec<(&'static str, String)>,
+    format: String,
+    percentiles: Vec<f64>,
+}
+
+impl Args {
+    fn get(&self, flag: &str) -> Option<&str> {
+        self.values.iter().rev().find(|(f, _)| *f == flag).map(|(_, v)| v.as_str())
+    }
+    fn require(&self, flag: &str) -> Result<&str, Fail> {
+        self.get(flag).ok_or_else(|| Fail(format!("bench needs {flag}")))
+    }
+    fn whole(&self, flag: &str) -> Result<Option<u64>, Fail> {
+        self.get(flag)
+            .map(|v| v.parse::<u64>().map_err(|_| Fail(format!("{flag} must be a whole number ≥ 0, got \"{v}\""))))
+            .transpose()
+    }
+    fn number(&self, flag: &str) -> Result<Option<f64>, Fail> {
+        self.get(flag)
+            .map(|v| match v.parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(x),
+                _ => Err(Fail(format!("{flag} must be a number, got \"{v}\""))),
+            })
+            .transpose()
+    }
+}
+
+fn parse(args: &[String]) -> Result<Args, Fail> {
+    let mut a = Args { values: Vec::new(), format: "table".into(), percentiles: vec![99.0] };
+    let mut i = 0;
+    while i < args.len() {
+        let flag = args[i].as_str();
+        let value = args.get(i + 1).cloned().ok_or_else(|| Fail(format!("{flag} needs a value")));
+        match flag {
+            "--format" => {
+                a.format = value?;
+                if a.format != "json" && a.format != "table" {
+                    return Err(Fail(format!("--format must be json or table, got \"{}\"", a.format)));
+                }
+            }
+            "--metric-percentiles" => {
+                let v = value?;
+                a.percentiles = v
+                    .split(',')
+                    .map(|p| match p.trim().parse::<f64>() {
+                        Ok(x) if x > 0.0 && x < 100.0 => Ok(x),
+                        _ => Err(Fail(format!(
+                            "--metric-percentiles must be numbers between 0 and 100 (exclusive), comma-separated, got \"{v}\""
+                        ))),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            _ => match FLAGS.iter().find(|(f, _)| *f == flag) {
+                Some((f, _)) => a.values.push((f, value?)),
+                None => return Err(Fail(format!("bench: unknown argument \"{flag}\"\n{USAGE}"))),
+            },
+        }
+        i += 2;
+    }
+    Ok(a)
+}
+
+/// The benchmark the arguments describe: the server as a scenario with vLLM's defaults
+/// (`--max-num-seqs 256`, `--max-num-batched-tokens 8192`, chunked prefill, paged KV in blocks of
+/// 16, `--gpu-memory-utilization 0.9`, `--max-model-len` the model's context) and the client.
+fn bench_of(a: &Args) -> Result<Bench, Fail> {
+    let model = a.require("--model")?;
+    let gpu = a.require("--gpu")?;
+    let input_len = a.whole("--input-len")?.ok_or_else(|| Fail("bench needs --input-len".into()))?;
+    let output_len = a.whole("--output-len")?.ok_or_else(|| Fail("bench needs --output-len".into()))?;
+    let rate = match a.get("--request-rate") {
+        None | Some("inf") => None,
+        Some(_) => a.number("--request-rate")?,
+    };
+    let concurrency = a.whole("--max-concurrency")?;
+    let burstiness = a.number("--burstiness")?.unwrap_or(1.0);
+    if a.get("--burstiness").is_some() && rate.is_none() {
+        return Err(Fail("--burstiness needs a finite --request-rate".into()));
+    }
+    if burstiness <= 0.0 {
+        return Err(Fail(format!("--burstiness must be > 0, got {burstiness}")));
+    }
+    let load = match (concurrency, rate) {
+        (Some(_), Some(_)) => {
+            return Err(Fail(
+                "use --max-concurrency or a finite --request-rate, not both (the lab has no rate-limited client with a concurrency cap)"
+                    .into(),
+            ))
+        }
+        (Some(c), None) => Load::MaxConcurrency(u32::try_from(c).unwrap_or(u32::MAX)),
+        (None, Some(r)) => Load::Rate { per_s: r, burstiness },
+        (None, None) => Load::AllAtOnce,
+    };
+    let max_model_len = match a.whole("--max-model-len")? {
+        Some(n) => n,
+        None => sim_core::catalog::find_model(model).map(|m| m.max_context as u64).unwrap_or(8192),
+    };
+    let dtype = a.get("--dtype").unwrap_or("bf16");
+    let mut server = serde_json::json!({
+        "version": 1,
+        "name": "llmsim bench",
+        "seed": a.whole("--seed")?.unwrap_or(0),
+        "model": model,
+        "gpu": gpu,
+        "num_gpus": a.whole("--num-gpus")?.unwrap_or(1),
+        "dtype": dtype,
+        "gpu_memory_utilization": a.number("--gpu-memory-utilization")?.unwrap_or(0.9),
+        "scheduler": {
+            "batching": "continuous",
+            "max_num_seqs": a.whole("--max-num-seqs")?.unwrap_or(256),
+            "max_num_batched_tokens": a.whole("--max-num-batched-tokens")?.unwrap_or(8192),
+            "chunked_prefill": true,
+            "kv_layout": "paged",
+            "block_size": 16,
+            "max_model_len": max_model_len,
+        },
+        "classes": [{
+            "name": sim_core::bench::CLASS,
+            "arrival": { "kind": "closed_loop", "users": 1, "think_time_ms": 0.0 },
+            "num_requests": 1,
+            "input_tokens": { "kind": "fixed", "value": 1 },
+            "output_tokens": { "kind": "fixed", "value": 1 },
+        }],
+    });
+    if let Some(kv) = a.get("--kv-dtype") {
+        server["kv_dtype"] = kv.into();
+    }
+    let server = Scenario::from_json(&server.to_string()).map_err(name_flags)?;
+    let num_prompts = a.whole("--num-prompts")?.unwrap_or(1000);
+    let too_big = |flag: &str, v: u64| Fail(format!("{flag} must be at most {}, got {v}", u32::MAX));
+    Ok(Bench {
+        server,
+        input_len: u32::try_from(input_len).map_err(|_| too_big("--input-len", input_len))?,
+        output_len: u32::try_from(output_len).map_err(|_| too_big("--output-len", output_len))?,
+        num_prompts,
+        load,
+        percentiles: a.percentiles.clone(),
+    })
+}
+
+/// The scenario's messages with each field replaced by the flag that sets it.
+fn name_flags(e: ScenarioError) -> Fail {
+    let lines: Vec<String> = e
+        .errors
+        .iter()
+        .map(|fe| {
+            match FLAGS.iter().find(|(_, field)| fe.field == *field || fe.field.starts_with(&format!("{field}."))) {
+                // The position is in the JSON the flags were written into, which the user never saw.
+                Some((flag, _)) => format!("{flag}: {}", strip_position(&fe.message)),
+                None => fe.to_string(),
+            }
+        })
+        .collect();
+    Fail(lines.join("\n"))
+}
+
+fn strip_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => &message[..i],
+        _ => message,
+    }
+}
+
+pub(crate) fn cmd_bench(args: &[String]) -> Result<(), Fail> {
+    let a = parse(args)?;
+    let bench = bench_of(&a)?;
+    let result = bench.run(&sim_core::sim::BuiltinTraces).map_err(name_flags)?;
+    if a.format == "json" {
+        println!("{}", sim_core::pretty::to_string_pretty(&result).map_err(|e| Fail(e.to_string()))?);
+    } else {
+        print!("{}", table(&result));
+    }
+    Ok(())
+}
+
+/// The result as `vllm bench serve` prints it.
+fn table(r: &BenchResult) -> String {
+    let mut out = String::new();
+    let mut line = |label: &str, value: String| out.push_str(&format!("{label:<40} {value:<10}\n"));
+    line("Successful requests:", r.completed.to_string());
+    line("Failed requests:", r.failed.to_string());
+    if let Some(c) = r.max_concurrency {
+        line("Maximum request concurrency:", c.to_string());
+    }
+    if let Some(rate) = r.request_rate {
+        line("Request rate configured (RPS):", format!("{rate:.2}"));
+    }
+    line("Benchmark duration (s):", format!("{:.2}", r.duration));
+    line("Total input tokens:", r.total_input_tokens.to_string());
+    line("Total generated tokens:", r.total_output_tokens.to_string());
+    line("Request throughput (req/s):", format!("{:.2}", r.request_throughput));
+    line("Output token throughput (tok/s):", format!("{:.2}", r.output_throughput));
+    line("Total token throughput (tok/s):", format!("{:.2}", r.total_token_throughput));
+    let headers = [
+        ("TTFT", "Time to First Token"),
+        ("TPOT", "Time per Output Token (excl. 1st token)"),
+        ("ITL", "Inter-token Latency"),
+        ("E2EL", "End-to-end Latency"),
+    ];
+    let mut s = format!("{:=^50}\n", " Serving Benchmark Result ");
+    s.push_str(&out);
+    for ((_, st), (name, header)) in r.latencies().into_iter().zip(headers) {
+        s.push_str(&format!("{:-^50}\n", header));
+        s.push_str(&format!("{:<40} {:<10.2}\n", format!("Mean {name} (ms):"), st.mean));
+        s.push_str(&format!("{:<40} {:<10.2}\n", format!("Median {name} (ms):"), st.median));
+        for (p, v) in &st.percentiles {
+            s.push_str(&format!("{:<40} {:<10.2}\n", format!("P{} {name} (ms):", percentile_word(*p)), v));
+        }
+    }
+    s.push_str(&format!("{}\n", "=".repeat(50)));
+    s
+}
