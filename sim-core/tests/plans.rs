@@ -6,7 +6,7 @@
 mod common;
 use proptest::prelude::*;
 use sim_core::scenario::{Arrival, ClassConfig, KvLayout, LengthDist, Slo};
-use sim_core::sim::{IterationPlan, PlanContext};
+use sim_core::sim::{AdmitStop, IterationPlan, PlanContext};
 use sim_core::{Scenario, Simulation};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -91,6 +91,20 @@ fn check_plan(
     }
     if p.retry {
         prop_assert!(p.is_idle() && preempted > 0);
+    }
+    // why admission stopped agrees with the plan
+    match p.stop {
+        AdmitStop::MaxSeqs { max_num_seqs } => {
+            prop_assert!(max_num_seqs == max_seqs && c.running - preempted + admitted == max_seqs, "{:?}", p)
+        }
+        AdmitStop::KvMemory { need_units, free_units } => prop_assert!(need_units > free_units, "{:?}", p.stop),
+        AdmitStop::TokenBudget { budget: b } => {
+            prop_assert_eq!(b, budget);
+            if chunked {
+                prop_assert!(p.tokens() >= budget, "budget {} not spent: {:?}", budget, p);
+            }
+        }
+        AdmitStop::QueueEmpty | AdmitStop::Reserved => {}
     }
     Ok(())
 }

@@ -55,6 +55,17 @@ impl PoolConfig {
     }
 }
 
+/// Why the pool refuses a sequence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Every batch slot (`max_num_seqs`) is taken.
+    Slots,
+    /// The KV units it needs (with the watermark) are more than those free.
+    Kv { need: u64, free: u64 },
+    /// It would eat into another class's reserved share (isolation).
+    Reserved,
+}
+
 /// KV units and batch slots in use, per class, with the admission rules.
 #[derive(Debug)]
 pub(crate) struct KvPool {
@@ -204,6 +215,20 @@ impl KvPool {
         self.allows(class, need)
     }
 
+    /// Why a sequence whose first chunk is `tokens` long cannot be admitted (call after
+    /// `can_admit` said no): the batch slots, another class's reservation, or the KV.
+    pub fn refusal(&self, tokens: u64) -> Refusal {
+        if self.seqs >= self.cfg.max_seqs {
+            return Refusal::Slots;
+        }
+        let need = if self.cfg.paged { self.units_for(tokens) + self.watermark() } else { self.cfg.max_model_len };
+        let free = if self.cfg.overcommit { self.cfg.capacity.saturating_sub(self.prompt) } else { self.free() };
+        if need > free {
+            return Refusal::Kv { need, free };
+        }
+        Refusal::Reserved
+    }
+
     /// Could `class` take one more batch slot and `units` more units without eating into
     /// another class's reservation?
     fn allows(&self, class: usize, units: u64) -> bool {
@@ -321,6 +346,23 @@ mod tests {
             p.admit_seq(0, 1);
         }
         assert!(!p.can_admit(1, 1));
+        assert_eq!(p.refusal(1), Refusal::Slots);
+    }
+
+    #[test]
+    fn refusal_names_the_kv_it_needs_and_has() {
+        let mut p = KvPool::new(cfg(true, 100));
+        p.admit_seq(0, 16);
+        p.take(0, 95);
+        assert!(!p.can_admit(0, 16 * 5));
+        assert_eq!(p.refusal(16 * 5), Refusal::Kv { need: 5 + 1, free: 5 }, "5 blocks and the 1% watermark");
+        let mut c = cfg(true, 10_000);
+        c.isolation = true;
+        let mut p = KvPool::new(c);
+        for _ in 0..4 {
+            p.admit_seq(0, 1);
+        }
+        assert_eq!(p.refusal(1), Refusal::Reserved, "class 1's slots");
     }
 
     #[test]

@@ -32,11 +32,11 @@ mod view;
 
 pub use events::Micros;
 pub use oom::MAX_OOM_RETRIES;
-pub use plan::{IterationPlan, PlanContext, PlannedChunk, PlannedPreemption};
+pub use plan::{AdmitStop, IterationPlan, PlanContext, PlannedChunk, PlannedPreemption};
 pub use record::RequestSink;
 pub use requests::Phase;
 pub use schedule::PlanObserver;
-pub use view::{Ending, HbmUse, LiveRequest, RecentEnding, Snapshot, StepInfo};
+pub use view::{Ending, HbmUse, Limit, LiveRequest, RecentEnding, Snapshot, StepInfo};
 
 use crate::catalog::{GpuSpec, ModelSpec};
 use crate::memory::HbmPlan;
@@ -310,6 +310,11 @@ impl Simulation {
 
     pub fn snapshot(&self) -> Snapshot {
         self.replica.snapshot(self.now, self.is_finished())
+    }
+
+    /// What limits the run now (the snapshot's `limit`, without building a snapshot).
+    pub fn limit(&self) -> Limit {
+        self.replica.limit()
     }
 
     /// Internal consistency checks, for tests: counts add up and KV stays within bounds.

@@ -7,7 +7,7 @@
 //! admitted. `schedule` then applies the plan. Tests check properties on plans
 //! (`Simulation::set_plan_observer`).
 
-use super::kv::KvPool;
+use super::kv::{KvPool, Refusal};
 use super::replica::Replica;
 use super::requests::{is_tombstone, Handle, Phase};
 use crate::perf::BatchWork;
@@ -37,6 +37,24 @@ pub struct PlannedPreemption {
     pub(crate) h: Handle,
 }
 
+/// Why an iteration admitted no more waiting prompts (recorded by the plan for the stage's
+/// bottleneck badge; it changes nothing the plan does).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AdmitStop {
+    /// Nothing (more) was waiting, or nothing waiting could be tried.
+    #[default]
+    QueueEmpty,
+    /// Every batch slot was taken: `max_num_seqs` sequences run.
+    MaxSeqs { max_num_seqs: u64 },
+    /// The next prompt's KV did not fit: the units it needed (paged: blocks with the 1%
+    /// watermark; contiguous: `max_model_len` tokens) and the units free.
+    KvMemory { need_units: u64, free_units: u64 },
+    /// The next prompt would have eaten into another class's reserved share (isolation).
+    Reserved,
+    /// The iteration's token budget (`max_num_batched_tokens`) was spent.
+    TokenBudget { budget: u64 },
+}
+
 /// What one iteration of continuous batching does, decided before anything changes.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct IterationPlan {
@@ -52,6 +70,8 @@ pub struct IterationPlan {
     pub work: BatchWork,
     /// Nothing could run and a stuck prompt was preempted: plan again after applying.
     pub retry: bool,
+    /// Why no more waiting prompts were admitted.
+    pub stop: AdmitStop,
 }
 
 impl IterationPlan {
@@ -152,6 +172,7 @@ impl Replica {
         plan.chunks.clear();
         plan.work = BatchWork::default();
         plan.retry = false;
+        plan.stop = AdmitStop::QueueEmpty;
         Planner { r: self, pool, s: t, plan, n: self.group.n, ctx_sum: self.group.ctx_sum }.run();
     }
 }
@@ -189,6 +210,13 @@ impl Planner<'_> {
                 work.logit_tokens += n;
                 self.plan.decode_seqs = n;
                 budget = budget.saturating_sub(n);
+                if !chunked {
+                    // the decodes run because the head of the queue does not fit whole
+                    let whole = sched.max_num_batched_tokens as u64;
+                    if let Some(c) = self.peek().filter(|c| !self.fits_whole(c, whole)) {
+                        self.plan.stop = self.stop_for(c.target as u64, whole);
+                    }
+                }
             }
         }
         if chunked || prefill_first {
@@ -237,9 +265,11 @@ impl Planner<'_> {
             let target = c.target as u64;
             let n = if chunked { target.min(budget) } else { target };
             if n > budget {
+                self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
                 break;
             }
             if !self.pool.can_admit(c.class, n) {
+                self.plan.stop = self.stop_for(n, budget);
                 if self.s.blocked.len() > 1 {
                     self.s.blocked[c.lane] = true;
                     self.s.dirty = true;
@@ -258,6 +288,21 @@ impl Planner<'_> {
             self.pool.take(c.class, units);
             self.chunk(c.h, self.r.reqs[c.h].id, c.class as u16, 0, c.target, n, true, units);
             budget -= n;
+        }
+        if budget == 0 && self.peek().is_some() {
+            self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
+        }
+    }
+
+    /// Why a waiting prompt whose first chunk is `tokens` long is not admitted now.
+    fn stop_for(&self, tokens: u64, budget: u64) -> AdmitStop {
+        if tokens > budget {
+            return AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
+        }
+        match self.pool.refusal(tokens) {
+            Refusal::Slots => AdmitStop::MaxSeqs { max_num_seqs: self.r.sched.max_num_seqs as u64 },
+            Refusal::Kv { need, free } => AdmitStop::KvMemory { need_units: need, free_units: free },
+            Refusal::Reserved => AdmitStop::Reserved,
         }
     }
 

@@ -2,6 +2,7 @@
 //! the last iteration. Building a view never changes the simulation, and its size depends on
 //! live requests only.
 
+use super::plan::AdmitStop;
 use super::replica::Replica;
 use super::requests::Phase;
 use crate::metrics::Summary;
@@ -90,6 +91,37 @@ pub struct StepInfo {
     pub compute_bound_share: f64,
 }
 
+/// What limits the run now, for the stage's bottleneck badge: why the scheduler's last plan
+/// admitted no more waiting requests, or, when everything waiting was admitted, what the
+/// iteration on the GPU spends its time on. Each variant carries the numbers that say so.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Limit {
+    /// Nothing runs and nothing waits: the GPU waits for requests.
+    Idle,
+    /// The server is down for an OOM restart until this time.
+    Restarting { until_s: f64 },
+    /// Static batching: requests wait for the batch to fill (`batch` = max_num_seqs) or the
+    /// oldest one's window to close.
+    FillingBatch { waiting: u64, batch: u64 },
+    /// Static batching: a batch of `running` runs until its longest output; `waiting` wait.
+    StaticBatch { running: u64, waiting: u64 },
+    /// Requests wait while every batch slot is taken, though KV is free.
+    MaxBatch { max_num_seqs: u64, kv_free_bytes: f64 },
+    /// Requests wait because the next one's KV does not fit (`preempting`: the last plan sent
+    /// running sequences back to recompute).
+    KvMemory { need_bytes: f64, free_bytes: f64, preempting: bool },
+    /// Requests wait for other classes' reserved shares (isolation).
+    Reserved { waiting: u64 },
+    /// Requests wait because the iteration's token budget is spent.
+    TokenBudget { budget: u64 },
+    /// Nothing waits for a reason of its own: the iteration on the GPU is a compute-bound
+    /// prefill of `prefill_tokens` tokens.
+    PrefillCompute { prefill_tokens: u64 },
+    /// Nothing waits for a reason of its own: decoding, whose every step reads the weights.
+    DecodeSpeed { decode_seqs: u64, step_ms: f64 },
+}
+
 /// Everything the UI draws at one moment. Its size depends on live requests only.
 #[derive(Clone, Debug, Serialize)]
 pub struct Snapshot {
@@ -104,6 +136,7 @@ pub struct Snapshot {
     pub running: u64,
     pub hbm: HbmUse,
     pub last_step: StepInfo,
+    pub limit: Limit,
     pub summary: Summary,
 }
 
@@ -126,6 +159,49 @@ impl Replica {
             outside_budget: p.outside_budget_bytes(),
             headroom: p.capacity_bytes - p.outside_budget_bytes() - p.weights_bytes - p.activation_bytes - alloc - free,
             utilization_limit: p.capacity_bytes - p.headroom_bytes,
+        }
+    }
+
+    /// What limits the run now (see [`Limit`]).
+    pub fn limit(&self) -> Limit {
+        if let Some(t) = self.restarting_until {
+            return Limit::Restarting { until_s: t as f64 / 1e6 };
+        }
+        let (waiting, running) = (self.queues.total(), self.pool.seqs());
+        if waiting == 0 && running == 0 {
+            return Limit::Idle;
+        }
+        if self.sched.batching == crate::scenario::Batching::Static {
+            return match &self.static_batch {
+                Some(_) => Limit::StaticBatch { running, waiting },
+                None => Limit::FillingBatch { waiting, batch: self.sched.max_num_seqs as u64 },
+            };
+        }
+        let plan = self.planning.as_ref().map(|s| &s.plan);
+        let bytes = |units: u64| (units * self.pool.unit_tokens()) as f64 * self.plan.kv_bytes_per_token;
+        if waiting > 0 {
+            match plan.map_or(AdmitStop::QueueEmpty, |p| p.stop) {
+                AdmitStop::MaxSeqs { max_num_seqs } if running >= max_num_seqs => {
+                    return Limit::MaxBatch { max_num_seqs, kv_free_bytes: self.hbm_use().kv_free };
+                }
+                AdmitStop::KvMemory { need_units, free_units } => {
+                    let preempting = plan.is_some_and(|p| !p.preempted.is_empty());
+                    return Limit::KvMemory {
+                        need_bytes: bytes(need_units),
+                        free_bytes: bytes(free_units),
+                        preempting,
+                    };
+                }
+                AdmitStop::Reserved => return Limit::Reserved { waiting },
+                AdmitStop::TokenBudget { budget } => return Limit::TokenBudget { budget },
+                _ => {}
+            }
+        }
+        let s = &self.last_step;
+        if s.prefill_tokens > 0 && s.compute_bound_share >= 0.5 {
+            Limit::PrefillCompute { prefill_tokens: s.prefill_tokens }
+        } else {
+            Limit::DecodeSpeed { decode_seqs: s.decode_seqs, step_ms: s.duration_ms }
         }
     }
 
@@ -169,6 +245,7 @@ impl Replica {
             running: self.pool.seqs(),
             hbm: self.hbm_use(),
             last_step: self.last_step,
+            limit: self.limit(),
             summary: self.summary(now),
         }
     }
