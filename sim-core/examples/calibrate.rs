@@ -1,5 +1,7 @@
 //! Prints the step-time model's error on every calibration row, and with `--fit` searches the
-//! engine constants that minimise the mean squared log error (coordinate descent).
+//! engine constants that minimise the mean squared log error (coordinate descent). With
+//! `--serving` it replays the closed-loop serving benchmarks of current engines instead and prints
+//! the error table per engine, model and TP degree (`--rows`: every row too).
 use sim_core::calibration::errors;
 use sim_core::scenario::EngineConfig;
 
@@ -8,8 +10,81 @@ fn score(e: &EngineConfig, rows: &dyn Fn(&str) -> bool) -> f64 {
     errs.iter().map(|x| (1.0 + x).ln().powi(2)).sum::<f64>() / errs.len() as f64
 }
 
+/// The `q` quantile (0..1, nearest rank) of `v`.
+fn quantile(v: &mut [f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+/// `--serving`: the closed-loop serving benchmarks replayed through the whole simulation, as a
+/// markdown table per engine, model and TP degree (`--rows` adds every row).
+fn serving(engine: &EngineConfig, every_row: bool) {
+    use sim_core::calibration::serving::errors;
+    let errs = errors(engine);
+    if every_row {
+        for (r, p) in &errs {
+            match p {
+                Some((ttft, tpot, et, ep)) => println!(
+                    "{:6} {:12} {:8} {:4} tp{} {:>5}/{:<4} c{:<3} TTFT {:>8.1} vs {:>8.1} {:>+6.1}%  TPOT {:>6.2} vs {:>6.2} {:>+6.1}%",
+                    r.backend, r.model, r.gpu, r.dtype, r.tp, r.isl, r.osl, r.concurrency, ttft, r.ttft_ms, et * 100.0, tpot, r.tpot_ms, ep * 100.0
+                ),
+                None => println!("{:6} {:12} {:8} {:4} tp{} not replayable (model or GPU not in the catalogue, or does not fit)", r.backend, r.model, r.gpu, r.dtype, r.tp),
+            }
+        }
+    }
+    let mut groups: Vec<(String, Vec<(f64, f64)>, usize)> = Vec::new();
+    let mut add = |key: String, e: Option<(f64, f64)>| {
+        let i = match groups.iter().position(|g| g.0 == key) {
+            Some(i) => i,
+            None => {
+                groups.push((key, Vec::new(), 0));
+                groups.len() - 1
+            }
+        };
+        groups[i].2 += 1;
+        if let Some(e) = e {
+            groups[i].1.push(e);
+        }
+    };
+    for (r, p) in &errs {
+        let e = p.map(|(_, _, et, ep)| (et, ep));
+        add(format!("{} {} {} TP{}", r.backend, r.model, r.dtype, r.tp), e);
+        add(format!("{} (all)", r.backend), e);
+        add("all".to_string(), e);
+    }
+    groups.sort_by_key(|g| (g.0 != "all", !g.0.ends_with("(all)"), g.0.clone()));
+    println!("| rows | replayed | TPOT median abs error | TPOT p90 abs error | TPOT median error | TTFT median abs error | TTFT median error |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (key, e, n) in &groups {
+        let mut tpot_abs: Vec<f64> = e.iter().map(|x| x.1.abs()).collect();
+        let mut tpot: Vec<f64> = e.iter().map(|x| x.1).collect();
+        let mut ttft_abs: Vec<f64> = e.iter().map(|x| x.0.abs()).collect();
+        let mut ttft: Vec<f64> = e.iter().map(|x| x.0).collect();
+        if e.is_empty() {
+            println!("| {key} | 0/{n} | — | — | — | — | — |");
+            continue;
+        }
+        println!(
+            "| {key} | {}/{n} | {:.1}% | {:.1}% | {:+.1}% | {:.1}% | {:+.1}% |",
+            e.len(),
+            quantile(&mut tpot_abs, 0.5) * 100.0,
+            quantile(&mut tpot_abs, 0.9) * 100.0,
+            quantile(&mut tpot, 0.5) * 100.0,
+            quantile(&mut ttft_abs, 0.5) * 100.0,
+            quantile(&mut ttft, 0.5) * 100.0
+        );
+    }
+}
+
 fn main() {
     let mut best = EngineConfig::default();
+    if std::env::args().any(|a| a == "--serving") {
+        serving(&best, std::env::args().any(|a| a == "--rows"));
+        return;
+    }
     let trt = |f: &str| f.starts_with("TensorRT");
     if std::env::args().any(|a| a == "--fit") {
         let grids: [(&str, Vec<f64>); 6] = [

@@ -156,3 +156,105 @@ pub fn errors(engine: &EngineConfig) -> Vec<(Row, f64, f64)> {
         })
         .collect()
 }
+
+/// Closed-loop serving benchmarks of current engines (`data/serving_benchmarks.csv`: TensorRT-LLM
+/// 1.0 and SGLang 0.5, from the aiconfigurator project's measured samples), replayed through the
+/// whole simulation with [`crate::bench`].
+pub mod serving {
+    use crate::bench::{Bench, Load};
+    use crate::catalog::Dtype;
+    use crate::scenario::{EngineConfig, Scenario};
+    use crate::sim::BuiltinTraces;
+
+    pub const DATA: &str = include_str!("../data/serving_benchmarks.csv");
+
+    /// Prompts each user sends in a replay: the first wave (every user's first prompt, sent
+    /// together at t = 0) is one in this many of the TTFTs averaged.
+    pub const PROMPTS_PER_USER: u64 = 8;
+
+    /// One measurement: `concurrency` users with no think time, fixed lengths, mean TTFT and TPOT.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Row {
+        pub backend: String,
+        pub version: String,
+        pub model: String,
+        pub gpu: String,
+        pub dtype: String,
+        pub tp: u32,
+        pub isl: u32,
+        pub osl: u32,
+        pub concurrency: u32,
+        pub ttft_ms: f64,
+        pub tpot_ms: f64,
+    }
+
+    pub fn rows() -> Vec<Row> {
+        DATA.lines()
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .filter_map(|l| {
+                let c: Vec<&str> = l.split(',').collect();
+                Some(Row {
+                    backend: c.first()?.to_string(),
+                    version: c.get(1)?.to_string(),
+                    model: c.get(2)?.to_string(),
+                    gpu: c.get(3)?.to_string(),
+                    dtype: c.get(4)?.to_string(),
+                    tp: c.get(5)?.parse().ok()?,
+                    isl: c.get(6)?.parse().ok()?,
+                    osl: c.get(7)?.parse().ok()?,
+                    concurrency: c.get(8)?.parse().ok()?,
+                    ttft_ms: c.get(9)?.parse().ok()?,
+                    tpot_ms: c.get(10)?.parse().ok()?,
+                })
+            })
+            .collect()
+    }
+
+    /// The benchmark a row describes, on a vLLM-default server (256 sequences, 8,192-token
+    /// budget, chunked prefill, paged KV, utilisation 0.9) with `engine`'s constants.
+    pub fn bench(row: &Row, engine: &EngineConfig) -> Option<Bench> {
+        let dtype = Dtype::parse(&row.dtype)?;
+        let model = crate::catalog::find_model(&row.model)?;
+        crate::catalog::find_gpu(&row.gpu)?;
+        let json = serde_json::json!({
+            "version": 1, "seed": 1, "model": row.model, "gpu": row.gpu, "num_gpus": row.tp,
+            "dtype": dtype.name(), "gpu_memory_utilization": 0.9,
+            "scheduler": { "batching": "continuous", "max_num_seqs": 256, "max_num_batched_tokens": 8192,
+                "chunked_prefill": true, "kv_layout": "paged", "block_size": 16,
+                "max_model_len": model.max_context.max(row.isl + row.osl) },
+            "classes": [{ "name": crate::bench::CLASS, "arrival": { "kind": "closed_loop", "users": 1, "think_time_ms": 0.0 },
+                "num_requests": 1, "input_tokens": { "kind": "fixed", "value": 1 }, "output_tokens": { "kind": "fixed", "value": 1 } }],
+        });
+        let mut server = Scenario::from_json(&json.to_string()).ok()?;
+        server.engine = engine.clone();
+        Some(Bench {
+            server,
+            input_len: row.isl,
+            output_len: row.osl,
+            num_prompts: row.concurrency as u64 * PROMPTS_PER_USER,
+            load: Load::MaxConcurrency(row.concurrency),
+            percentiles: vec![99.0],
+        })
+    }
+
+    /// The lab's mean TTFT and mean TPOT (ms) for a row; `None` when its model or GPU is not in
+    /// the catalogue or the model does not fit.
+    pub fn predict(row: &Row, engine: &EngineConfig) -> Option<(f64, f64)> {
+        let r = bench(row, engine)?.run(&BuiltinTraces).ok()?;
+        Some((r.ttft.mean, r.tpot.mean))
+    }
+
+    /// Every row with the lab's prediction (`None`: not replayable) and the relative errors
+    /// (prediction / measurement − 1) of TTFT and TPOT.
+    pub fn errors(engine: &EngineConfig) -> Vec<(Row, Option<(f64, f64, f64, f64)>)> {
+        rows()
+            .into_iter()
+            .map(|r| {
+                let p = predict(&r, engine)
+                    .map(|(ttft, tpot)| (ttft, tpot, ttft / r.ttft_ms - 1.0, tpot / r.tpot_ms - 1.0));
+                (r, p)
+            })
+            .collect()
+    }
+}

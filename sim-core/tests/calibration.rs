@@ -75,3 +75,21 @@ fn calibration_is_not_flat_a_wrong_constant_breaks_it() {
         assert!(bad >= 5, "halving an efficiency left {bad} rows out of tolerance");
     }
 }
+
+#[test]
+fn serving_benchmarks_are_read_and_replayed_as_closed_loop_benchmarks() {
+    use sim_core::calibration::serving::{bench, predict, rows, PROMPTS_PER_USER};
+    let rows = rows();
+    assert_eq!(rows.len(), 513, "every measurement is read");
+    let engine = sim_core::scenario::EngineConfig::default();
+    let row = rows.iter().find(|r| r.model == "llama-3.1-8b" && r.tp == 1 && r.concurrency == 16).unwrap();
+    let b = bench(row, &engine).unwrap();
+    assert_eq!(b.num_prompts, 16 * PROMPTS_PER_USER);
+    assert_eq!((b.input_len, b.output_len), (row.isl, row.osl));
+    let (ttft, tpot) = predict(row, &engine).unwrap();
+    assert!(ttft > 0.0 && tpot > 0.0);
+    // a model the catalogue lacks is not replayed rather than guessed
+    let mut other = row.clone();
+    other.model = "no-such-model".into();
+    assert!(predict(&other, &engine).is_none());
+}
