@@ -1,12 +1,16 @@
 //! For screen readers: a visually hidden live region that says, calmly, how the run is doing —
 //! "queue 12, batch 48, HBM 83 %, p99 TTFT 1.20 s" — at most once every few seconds, and only
 //! when the words changed. The numbers are sim-core's, from the calm tick's views.
+//!
+//! Also the skip links (the page's first tab stops) and whether the learner asked for reduced
+//! motion.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::engine::RunView;
 use crate::format;
-use crate::i18n::{t_untracked, tf};
+use crate::i18n::{t_untracked, tf, tx};
 use app_model::Run;
 
 use crate::ui::{use_ui, Ui};
@@ -65,4 +69,60 @@ pub fn LiveSummary() -> impl IntoView {
             {move || text.get()}
         </div>
     }
+}
+
+/// The first tab stops of the page, shown when focused: straight to the live metrics, or to
+/// the settings. The target takes the focus (so the next Tab continues from there).
+#[component]
+pub fn SkipLinks() -> impl IntoView {
+    let link = move |selector: &'static str, key: &'static str, testid: &'static str| {
+        view! {
+            <a
+                class="skip-link"
+                href="#"
+                data-testid=testid
+                on:click=move |ev| {
+                    ev.prevent_default();
+                    focus_target(selector);
+                }
+            >{tx(key)}</a>
+        }
+    };
+    view! {
+        <nav class="skip-links" aria-label=tx("a11y.skip_nav")>
+            {link("[data-testid=\"metrics-a\"]", "a11y.skip_metrics", "skip-metrics")}
+            {link(".controls-col", "a11y.skip_settings", "skip-settings")}
+        </nav>
+    }
+}
+
+/// Moves the focus to the first element matching `selector` (focusable by script only).
+fn focus_target(selector: &str) {
+    let Some(el) = document().query_selector(selector).ok().flatten() else { return };
+    if !el.has_attribute("tabindex") {
+        let _ = el.set_attribute("tabindex", "-1");
+    }
+    let _ = el.class_list().add_1("skip-target");
+    if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+        let _ = el.focus();
+    }
+}
+
+thread_local! {
+    /// The `(prefers-reduced-motion: reduce)` media query list, once asked.
+    static MOTION: std::cell::OnceCell<Option<wasm_bindgen::JsValue>> = const { std::cell::OnceCell::new() };
+}
+
+/// Whether the learner's system asks for reduced motion (`prefers-reduced-motion: reduce`),
+/// read live: the stage then puts glyphs at their places at once, scrolling jumps.
+pub fn reduced_motion() -> bool {
+    use js_sys::Reflect;
+    MOTION.with(|m| {
+        let mql = m.get_or_init(|| {
+            let w = web_sys::window()?;
+            let f = Reflect::get(&w, &"matchMedia".into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+            f.call1(&w, &"(prefers-reduced-motion: reduce)".into()).ok()
+        });
+        mql.as_ref().and_then(|q| Reflect::get(q, &"matches".into()).ok()).and_then(|v| v.as_bool()).unwrap_or(false)
+    })
 }

@@ -1,15 +1,22 @@
 //! A small canvas chart helper (axes, ticks, lines, reference lines, legend) and the lab's
 //! charts built on it. Charts only draw what sim-core computed: `ttft_cdf`, `tpot_cdf`, `series`.
+//!
+//! Each chart of the lab also says what it shows in words (its accessible description: the
+//! key numbers of the same points) and opens a table of the plotted points on demand.
 
+use std::cell::RefCell;
+
+use leptos::prelude::*;
 use sim_core::Simulation;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::format;
 use crate::glyph;
-use crate::i18n::t_untracked;
+use crate::i18n::{fill, t, t_untracked, tx};
 use crate::stage::dash;
 use crate::theme::palette;
+use crate::ui::use_ui;
 
 /// Points per CDF curve.
 const CDF_POINTS: usize = 80;
@@ -404,12 +411,12 @@ pub fn draw(input: &ChartInput<'_>, half: Option<usize>) {
         let Some(canvas) = canvas_by_id(id) else { continue };
         let Some((ctx, w, h)) = fit_canvas(&canvas, CHART_MIN_W, CHART_H) else { continue };
         match i {
-            0 => cdf_chart(&ctx, w, h, title, input, Latency::Ttft),
-            1 => cdf_chart(&ctx, w, h, title, input, Latency::Tpot),
-            2 => series_chart(&ctx, w, h, title, input, Series::Queue),
-            3 => series_chart(&ctx, w, h, title, input, Series::Batch),
-            4 => series_chart(&ctx, w, h, title, input, Series::Kv),
-            _ => series_chart(&ctx, w, h, title, input, Series::Goodput),
+            0 => cdf_chart(&ctx, w, h, title, input, Latency::Ttft, i),
+            1 => cdf_chart(&ctx, w, h, title, input, Latency::Tpot, i),
+            2 => series_chart(&ctx, w, h, title, input, Series::Queue, i),
+            3 => series_chart(&ctx, w, h, title, input, Series::Batch, i),
+            4 => series_chart(&ctx, w, h, title, input, Series::Kv, i),
+            _ => series_chart(&ctx, w, h, title, input, Series::Goodput, i),
         }
     }
 }
@@ -423,7 +430,16 @@ enum Latency {
     Tpot,
 }
 
-fn cdf_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, input: &ChartInput<'_>, which: Latency) {
+#[allow(clippy::too_many_arguments)]
+fn cdf_chart(
+    ctx: &CanvasRenderingContext2d,
+    w: f64,
+    h: f64,
+    title: &str,
+    input: &ChartInput<'_>,
+    which: Latency,
+    index: usize,
+) {
     // curves: (run, class, points)
     let mut curves: Vec<Curve> = Vec::new();
     let mut slos: Vec<(usize, f64)> = Vec::new();
@@ -502,7 +518,7 @@ fn cdf_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, input:
             plot.legend(label, palette().run_line, RUN_DASH[ri.min(1)]);
         }
     }
-    let _ = ctx;
+    publish(index, |table| cdf_text(title, input, &curves, &slos, table));
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -513,7 +529,16 @@ enum Series {
     Goodput,
 }
 
-fn series_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, input: &ChartInput<'_>, which: Series) {
+#[allow(clippy::too_many_arguments)]
+fn series_chart(
+    ctx: &CanvasRenderingContext2d,
+    w: f64,
+    h: f64,
+    title: &str,
+    input: &ChartInput<'_>,
+    which: Series,
+    index: usize,
+) {
     let mut t_max = 0.0f64;
     let mut y_max = 0.0f64;
     for (_, sim) in &input.runs {
@@ -585,4 +610,241 @@ fn series_chart(ctx: &CanvasRenderingContext2d, w: f64, h: f64, title: &str, inp
     if input.runs.iter().all(|(_, s)| s.series().is_empty()) {
         plot.note(&t_untracked("chart.first_sample"));
     }
+    publish(index, |table| series_text(&full_title, input, which, table));
+}
+
+// ---------------------------------------------------------------- text alternatives
+
+/// Most rows of a chart's data table (per run for a time series).
+const TABLE_ROWS: usize = 20;
+/// The CDF's rows: shares of requests (of [`CDF_POINTS`]: point i is the share (i + 1) / 80).
+const CDF_ROWS: [usize; 11] = [7, 15, 23, 31, 39, 47, 55, 63, 71, 75, 79];
+
+/// A chart in words: its summary (its accessible description) and, while its table is open,
+/// the plotted points (bounded: [`TABLE_ROWS`] per run, [`CDF_ROWS`] for a CDF).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChartText {
+    pub summary: String,
+    pub head: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A chart figure's state in the page: its words and whether its table is open.
+#[derive(Clone, Copy)]
+struct Figure {
+    text: RwSignal<ChartText>,
+    open: RwSignal<bool>,
+}
+
+thread_local! {
+    static FIGURES: RefCell<Vec<Figure>> = const { RefCell::new(Vec::new()) };
+}
+
+fn tu(key: &str, args: &[(&str, String)]) -> String {
+    fill(&t_untracked(key), args)
+}
+
+/// Hands chart `i`'s words to its figure (when they changed); `table` says whether to make rows.
+fn publish(i: usize, make: impl FnOnce(bool) -> ChartText) {
+    let Some(fig) = FIGURES.with(|f| f.borrow().get(i).copied()) else { return };
+    let Some(open) = fig.open.try_get_untracked() else { return };
+    let next = make(open);
+    if fig.text.try_with_untracked(|cur| *cur != next) == Some(true) {
+        fig.text.set(next);
+    }
+}
+
+/// A curve's or a run's name in a summary and a table head: the class, the run, or both.
+fn series_name(input: &ChartInput<'_>, run: usize, class: Option<usize>, fallback: &str) -> String {
+    let runs = input.runs.len() > 1;
+    let class = class.and_then(|c| input.runs.get(run).and_then(|(_, s)| s.class_names().get(c).cloned()));
+    match (runs, class) {
+        (true, Some(c)) => format!("{} · {c}", input.runs[run].0),
+        (true, None) => input.runs[run].0.to_string(),
+        (false, Some(c)) => c,
+        (false, None) => fallback.to_string(),
+    }
+}
+
+fn cdf_text(title: &str, input: &ChartInput<'_>, curves: &[Curve], slos: &[(usize, f64)], table: bool) -> ChartText {
+    let named: Vec<(String, &Vec<(f64, f64)>)> = curves
+        .iter()
+        .filter(|(_, _, p)| !p.is_empty())
+        .map(|(r, c, p)| {
+            let per_class = input.runs.get(*r).is_some_and(|(_, s)| s.class_names().len() > 1);
+            (series_name(input, *r, per_class.then_some(*c), title), p)
+        })
+        .collect();
+    let at = |p: &Vec<(f64, f64)>, i: usize| p.get(i).or(p.last()).map_or(0.0, |q| q.0);
+    let mut parts: Vec<String> = named
+        .iter()
+        .map(|(name, p)| {
+            tu(
+                "a11y.cdf_curve",
+                &[
+                    ("name", name.clone()),
+                    ("p50", format::ms(at(p, 39))),
+                    ("p95", format::ms(at(p, 75))),
+                    ("max", format::ms(at(p, 79))),
+                ],
+            )
+        })
+        .collect();
+    if named.is_empty() {
+        parts.push(t_untracked("chart.no_completed"));
+    }
+    if !slos.is_empty() {
+        let list = slos.iter().map(|&(_, v)| format::ms(v)).collect::<Vec<_>>().join(", ");
+        parts.push(tu("a11y.chart_slo", &[("slo", list)]));
+    }
+    let summary = tu("a11y.chart_summary", &[("title", title.to_string()), ("text", parts.join("; "))]);
+    if !table {
+        return ChartText { summary, ..ChartText::default() };
+    }
+    let mut head = vec![t_untracked("a11y.col_share")];
+    head.extend(named.iter().map(|(n, _)| n.clone()));
+    let rows = CDF_ROWS
+        .iter()
+        .map(|&i| {
+            let mut row = vec![format::pct((i + 1) as f64 / CDF_POINTS as f64)];
+            row.extend(named.iter().map(|(_, p)| format::ms(at(p, i))));
+            row
+        })
+        .collect();
+    ChartText { summary, head, rows }
+}
+
+/// The lines of a time series chart: (name key or "", value of a sample).
+fn series_lines(which: Series) -> Vec<(&'static str, fn(&sim_core::Sample) -> f64)> {
+    match which {
+        Series::Queue => vec![("", |s| s.queue_len)],
+        Series::Batch => vec![("", |s| s.running)],
+        Series::Kv => vec![("", |s| s.kv_fill)],
+        Series::Goodput => {
+            vec![("chart.legend_throughput", |s| s.throughput_tok_s), ("chart.legend_goodput", |s| s.goodput_tok_s)]
+        }
+    }
+}
+
+fn series_value(which: Series, v: f64) -> String {
+    match which {
+        Series::Kv => format::pct(v),
+        Series::Goodput => format!("{} tok/s", format::rate(v)),
+        _ => format::rate(v),
+    }
+}
+
+fn series_text(title: &str, input: &ChartInput<'_>, which: Series, table: bool) -> ChartText {
+    let lines = series_lines(which);
+    let mut parts = Vec::new();
+    for (ri, (_, sim)) in input.runs.iter().enumerate() {
+        let series = sim.series();
+        let Some(last) = series.last() else { continue };
+        for (key, f) in &lines {
+            let name = if key.is_empty() {
+                series_name(input, ri, None, title)
+            } else {
+                let n = t_untracked(key);
+                if input.runs.len() > 1 {
+                    format!("{} · {n}", input.runs[ri].0)
+                } else {
+                    n
+                }
+            };
+            let peak = series.iter().map(f).fold(0.0f64, f64::max);
+            parts.push(tu(
+                "a11y.series_line",
+                &[("name", name), ("now", series_value(which, f(last))), ("peak", series_value(which, peak))],
+            ));
+        }
+        if which == Series::Batch {
+            parts.push(format!("max_num_seqs {}", format::int(u64::from(sim.scenario().scheduler.max_num_seqs))));
+        }
+    }
+    let span = input.runs.iter().filter_map(|(_, s)| s.series().last()).map(|s| s.t_s).fold(0.0f64, f64::max);
+    let text = if parts.is_empty() {
+        t_untracked("chart.first_sample")
+    } else {
+        tu("a11y.series_span", &[("span", format::sim_time(span)), ("lines", parts.join("; "))])
+    };
+    let summary = tu("a11y.chart_summary", &[("title", title.to_string()), ("text", text)]);
+    if !table {
+        return ChartText { summary, ..ChartText::default() };
+    }
+    let multi = input.runs.len() > 1;
+    let mut head = Vec::new();
+    if multi {
+        head.push(t_untracked("a11y.col_run"));
+    }
+    head.push(t_untracked("a11y.col_time"));
+    head.extend(lines.iter().map(|(key, _)| if key.is_empty() { title.to_string() } else { t_untracked(key) }));
+    let mut rows = Vec::new();
+    for (label, sim) in &input.runs {
+        let series = sim.series();
+        let step = series.len().div_ceil(TABLE_ROWS).max(1);
+        // every step-th sample, ending on the last one
+        let picked = series.iter().rev().step_by(step).take(TABLE_ROWS).collect::<Vec<_>>();
+        for s in picked.into_iter().rev() {
+            let mut row = Vec::with_capacity(head.len());
+            if multi {
+                row.push(label.to_string());
+            }
+            row.push(format::sim_time(s.t_s));
+            row.extend(lines.iter().map(|(_, f)| series_value(which, f(s))));
+            rows.push(row);
+        }
+    }
+    ChartText { summary, head, rows }
+}
+
+/// The charts' figures: each canvas with its summary as its description, a "Show data" button
+/// and the data table it opens.
+pub fn figures() -> impl IntoView {
+    let ui = use_ui();
+    let figs: Vec<Figure> = CHARTS
+        .iter()
+        .map(|_| Figure { text: RwSignal::new(ChartText::default()), open: RwSignal::new(false) })
+        .collect();
+    FIGURES.with(|f| *f.borrow_mut() = figs.clone());
+    CHARTS
+        .iter()
+        .zip(figs)
+        .map(|(&(id, title), fig)| {
+            let Figure { text, open } = fig;
+            let summary = move || text.with(|t| t.summary.clone());
+            let head = move || text.with(|t| t.head.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view());
+            let rows = move || {
+                text.with(|t| {
+                    t.rows
+                        .iter()
+                        .map(|r| view! { <tr>{r.iter().map(|c| view! { <td>{c.clone()}</td> }).collect_view()}</tr> })
+                        .collect_view()
+                })
+            };
+            view! {
+                <figure class="chart-fig">
+                    <canvas id=id class="chart" data-testid=id role="img" aria-label=tx(title) aria-describedby=format!("{id}-summary")></canvas>
+                    <p class="sr-only" id=format!("{id}-summary") data-testid=format!("{id}-summary")>{summary}</p>
+                    <button
+                        type="button"
+                        class="btn small-btn chart-data-btn"
+                        aria-expanded=move || open.get().to_string()
+                        aria-controls=format!("{id}-data")
+                        data-testid=format!("{id}-data-btn")
+                        on:click=move |_| {
+                            open.update(|o| *o = !*o);
+                            ui.refresh(true);
+                        }
+                    >{move || if open.get() { t("a11y.hide_data") } else { t("a11y.show_data") }}</button>
+                    <div class="chart-table-wrap" id=format!("{id}-data") class:hidden=move || !open.get()>
+                        <table class="chart-table" data-testid=format!("{id}-table")>
+                            <caption>{summary}</caption>
+                            <thead><tr>{head}</tr></thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                    </div>
+                </figure>
+            }
+        })
+        .collect_view()
 }

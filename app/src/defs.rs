@@ -38,14 +38,53 @@ pub const OUTSIDE: &str = "def.outside";
 pub const WEIGHTS: &str = "def.weights";
 pub const ACTIVATIONS: &str = "def.activations";
 
-/// A label with its definition one hover or keyboard focus away. `label` and `def` are
+/// A label with its definition one hover, tap or keyboard focus away. `label` and `def` are
 /// translation keys; text that is not a key shows as written.
+///
+/// A term is not a tab stop of its own (`tabindex="-1"`: a tap or click still focuses it and
+/// shows the definition). Keyboard users meet the definition on the control it belongs to: a
+/// field shows it while its control has the keyboard focus, and names it as the control's
+/// description (`aria-describedby` = `id`, given by the field). The page's "Definitions" switch
+/// ([`DefsToggle`]) shows every definition in place.
 #[component]
-pub fn Term(#[prop(into)] label: String, def: &'static str) -> impl IntoView {
+pub fn Term(
+    #[prop(into)] label: String,
+    def: &'static str,
+    /// Element id of the definition, for the control's `aria-describedby`.
+    #[prop(optional, into)]
+    id: Option<String>,
+) -> impl IntoView {
+    // a definition that describes a control is not read again as part of its label
+    let hidden = id.as_ref().map(|_| "true");
     view! {
-        <span class="term" tabindex="0">
+        <span class="term" tabindex="-1">
             {move || t(&label)}
-            <span class="def" role="tooltip">{tx(def)}</span>
+            <span class="def" role="tooltip" id=id aria-hidden=hidden>{tx(def)}</span>
         </span>
+    }
+}
+
+/// Shows every definition in place (for keyboard and screen-reader users, and on touch
+/// screens): a pressed button puts `defs-shown` on `<body>`.
+#[component]
+pub fn DefsToggle() -> impl IntoView {
+    let on = RwSignal::new(false);
+    let toggle = move |_| {
+        let next = !on.get_untracked();
+        on.set(next);
+        if let Some(body) = document().body() {
+            let _ = body.class_list().toggle_with_force("defs-shown", next);
+        }
+    };
+    view! {
+        <button
+            type="button"
+            class="chip"
+            class:active=move || on.get()
+            aria-pressed=move || on.get().to_string()
+            title=tx("a11y.defs_title")
+            data-testid="defs-toggle"
+            on:click=toggle
+        >{tx("a11y.defs")}</button>
     }
 }

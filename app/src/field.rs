@@ -98,7 +98,7 @@ pub fn NumberField(
         <div class="field" class:invalid=move || message().is_some() class:off=move || !on() class:locked=move || locked.get()>
             <div class="field-head">
                 {toggle}
-                <label for=id.clone()><Term label=label def=def/></label>
+                <label for=id.clone()><Term label=label def=def id=format!("{id}-def")/></label>
                 {lock_badge(move || locked.get())}
             </div>
             <div class="inputs">
@@ -108,6 +108,7 @@ pub fn NumberField(
                     max=move || range.slider_bounds(max.get()).1
                     step=step
                     aria-label=move || tf("ctl.slider", &[("name", t(label))])
+                    aria-describedby=format!("{id}-def")
                     data-testid=format!("slider-{name}")
                     disabled=move || !on() || locked.get()
                     prop:value=slider_value
@@ -120,6 +121,7 @@ pub fn NumberField(
                 <input
                     type="text"
                     inputmode="decimal"
+                    aria-describedby=format!("{id}-def")
                     id=id
                     class="num"
                     data-testid=format!("field-{name}")
@@ -160,10 +162,11 @@ pub fn SelectField(
     view! {
         <div class="field" class:invalid=move || error.get().is_some() class:locked=move || locked.get()>
             <div class="field-head">
-                <label for=id.clone()><Term label=label def=def/></label>
+                <label for=id.clone()><Term label=label def=def id=format!("{id}-def")/></label>
                 {lock_badge(move || locked.get())}
             </div>
             <select
+                aria-describedby=format!("{id}-def")
                 id=id
                 data-testid=format!("field-{name}")
                 disabled=move || locked.get()
@@ -185,13 +188,14 @@ pub fn ToggleField(frame: FieldFrame, #[prop(into)] checked: Signal<bool>, on_ch
         <div class="field check" class:invalid=move || error.get().is_some() class:locked=move || locked.get()>
             <input
                 type="checkbox"
+                aria-describedby=format!("{id}-def")
                 id=id.clone()
                 data-testid=format!("field-{name}")
                 disabled=move || locked.get()
                 prop:checked=move || checked.get()
                 on:change=move |ev| on_change.run(event_target_checked(&ev))
             />
-            <label for=id><Term label=label def=def/></label>
+            <label for=id.clone()><Term label=label def=def id=format!("{id}-def")/></label>
             {lock_badge(move || locked.get())}
             <p class="err" role="alert" data-testid=format!("error-{name}")>{move || error.get()}</p>
         </div>

@@ -1,10 +1,13 @@
-//! The page header (title, tagline, language switch, projector profile) and footer.
+//! The page header (skip links, title, tagline, language switch, projector profile, the
+//! definitions switch) and footer.
 //!
 //! The header also keeps the document in step with the language (`<html lang>`, the title) and
 //! redraws the canvases when the language or the colour profile changes.
 
 use leptos::prelude::*;
 
+use crate::a11y::SkipLinks;
+use crate::defs::DefsToggle;
 use crate::engine;
 use crate::i18n::{self, tx, Locale};
 use crate::theme;
@@ -47,6 +50,7 @@ pub fn PageHeader() -> impl IntoView {
     };
 
     view! {
+        <SkipLinks/>
         <header class="top">
             <div class="brand">
                 <h1>{tx("app.title")}</h1>
@@ -65,6 +69,7 @@ pub fn PageHeader() -> impl IntoView {
                     data-testid="projector"
                     on:click=move |_| theme::set_projector(!projector.get_untracked())
                 >{tx("app.projector")}</button>
+                <DefsToggle/>
             </div>
         </header>
     }

@@ -4,7 +4,7 @@
 use app_model::Run;
 use leptos::prelude::*;
 
-use crate::charts::CHARTS;
+use crate::charts;
 use crate::controls::scenario_title;
 use crate::engine::STAGE_IDS;
 use crate::glyph;
@@ -208,9 +208,7 @@ pub fn ChartsRow() -> impl IntoView {
                 <span class="muted small">{scope}</span>
             </header>
             <div class="chart-grid">
-                {CHARTS.iter().map(|(id, title)| view! {
-                    <canvas id=*id class="chart" data-testid=*id role="img" aria-label=tx(title)></canvas>
-                }).collect_view()}
+                {charts::figures()}
             </div>
         </section>
     }

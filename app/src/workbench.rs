@@ -85,13 +85,22 @@ pub fn Workbench() -> impl IntoView {
     let tab_button = move |x: Tab| {
         let on = move || tab.get() == Some(x);
         let on_key = move |ev: web_sys::KeyboardEvent| {
-            let step: isize = match ev.key().as_str() {
-                "ArrowRight" => 1,
-                "ArrowLeft" => -1,
+            let n = Tab::ALL.len() as isize;
+            let to: isize = match ev.key().as_str() {
+                // activating a tab opens it (a click on the open tab closes the workbench)
+                "Enter" | " " => {
+                    ev.prevent_default();
+                    open(x);
+                    return;
+                }
+                "ArrowRight" => x.index() as isize + 1,
+                "ArrowLeft" => x.index() as isize - 1,
+                "Home" => 0,
+                "End" => n - 1,
                 _ => return,
             };
             ev.prevent_default();
-            let next = Tab::ALL[(x.index() as isize + step).rem_euclid(Tab::ALL.len() as isize) as usize];
+            let next = Tab::ALL[to.rem_euclid(n) as usize];
             open(next);
             focus_id(format!("wb-tab-{}", next.id()));
         };
@@ -325,7 +334,8 @@ pub fn scroll_to(selector: &str) {
     let Some(el) = document().query_selector(selector).ok().flatten() else { return };
     let opts = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&opts, &"block".into(), &"center".into());
-    let _ = js_sys::Reflect::set(&opts, &"behavior".into(), &"smooth".into());
+    let behavior = if crate::a11y::reduced_motion() { "auto" } else { "smooth" };
+    let _ = js_sys::Reflect::set(&opts, &"behavior".into(), &behavior.into());
     if let Ok(f) = js_sys::Reflect::get(&el, &"scrollIntoView".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
         let _ = f.call1(&el, &opts);
     }

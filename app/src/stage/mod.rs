@@ -143,6 +143,9 @@ pub struct StageState {
     /// Motion tempo: glyphs move faster when simulated time runs faster, so fewer are in
     /// transit at once and the picture stays readable (1 at 1× or below, √speed above, ≤ 4).
     pace: f64,
+    /// `prefers-reduced-motion: reduce`: glyphs jump to their places, nothing flies (the
+    /// canvas says so in `data-motion`).
+    reduced: Option<bool>,
 }
 
 impl StageState {
@@ -164,6 +167,7 @@ impl StageState {
             prefill_order: Vec::new(),
             live_count: 0,
             pace: 1.0,
+            reduced: None,
         }
     }
 
@@ -204,6 +208,13 @@ impl StageState {
     ) {
         self.frame = self.frame.wrapping_add(1);
         self.live_count = live.len();
+        let reduced = crate::a11y::reduced_motion();
+        if self.reduced != Some(reduced) {
+            self.reduced = Some(reduced);
+            if let Some(c) = ctx.canvas() {
+                let _ = c.set_attribute("data-motion", if reduced { "reduced" } else { "full" });
+            }
+        }
         let _ = self.geo(w, h);
         let Some(g) = self.geo.take() else { return };
         self.advance(&g, sim, live, dt_ms);
@@ -331,7 +342,8 @@ impl StageState {
                 Phase::Decode => {}
             }
         }
-        let k = 1.0 - (-dt_ms * self.pace / EASE_MS).exp();
+        let still = self.reduced == Some(true);
+        let k = if still { 1.0 } else { 1.0 - (-dt_ms * self.pace / EASE_MS).exp() };
         for (lane, order) in self.lane_order.iter_mut().enumerate() {
             order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             let grid = LaneGrid::new(g, lane, order.len());
@@ -361,7 +373,7 @@ impl StageState {
 
         // 5. Flights.
         for gh in &mut self.ghosts {
-            gh.t += dt_ms * self.pace / GHOST_MS;
+            gh.t += if still { 1.0 } else { dt_ms * self.pace / GHOST_MS };
         }
         let bin_flash = &mut self.bin_flash;
         self.ghosts.retain(|gh| {
