@@ -2,7 +2,7 @@
 // workbench tabs by keyboard (WAI-ARIA tabs), charts in words and as tables, reduced motion.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { artifact, collectErrors, readSimTime, sleep, tid, useLab } from './lib.mjs';
+import { artifact, collectErrors, cutText, readSimTime, sleep, tid, useLab } from './lib.mjs';
 
 /** Presses Tab until the focused element matches `selector`; resolves to the presses it took. */
 async function tabTo(page, selector, max = 150) {
@@ -211,11 +211,19 @@ describe('accessibility', { timeout: 300_000 }, () => {
     const box = await page.locator(tid('skip-metrics')).boundingBox();
     assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `skip link box ${JSON.stringify(box)}`);
     await page.screenshot({ path: await artifact('a11y-skip-link-390.png') });
+    assert.deepEqual(await cutText(page, { scope: '.skip-links' }), []);
     await page.keyboard.press('Enter');
     assert.equal((await focused(page)).within, 'metrics-a');
     await page.screenshot({ path: await artifact('a11y-metrics-focus-390.png') });
     await tabTo(page, tid('field-classes[0].arrival.rate_per_s'));
     await page.screenshot({ path: await artifact('a11y-field-focus-390.png') });
+    // a chart's button and its open table fit the phone's width (the table scrolls in its box)
+    await page.locator(tid('chart-goodput-data-btn')).focus();
+    await page.keyboard.press('Enter');
+    await page.locator(tid('chart-goodput-table')).waitFor({ state: 'visible' });
+    await page.locator(tid('chart-goodput-data-btn')).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: await artifact('a11y-chart-table-390.png') });
+    assert.deepEqual(await cutText(page, { scope: '.charts' }), []);
     assert.deepEqual(errors, []);
     await page.close();
   });
