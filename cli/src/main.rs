@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod bench;
+mod fit;
 mod lessons;
 mod table;
 
@@ -24,6 +25,7 @@ USAGE:
   llmsim sweep <scenario.json | --preset NAME> --param P --from A --to B [--steps N] [--out sweep.csv]
                               P: {}
 {}
+{}
   llmsim lessons              list the guided lessons (choices, the answer each teaches, runs)
   llmsim lesson ID [--seeds N] [--from S] [--format table|json]
                               run a lesson on seeds S..S+N-1 (default 1..20): the answer each
@@ -37,7 +39,8 @@ USAGE:
 
 Exit codes: 0 ok, 1 contract failed, 2 bad input or an output that could not be written (message on stderr).",
         params.join(" | "),
-        bench::USAGE
+        bench::USAGE,
+        fit::USAGE
     )
 }
 
@@ -79,6 +82,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
     match cmd.as_str() {
         "run" => cmd_run(rest),
         "bench" => bench::cmd_bench(rest),
+        "fit" => fit::cmd_fit(rest),
         "lessons" => lessons::cmd_lessons(),
         "lesson" => lessons::cmd_lesson(rest),
         "sweep" => cmd_sweep(rest),

@@ -339,3 +339,54 @@ fn bench_names_the_flag_of_a_bad_value() {
     assert_eq!(code, 2);
     assert!(err.contains("bench needs --model"), "{err}");
 }
+
+#[test]
+fn fit_reads_vllm_bench_serve_results_and_recovers_the_constant_that_made_them() {
+    // results the lab produced with its default constants (iteration overhead 3 ms)
+    let mut files = Vec::new();
+    for (c, out) in [("1", "64"), ("8", "32"), ("32", "16")] {
+        let (code, json, err) = llmsim(&[
+            "bench",
+            "--model",
+            "llama-3-8b",
+            "--gpu",
+            "h100-sxm",
+            "--input-len",
+            "256",
+            "--output-len",
+            out,
+            "--max-concurrency",
+            c,
+            "--num-prompts",
+            "24",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let path = tmp(&format!("bench-{c}.json"));
+        std::fs::write(&path, json).unwrap();
+        files.push(path.to_str().unwrap().to_string());
+    }
+    let mut args = vec!["fit", "--gpu", "h100-sxm", "--params", "iteration_overhead_ms", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = llmsim(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let got = v["engine"]["iteration_overhead_ms"].as_f64().unwrap();
+    assert!((got / 3.0 - 1.0).abs() < 0.05, "fitted {got} ms, produced with 3 ms");
+    assert_eq!(v["after"]["replayed"], 3);
+    assert!(v["after"]["tpot_median_abs_error"].as_f64().unwrap() < 0.01);
+    // the table names the block to paste
+    let mut args = vec!["fit", "--gpu", "h100-sxm", "--params", "iteration_overhead_ms"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, table, _) = llmsim(&args);
+    assert_eq!(code, 0);
+    assert!(table.contains("\"engine\": {") && table.contains("\"iteration_overhead_ms\":"), "{table}");
+    // what a result file does not say must be given, and bad names are named
+    let (code, _, err) = llmsim(&["fit", files[0].as_str()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--gpu"), "{err}");
+    let (code, _, err) = llmsim(&["fit", "--gpu", "h100-sxm", "--params", "speed", files[0].as_str()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("\"speed\" is not an engine constant"), "{err}");
+}

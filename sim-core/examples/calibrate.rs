@@ -27,15 +27,17 @@ fn serving(engine: &EngineConfig, every_row: bool) {
     if every_row {
         for (r, p) in &errs {
             match p {
-                Some((ttft, tpot, et, ep)) => println!(
+                Some(x) => println!(
                     "{:6} {:12} {:8} {:4} tp{} {:>5}/{:<4} c{:<3} TTFT {:>8.1} vs {:>8.1} {:>+6.1}%  TPOT {:>6.2} vs {:>6.2} {:>+6.1}%",
-                    r.backend, r.model, r.gpu, r.dtype, r.tp, r.isl, r.osl, r.concurrency, ttft, r.ttft_ms, et * 100.0, tpot, r.tpot_ms, ep * 100.0
+                    r.backend, r.model, r.gpu, r.dtype, r.tp, r.isl, r.osl, r.concurrency, x.ttft_ms, r.ttft_ms, x.ttft_error * 100.0, x.tpot_ms, r.tpot_ms, x.tpot_error * 100.0
                 ),
                 None => println!("{:6} {:12} {:8} {:4} tp{} not replayable (model or GPU not in the catalogue, or does not fit)", r.backend, r.model, r.gpu, r.dtype, r.tp),
             }
         }
     }
-    let mut groups: Vec<(String, Vec<(f64, f64)>, usize)> = Vec::new();
+    // (name, (TTFT error, TPOT error) of each row replayed, rows)
+    type Group = (String, Vec<(f64, f64)>, usize);
+    let mut groups: Vec<Group> = Vec::new();
     let mut add = |key: String, e: Option<(f64, f64)>| {
         let i = match groups.iter().position(|g| g.0 == key) {
             Some(i) => i,
@@ -50,7 +52,7 @@ fn serving(engine: &EngineConfig, every_row: bool) {
         }
     };
     for (r, p) in &errs {
-        let e = p.map(|(_, _, et, ep)| (et, ep));
+        let e = p.map(|x| (x.ttft_error, x.tpot_error));
         add(format!("{} {} {} TP{}", r.backend, r.model, r.dtype, r.tp), e);
         add(format!("{} (all)", r.backend), e);
         add("all".to_string(), e);

@@ -164,6 +164,12 @@ pub struct BenchResult {
     pub tpot: Stats,
     pub itl: Stats,
     pub e2el: Stats,
+    /// Per request, in the order they were sent: prompt tokens, output tokens (0 for a failed
+    /// one), TTFT and E2E latency in seconds (0 for a failed one), as `vllm bench serve` lists them.
+    pub input_lens: Vec<u32>,
+    pub output_lens: Vec<u32>,
+    pub ttfts: Vec<f64>,
+    pub latencies: Vec<f64>,
 }
 
 impl BenchResult {
@@ -175,7 +181,10 @@ impl BenchResult {
         itl: &crate::metrics::Dist,
         itl_std_ms: f64,
     ) -> BenchResult {
-        let done: Vec<&RequestRecord> = records.iter().filter(|r| r.outcome == Outcome::Completed).collect();
+        let ok = |r: &RequestRecord| r.outcome == Outcome::Completed;
+        let done: Vec<&RequestRecord> = records.iter().filter(|r| ok(r)).collect();
+        let mut sent: Vec<&RequestRecord> = records.iter().collect();
+        sent.sort_by_key(|r| r.id);
         let completed = done.len() as u64;
         let total_input_tokens: u64 = done.iter().map(|r| r.input_tokens as u64).sum();
         let total_output_tokens: u64 = done.iter().map(|r| r.output_tokens as u64).sum();
@@ -217,6 +226,10 @@ impl BenchResult {
                 percentiles: ps.iter().map(|&p| (p, itl_q(p))).collect(),
             },
             e2el: Stats::of(&col(|r| r.e2e_ms), ps),
+            input_lens: sent.iter().map(|r| r.input_tokens).collect(),
+            output_lens: sent.iter().map(|r| if ok(r) { r.output_tokens } else { 0 }).collect(),
+            ttfts: sent.iter().map(|r| if ok(r) { r.ttft_ms.unwrap_or(0.0) / 1000.0 } else { 0.0 }).collect(),
+            latencies: sent.iter().map(|r| if ok(r) { r.e2e_ms.unwrap_or(0.0) / 1000.0 } else { 0.0 }).collect(),
         }
     }
 }
@@ -259,6 +272,10 @@ impl Serialize for BenchResult {
                 m.serialize_entry(&format!("p{}_{name}_ms", percentile_word(*p)), v)?;
             }
         }
+        m.serialize_entry("input_lens", &self.input_lens)?;
+        m.serialize_entry("output_lens", &self.output_lens)?;
+        m.serialize_entry("ttfts", &self.ttfts)?;
+        m.serialize_entry("latencies", &self.latencies)?;
         m.end()
     }
 }

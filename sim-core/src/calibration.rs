@@ -183,13 +183,23 @@ pub mod serving {
         pub tp: u32,
         pub isl: u32,
         pub osl: u32,
+        /// Users in the closed loop (0 when the run was open-loop at `request_rate`).
         pub concurrency: u32,
+        /// An open-loop (Poisson) run's rate, requests/s; `None` for closed-loop rows.
+        pub request_rate: Option<f64>,
+        /// Prompts sent; `None`: `PROMPTS_PER_USER` per user.
+        pub num_prompts: Option<u64>,
         pub ttft_ms: f64,
         pub tpot_ms: f64,
     }
 
     pub fn rows() -> Vec<Row> {
-        DATA.lines()
+        parse(DATA)
+    }
+
+    /// Rows of a CSV in this format (header first); unreadable lines are skipped.
+    pub fn parse(text: &str) -> Vec<Row> {
+        text.lines()
             .skip(1)
             .filter(|l| !l.trim().is_empty())
             .filter_map(|l| {
@@ -204,6 +214,8 @@ pub mod serving {
                     isl: c.get(6)?.parse().ok()?,
                     osl: c.get(7)?.parse().ok()?,
                     concurrency: c.get(8)?.parse().ok()?,
+                    request_rate: None,
+                    num_prompts: None,
                     ttft_ms: c.get(9)?.parse().ok()?,
                     tpot_ms: c.get(10)?.parse().ok()?,
                 })
@@ -232,8 +244,11 @@ pub mod serving {
             server,
             input_len: row.isl,
             output_len: row.osl,
-            num_prompts: row.concurrency as u64 * PROMPTS_PER_USER,
-            load: Load::MaxConcurrency(row.concurrency),
+            num_prompts: row.num_prompts.unwrap_or(row.concurrency.max(1) as u64 * PROMPTS_PER_USER),
+            load: match row.request_rate {
+                Some(r) => Load::Rate { per_s: r, burstiness: 1.0 },
+                None => Load::MaxConcurrency(row.concurrency),
+            },
             percentiles: vec![99.0],
         })
     }
@@ -245,14 +260,27 @@ pub mod serving {
         Some((r.ttft.mean, r.tpot.mean))
     }
 
+    /// The lab's mean TTFT and TPOT for a row, and their relative errors.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Replay {
+        pub ttft_ms: f64,
+        pub tpot_ms: f64,
+        pub ttft_error: f64,
+        pub tpot_error: f64,
+    }
+
     /// Every row with the lab's prediction (`None`: not replayable) and the relative errors
     /// (prediction / measurement − 1) of TTFT and TPOT.
-    pub fn errors(engine: &EngineConfig) -> Vec<(Row, Option<(f64, f64, f64, f64)>)> {
+    pub fn errors(engine: &EngineConfig) -> Vec<(Row, Option<Replay>)> {
         rows()
             .into_iter()
             .map(|r| {
-                let p = predict(&r, engine)
-                    .map(|(ttft, tpot)| (ttft, tpot, ttft / r.ttft_ms - 1.0, tpot / r.tpot_ms - 1.0));
+                let p = predict(&r, engine).map(|(ttft_ms, tpot_ms)| Replay {
+                    ttft_ms,
+                    tpot_ms,
+                    ttft_error: ttft_ms / r.ttft_ms - 1.0,
+                    tpot_error: tpot_ms / r.tpot_ms - 1.0,
+                });
                 (r, p)
             })
             .collect()

@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod contract;
 pub mod decimal;
 pub mod exercise;
+pub mod fit;
 pub mod lessons;
 pub mod memory;
 pub mod metric;

@@ -103,6 +103,10 @@ fn the_json_has_the_keys_vllm_bench_serve_saves() {
         "request_throughput",
         "output_throughput",
         "total_token_throughput",
+        "input_lens",
+        "output_lens",
+        "ttfts",
+        "latencies",
     ]
     .map(String::from)
     .to_vec();
@@ -116,6 +120,13 @@ fn the_json_has_the_keys_vllm_bench_serve_saves() {
     want.sort();
     assert_eq!(have, want);
     assert_eq!(v["request_rate"], "inf");
+    assert_eq!(v["input_lens"].as_array().unwrap().len(), 40);
+    assert_eq!(v["output_lens"][0], 128);
+    let ttfts: Vec<f64> = v["ttfts"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert!(
+        (ttfts.iter().sum::<f64>() / 40.0 * 1000.0 - r.ttft.mean).abs() < 1e-6,
+        "ttfts are seconds, their mean is mean_ttft_ms"
+    );
     assert_eq!(v["max_concurrency"], 4);
     let rate = serde_json::to_value(bench(Load::Rate { per_s: 2.0, burstiness: 1.0 }, 20).run(&BuiltinTraces).unwrap())
         .unwrap();
