@@ -193,7 +193,7 @@ describe('lab page', { timeout: 180_000 }, () => {
     await page.locator(tid('pair-static-batching')).click();
     await page.locator('#stage-b').waitFor();
     await page.locator(tid('metrics-b')).waitFor();
-    assert.match(await page.locator(tid('ab-diff')).last().textContent(), /scheduler\.batching/);
+    assert.match(await page.locator(tid('ab-diff')).last().textContent(), /Batching/);
     await runToEnd(page);
     const count = (panel, id) => readMetric(page, id, tid(panel));
     // the same requests arrived in both: the same two are too long for max_model_len

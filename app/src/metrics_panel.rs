@@ -4,9 +4,10 @@
 //! cost per million tokens, and the counts of what went wrong. Numbers come from sim-core's
 //! summary at the calm tick; the panel only formats them.
 
+use app_model::ab::{self, Arrow, Verdict};
 use app_model::Run;
 use leptos::prelude::*;
-use sim_core::metric::{Censorable, CensoredStat, Latency, Stat};
+use sim_core::metric::{Censorable, CensoredStat, Latency, Metric, Stat};
 use sim_core::metrics::{ClassSummary, Cost, Summary};
 use sim_core::scenario::Slo;
 
@@ -94,6 +95,12 @@ impl Figure {
             }
         }
     }
+    fn metric(self, stat: Stat) -> Metric {
+        match self {
+            Figure::Completed(l) => Metric::Latency(l, stat),
+            Figure::Censored(v) => Metric::Censored(v, CensoredStat::Stat(stat)),
+        }
+    }
     fn text(self, c: &ClassSummary, stat: Stat) -> String {
         match (self.read(c, stat), self) {
             (None, _) => format::NONE.to_string(),
@@ -118,6 +125,22 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
         let name = class_name.get();
         view_sig.with(|v| v.as_ref().map(|v| pick(&v.summary, name.as_deref())))
     });
+    // run A's numbers, for B's "vs A" marks (A/B mode, run B only)
+    let against = Memo::new(move |_| {
+        if run == Run::A || !ui.ab.get() {
+            return None;
+        }
+        let name = class_name.get();
+        ui.views[0].with(|v| v.as_ref().map(|v| pick(&v.summary, name.as_deref())))
+    });
+    let vs = move |metric: Metric, read: fn(&Picked, Metric) -> Option<f64>, key: String| {
+        let change = Memo::new(move |_| {
+            let b = picked.with(|p| p.as_ref().and_then(|p| read(p, metric)))?;
+            let a = against.with(|p| p.as_ref().and_then(|p| read(p, metric)))?;
+            Some(ab::compare(metric, a, b))
+        });
+        move || change.get().map(|c| vs_mark(&c, key.clone()))
+    };
     let get =
         move |f: fn(&Picked) -> String| move || picked.with(|p| p.as_ref().map_or_else(|| format::NONE.to_string(), f));
     // SLOs of the selected class (or of the only class).
@@ -202,9 +225,19 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                             <span class="over-tag" data-testid=format!("metric-{}-censored-over", row.key)>{counted}</span>
                         </th>
                         {cells}
+                        {move || against.with(|a| a.is_some()).then(|| {
+                            let m = Figure::Censored(v).metric(Stat::P99);
+                            view! { <td class="num vs-col">{vs(m, read_figure, format!("vs-{}-censored-p99", row.key))}</td> }
+                        })}
                     </tr>
                 }
             });
+            let vs_done = move || {
+                against.with(|a| a.is_some()).then(|| {
+                    let m = Figure::Completed(row.latency).metric(Stat::P99);
+                    view! { <td class="num vs-col">{vs(m, read_figure, format!("vs-{}-p99", row.key))}</td> }
+                })
+            };
             view! {
                 <tr>
                     <th scope="row">
@@ -213,6 +246,7 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                         <span class="over-tag" data-testid=format!("metric-{}-over", row.key)>{over_text}</span>
                     </th>
                     {done}
+                    {vs_done}
                 </tr>
                 {censored}
             }
@@ -301,6 +335,9 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                         <th scope="col"><Term label="p95" def=defs::P95/></th>
                         <th scope="col"><Term label="p99" def=defs::P99/></th>
                         <th scope="col" class="mean-head"><Term label="metrics.mean" def=defs::MEAN/></th>
+                        {move || against.with(|a| a.is_some()).then(|| view! {
+                            <th scope="col" class="vs-col" data-testid="vs-head"><span class="small">{tx("ui.ab.vs_a")}</span></th>
+                        })}
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
@@ -311,11 +348,13 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                 <div class="kv">
                     <Term label="metrics.throughput" def=defs::THROUGHPUT/>
                     <span class="big" data-testid="metric-throughput">{get(|p| format!("{} tok/s", format::rate(p.c.throughput.output_tokens_per_s)))}</span>
+                    {vs(Metric::ThroughputTokens, read_metric, "vs-throughput".to_string())}
                     <span class="muted small" data-testid="metric-throughput-req">{get(|p| format!("{} req/s", format::rate(p.c.throughput.requests_per_s)))}</span>
                 </div>
                 <div class="kv">
                     <Term label="metrics.goodput" def=defs::GOODPUT/>
                     <span class="big good" data-testid="metric-goodput">{get(|p| format!("{} tok/s", format::rate(p.c.goodput.output_tokens_per_s)))}</span>
+                    {vs(Metric::GoodputTokens, read_metric, "vs-goodput".to_string())}
                     <span class="muted small" data-testid="metric-goodput-req">{get(|p| format!("{} req/s", format::rate(p.c.goodput.requests_per_s)))}</span>
                 </div>
                 <div class="bar-pair" role="img" aria-label=move || tf("metrics.share_bar", &[("pct", format::pct(share()))])>
@@ -332,6 +371,7 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                             format::pct(p.c.goodput.slo_attainment)
                         }
                     })}</span>
+                    {vs(Metric::SloAttainment, read_metric, "vs-slo-attainment".to_string())}
                 </div>
             </div>
 
@@ -339,10 +379,12 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                 <div class="kv">
                     <Term label="metrics.cost_output" def=defs::COST_OUTPUT/>
                     <span class="big" data-testid="metric-cost-output">{get(|p| p.cost.map_or_else(|| format::NONE.to_string(), |c| format::usd(c.usd_per_million_output_tokens)))}</span>
+                    {vs(Metric::UsdPerMillionOutputTokens, read_metric, "vs-cost-output".to_string())}
                 </div>
                 <div class="kv">
                     <Term label="metrics.cost_good" def=defs::COST_GOOD/>
                     <span class="big" data-testid="metric-cost-good">{get(|p| p.cost.map_or_else(|| format::NONE.to_string(), |c| format::usd(c.usd_per_million_good_tokens)))}</span>
+                    {vs(Metric::UsdPerMillionGoodTokens, read_metric, "vs-cost-good".to_string())}
                 </div>
             </div>
             <p class="hint small" class:hidden=has_cost>{tx("metrics.cost_hint")}</p>
@@ -371,5 +413,48 @@ fn count(
             <dt><Term label=label def=def/></dt>
             <dd data-testid=format!("count-{key}")>{value}</dd>
         </div>
+    }
+}
+
+fn read_figure(p: &Picked, m: Metric) -> Option<f64> {
+    let fig = match m {
+        Metric::Latency(l, _) => Figure::Completed(l),
+        Metric::Censored(v, _) => Figure::Censored(v),
+        _ => return None,
+    };
+    fig.read(&p.c, Stat::P99)
+}
+
+fn read_metric(p: &Picked, m: Metric) -> Option<f64> {
+    match m {
+        Metric::UsdPerMillionOutputTokens => p.cost.map(|c| c.usd_per_million_output_tokens),
+        Metric::UsdPerMillionGoodTokens => p.cost.map(|c| c.usd_per_million_good_tokens),
+        // attainment is a share of ended requests: nothing ended, nothing to compare
+        Metric::SloAttainment if p.c.requests.ended() == 0 => None,
+        m => m.of_class(&p.c),
+    }
+}
+
+/// B against A: an arrow drawn as a shape (no font needed), coloured by better or worse, the
+/// relative move, and the words for a screen reader.
+fn vs_mark(c: &ab::Change, key: String) -> impl IntoView {
+    let arrow = match c.arrow {
+        Arrow::Up => "up",
+        Arrow::Down => "down",
+        Arrow::Same => "same",
+    };
+    let (verdict, words) = match c.verdict {
+        Verdict::Better => ("better", "ui.ab.better"),
+        Verdict::Worse => ("worse", "ui.ab.worse"),
+        Verdict::Neutral => ("neutral", if c.arrow == Arrow::Same { "ui.ab.same" } else { "ui.ab.moved" }),
+    };
+    view! {
+        <span class="vs" data-testid=key data-arrow=arrow data-verdict=verdict title=t(words)>
+            <svg viewBox="0 0 10 10" aria-hidden="true">
+                <path d=if c.arrow == Arrow::Same { "M1 3h8v1.6H1zM1 5.4h8V7H1z" } else { "M5 0.5 9.5 5.5H6.4V9.5H3.6V5.5H0.5z" }/>
+            </svg>
+            <span>{ab::relative_text(c)}</span>
+            <span class="sr-only">{t(words)}</span>
+        </span>
     }
 }

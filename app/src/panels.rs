@@ -1,6 +1,7 @@
 //! Page sections around the stage: the stage block (heading, canvas, legend, HBM gauge), the
 //! configuration-error banner, the A/B bar and the charts row.
 
+use app_model::ab::Difference;
 use app_model::Run;
 use leptos::prelude::*;
 
@@ -10,7 +11,7 @@ use crate::engine::STAGE_IDS;
 use crate::glyph;
 use crate::hbm::HbmGauge;
 use crate::i18n::{t, tf, tx};
-use crate::ui::{self, use_ui};
+use crate::ui::use_ui;
 
 /// One run: its heading (in A/B mode), the animated stage, a legend and the memory gauge.
 #[component]
@@ -34,7 +35,17 @@ pub fn StageBlock(run: Run) -> impl IntoView {
         }
         let a = ui.infos[0].with(|i| i.as_ref().map(|i| i.scenario.clone()))?;
         let b = info.with(|i| i.as_ref().map(|i| i.scenario.clone()))?;
-        let d = ui::differences(&a, &b);
+        // named as the editor names them (its labels, in the page's language)
+        let d: Vec<String> = app_model::ab::differences(&a, &b)
+            .into_iter()
+            .map(|d| match d {
+                Difference::Control { label, class: Some(i) } => {
+                    format!("{} ({})", t(label), b.classes.get(i).map_or("", |c| c.name.as_str()))
+                }
+                Difference::Control { label, class: None } => t(label),
+                Difference::Path(p) => p,
+            })
+            .collect();
         Some(if d.is_empty() { t("panels.same_as_a") } else { tf("panels.differs", &[("fields", d.join(", "))]) })
     };
     let legend = move || {

@@ -239,42 +239,9 @@ fn fallback_scenario() -> Scenario {
     }
 }
 
-/// Paths of the values where two scenarios differ ("scheduler.batching"), for the A/B header.
+/// Paths of the values where two scenarios differ ("scheduler.batching"), the name aside.
 pub fn differences(a: &Scenario, b: &Scenario) -> Vec<String> {
-    let (Ok(va), Ok(vb)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    diff_values(&va, &vb, String::new(), &mut out);
-    out
-}
-
-fn diff_values(a: &serde_json::Value, b: &serde_json::Value, path: String, out: &mut Vec<String>) {
-    use serde_json::Value;
-    if a == b {
-        return;
-    }
-    match (a, b) {
-        (Value::Object(ma), Value::Object(mb)) => {
-            let mut keys: Vec<&String> = ma.keys().chain(mb.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            for k in keys {
-                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
-                diff_values(ma.get(k).unwrap_or(&Value::Null), mb.get(k).unwrap_or(&Value::Null), p, out);
-            }
-        }
-        (Value::Array(xa), Value::Array(xb)) if xa.len() == xb.len() => {
-            for (i, (x, y)) in xa.iter().zip(xb).enumerate() {
-                diff_values(x, y, format!("{path}[{i}]"), out);
-            }
-        }
-        _ => {
-            if path != "name" {
-                out.push(path);
-            }
-        }
-    }
+    app_model::ab::json_paths(a, b).into_iter().filter(|p| p != "name").collect()
 }
 
 impl Ui {

@@ -483,6 +483,31 @@ impl Metric {
         }
     }
 
+    /// Which way is better for the learner: lower latency, errors and cost, higher throughput,
+    /// goodput and attainment; `None` where neither is (arrivals, memory sizes, duration).
+    pub fn better(self) -> Option<Direction> {
+        use Direction::{Max, Min};
+        match self {
+            Metric::Latency(_, Stat::Count) | Metric::Censored(_, CensoredStat::Stat(Stat::Count)) => None,
+            Metric::Latency(..) | Metric::Censored(..) => Some(Min),
+            Metric::Requests(Count::Completed) => Some(Max),
+            Metric::Requests(Count::Arrived | Count::InFlight | Count::Ended) => None,
+            Metric::Requests(_) => Some(Min),
+            Metric::ThroughputTokens
+            | Metric::ThroughputTotalTokens
+            | Metric::ThroughputRequests
+            | Metric::GoodputRequests
+            | Metric::GoodputTokens
+            | Metric::SloAttainment => Some(Max),
+            Metric::ErrorRate
+            | Metric::KvWasteMean
+            | Metric::UsdPerHour
+            | Metric::UsdPerMillionOutputTokens
+            | Metric::UsdPerMillionGoodTokens => Some(Min),
+            _ => None,
+        }
+    }
+
     /// Whether each class has this number too (memory, cost and duration are the run's).
     pub fn per_class(self) -> bool {
         matches!(
