@@ -74,6 +74,48 @@ impl Bin {
 /// A rectangle: x, y, width, height.
 pub type Rect = (f64, f64, f64, f64);
 
+/// Stages narrower than this (CSS px) use the compact layout: more rows for the stations'
+/// counts, the footer and the lane labels, so nothing is cut or scaled below [`MIN_TEXT_PX`].
+pub const COMPACT_BELOW: f64 = 520.0;
+/// The smallest canvas text, CSS px, in the compact layout (phones).
+pub const MIN_TEXT_PX: f64 = 11.0;
+
+/// What the stage's text needs: a scale (1 normally, larger for the projector profile) and the
+/// widest outcome label at the small font, measured by the page in its language.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TextNeeds {
+    pub scale: f64,
+    pub bin_label_w: f64,
+}
+
+impl Default for TextNeeds {
+    fn default() -> TextNeeds {
+        TextNeeds { scale: 1.0, bin_label_w: 60.0 }
+    }
+}
+
+/// Font sizes of the stage's text, CSS px (the stage is drawn at CSS size, never scaled down).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fonts {
+    pub title: f64,
+    pub small: f64,
+    pub tiny: f64,
+}
+
+impl Fonts {
+    /// The sizes for text `scale` (1: the normal profile) on a compact stage or not.
+    pub fn new(scale: f64, compact: bool) -> Fonts {
+        let k = scale.clamp(1.0, 2.0);
+        let min = if compact { MIN_TEXT_PX } else { 10.0 };
+        Fonts { title: (12.0 * k).max(min + 1.0), small: (11.0 * k).max(min), tiny: (10.0 * k).max(min) }
+    }
+
+    /// Line height of the small font.
+    pub fn line(&self) -> f64 {
+        (self.small * 1.3).round()
+    }
+}
+
 /// Positions of the stations for one canvas size and scenario shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Geo {
@@ -102,13 +144,44 @@ pub struct Geo {
     pub cell_cols: usize,
     pub cell_w: f64,
     pub cell_h: f64,
+    pub fonts: Fonts,
+    pub compact: bool,
+    /// Baselines: the station titles, then each row of their counts.
+    pub title_y: f64,
+    pub sub_rows: usize,
+    /// Footer lines (clock and last iteration, the static-batching note), first baseline.
+    pub foot_rows: usize,
+    pub foot_y: f64,
+    /// Lines a queue lane's label may take.
+    pub lane_label_rows: usize,
 }
 
 impl Geo {
     /// The layout of a `w` × `h` stage with `lanes` queue lanes and `max_seqs` decode slots.
     pub fn new(w: f64, h: f64, lanes: usize, max_seqs: usize) -> Geo {
-        let top = 54.0;
-        let bottom = h - 26.0;
+        Geo::with_text(w, h, lanes, max_seqs, TextNeeds::default())
+    }
+
+    /// The layout for text of `needs` (scale, the outcome labels' width).
+    pub fn with_text(w: f64, h: f64, lanes: usize, max_seqs: usize, needs: TextNeeds) -> Geo {
+        let compact = w < COMPACT_BELOW;
+        let fonts = Fonts::new(needs.scale, compact);
+        let line = fonts.line();
+        let title_y = 2.0 + fonts.title;
+        // the counts under the titles: one row, more when a wider font or a narrow stage
+        // pushes one into its neighbour's place (see `place_rows`)
+        let sub_rows = if compact {
+            3
+        } else if needs.scale > 1.0 {
+            2
+        } else {
+            1
+        };
+        let top = title_y + sub_rows as f64 * line + 26.0;
+        let foot_rows = if compact { 4 } else { 2 };
+        let bottom = h - 12.0 - foot_rows as f64 * line;
+        let foot_y = bottom + 8.0 + line;
+        let lane_label_rows = if compact { 2 } else { 1 };
         let body = bottom - top;
         let gap = 6.0;
         let n = lanes.max(1) as f64;
@@ -119,7 +192,10 @@ impl Geo {
                 (y0, y0 + lane_h)
             })
             .collect();
-        let (d0, d1) = (0.5 * w, 0.845 * w);
+        // the outcome bins are as wide as their labels need (icon, label, padding)
+        let o_w = (0.14 * w).max(needs.bin_label_w + 21.0 + 8.0).min(0.3 * w);
+        let o0 = w - 6.0 - o_w;
+        let (d0, d1) = (0.5 * w, o0 - 0.015 * w);
         let cells = max_seqs.clamp(1, MAX_CELLS);
         // Cells are progress bars: pick the column count that makes them largest at ~3:1.
         let (mut best, mut best_cols) = (0.0, 1);
@@ -146,14 +222,36 @@ impl Geo {
             p1: 0.48 * w,
             d0,
             d1,
-            o0: 0.86 * w,
+            o0,
             o1: w - 6.0,
             lanes,
             cells,
             cell_cols: best_cols,
             cell_w: (d1 - d0) / best_cols as f64,
             cell_h: (body / rows as f64).min(40.0),
+            fonts,
+            compact,
+            title_y,
+            sub_rows,
+            foot_rows,
+            foot_y,
+            lane_label_rows,
         }
+    }
+
+    /// Baseline of row `row` of the stations' counts.
+    pub fn sub_y(&self, row: usize) -> f64 {
+        self.title_y + (row.min(self.sub_rows - 1) as f64 + 1.0) * self.fonts.line()
+    }
+
+    /// Baseline of footer line `i`.
+    pub fn foot_line_y(&self, i: usize) -> f64 {
+        self.foot_y + i as f64 * self.fonts.line()
+    }
+
+    /// Left edges of the stations, left to right: queue, prefill, decode, outcome.
+    pub fn station_x(&self) -> [f64; 4] {
+        [self.q0, self.p0, self.d0, self.o0]
     }
 
     /// Vertical middle of queue lane `lane` (the last lane for any beyond it).
@@ -222,7 +320,7 @@ impl LaneGrid {
     pub fn new(g: &Geo, lane: usize, n: usize) -> LaneGrid {
         let (y0, y1) = g.lanes[lane];
         let (x0, x1) = (g.q0 + 6.0, g.q1 - 6.0);
-        let (y0, y1) = (y0 + 16.0, y1 - 4.0);
+        let (y0, y1) = (y0 + 4.0 + g.lane_label_rows as f64 * g.fonts.line(), y1 - 4.0);
         let (w, h) = ((x1 - x0).max(4.0), (y1 - y0).max(4.0));
         let mut pick = None;
         for pitch in [18.0, 14.0, 11.0, 8.0, 6.0, 5.0, 4.0] {
@@ -291,6 +389,56 @@ impl PrefillRows {
         let y = g.top + 4.0 + i as f64 * self.row_h + self.row_h * 0.15;
         (g.p0 + 20.0, y, g.p1 - g.p0 - 26.0, self.row_h * 0.7)
     }
+}
+
+/// Rows for labels that start at `x[i]` and are `w[i]` wide, left to right: each goes on the
+/// first row where it does not reach into the label before it there (`gap` apart), and stays
+/// left of `right`; the last row when none is free. Returns each label's row.
+pub fn place_rows(x: &[f64], w: &[f64], gap: f64, right: f64, rows: usize) -> Vec<usize> {
+    let rows = rows.max(1);
+    let mut ends = vec![f64::NEG_INFINITY; rows];
+    x.iter()
+        .zip(w)
+        .map(|(&x, &w)| {
+            let row = (0..rows).find(|&r| ends[r] + gap <= x && x + w <= right).unwrap_or(rows - 1);
+            ends[row] = ends[row].max(x + w);
+            row
+        })
+        .collect()
+}
+
+/// `text` broken into lines no wider than `max_w` by `measure`: at spaces, and inside a word
+/// (Chinese has no spaces) only when the word alone is wider.
+pub fn wrap(text: &str, max_w: f64, measure: impl Fn(&str) -> f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let joined = if cur.is_empty() { word.to_string() } else { format!("{cur} {word}") };
+        if measure(&joined) <= max_w {
+            cur = joined;
+            continue;
+        }
+        if !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if measure(word) <= max_w {
+            cur = word.to_string();
+            continue;
+        }
+        for ch in word.chars() {
+            let mut next = cur.clone();
+            next.push(ch);
+            if measure(&next) > max_w && !cur.is_empty() {
+                lines.push(std::mem::take(&mut cur));
+                next = ch.to_string();
+            }
+            cur = next;
+        }
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
 }
 
 /// Easing of a flight: fast start, gentle arrival (`t` in 0 ..= 1).
@@ -386,6 +534,89 @@ mod tests {
         assert_eq!(ease_out(0.5), 0.75);
         for (i, b) in Bin::ALL.iter().enumerate() {
             assert_eq!(b.index(), i);
+        }
+    }
+
+    /// A rough width of text in the fonts the stage uses (DejaVu-like: wide).
+    fn approx(text: &str, px: f64) -> f64 {
+        text.chars().map(|c| if c.is_ascii() { 0.62 } else { 1.0 }).sum::<f64>() * px
+    }
+
+    #[test]
+    fn phone_stage_is_drawn_at_css_size_with_readable_text_and_labels_apart() {
+        for (locale, subs, bins) in [
+            (
+                "en",
+                ["15 arrived · 0 waiting", "12 prompts", "running batch 12 / 32"],
+                ["completed", "rejected", "timed out", "OOM lost"],
+            ),
+            ("zh", ["已到达 15 · 等待 0", "12 个提示", "运行批次 12 / 32"], ["完成", "拒绝", "超时", "OOM丢失"]),
+        ] {
+            for w in [330.0, 358.0, 390.0] {
+                let f = Fonts::new(1.0, true);
+                let label_w = bins.iter().map(|b| approx(b, f.small)).fold(0.0, f64::max);
+                let g = Geo::with_text(w, 460.0, 1, 32, TextNeeds { scale: 1.0, bin_label_w: label_w });
+                assert!(g.compact, "{w}");
+                assert!(g.fonts.tiny >= MIN_TEXT_PX && g.fonts.small >= MIN_TEXT_PX && g.fonts.title > MIN_TEXT_PX);
+                // stations in order and inside the canvas
+                assert!(g.q1 < g.p0 && g.p1 < g.d0 && g.d0 < g.d1 && g.d1 < g.o0 && g.o1 <= w, "{locale} {w}: {g:?}");
+                // each outcome label fits its bin beside the icon
+                let (_, _, bw, bh) = g.bin_rect(Bin::Completed);
+                assert!(label_w + 21.0 + 4.0 <= bw, "{locale} {w}: label {label_w} in bin {bw}");
+                assert!(bh >= g.fonts.title * 2.0 + 8.0, "room for label and count: {bh}");
+                // the station counts do not overlap: each row's labels are apart
+                let xs = g.station_x();
+                let widths: Vec<f64> = subs.iter().map(|s| approx(s, g.fonts.small)).collect();
+                let rows = place_rows(&xs[..3], &widths, 6.0, w - 4.0, g.sub_rows);
+                for i in 0..3 {
+                    for j in i + 1..3 {
+                        if rows[i] == rows[j] {
+                            assert!(xs[i] + widths[i] + 6.0 <= xs[j], "{locale} {w}: {i} and {j} overlap");
+                        }
+                    }
+                    assert!(xs[i] + widths[i] <= w - 4.0, "{locale} {w}: count {i} runs off the canvas");
+                }
+                // titles fit before the next station
+                let titles = if locale == "en" {
+                    ["Queue", "Prefill", "Decode", "Outcome"]
+                } else {
+                    ["队列", "预填充", "解码", "结果"]
+                };
+                for i in 0..4 {
+                    let end = if i < 3 { xs[i + 1] } else { w };
+                    assert!(xs[i] + approx(titles[i], g.fonts.title) <= end, "{locale} {w}: title {i}");
+                }
+                // the counts sit below the titles and above the stations
+                assert!(g.sub_y(0) > g.title_y && g.sub_y(g.sub_rows - 1) + 4.0 < g.top);
+                // the footer lines are below the stations and inside the canvas
+                assert!(g.foot_line_y(0) > g.bottom && g.foot_line_y(g.foot_rows - 1) < g.h);
+            }
+        }
+    }
+
+    #[test]
+    fn projector_text_is_larger_and_the_desktop_layout_keeps_its_shape() {
+        let normal = Geo::new(600.0, 360.0, 1, 32);
+        let big = Geo::with_text(600.0, 360.0, 1, 32, TextNeeds { scale: 1.25, bin_label_w: 75.0 });
+        assert!(!normal.compact && !big.compact);
+        assert!(big.fonts.tiny > normal.fonts.tiny && big.fonts.title > normal.fonts.title);
+        assert_eq!(normal.fonts, Fonts { title: 12.0, small: 11.0, tiny: 10.0 });
+        assert!(big.sub_rows > normal.sub_rows && big.top > normal.top);
+        // the bins widen for a wider label, the decode slots give way
+        assert!(big.o1 - big.o0 > normal.o1 - normal.o0 && big.d1 < normal.d1);
+    }
+
+    #[test]
+    fn rows_and_wrapping() {
+        // the second label reaches the third's place: it moves down a row
+        assert_eq!(place_rows(&[0.0, 100.0, 150.0], &[90.0, 80.0, 40.0], 6.0, 400.0, 3), vec![0, 0, 1]);
+        assert_eq!(place_rows(&[0.0, 10.0], &[50.0, 50.0], 6.0, 400.0, 1), vec![0, 0]);
+        let m = |s: &str| s.chars().count() as f64;
+        assert_eq!(wrap("one two three", 7.0, m), vec!["one two", "three"]);
+        assert_eq!(wrap("静态批处理整批结束", 4.0, m), vec!["静态批处", "理整批结", "束"]);
+        assert_eq!(wrap("", 4.0, m), Vec::<String>::new());
+        for line in wrap("a very long sentence that has to wrap somewhere", 12.0, m) {
+            assert!(m(&line) <= 12.0, "{line}");
         }
     }
 }

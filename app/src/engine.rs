@@ -40,9 +40,12 @@ pub fn install(sims: Vec<Simulation>) {
 
 /// Canvas ids of the stages of run A and run B.
 pub const STAGE_IDS: [&str; 2] = ["stage", "stage-b"];
-/// Logical size of a stage: at least this wide (narrower screens scale it down), this tall.
-const STAGE_MIN_W: f64 = 560.0;
+/// Logical size of a stage: drawn at its CSS width (so its text keeps its size) down to this
+/// width (narrower screens scale it down), this tall; a compact stage (a phone, or A and B
+/// side by side on a narrow screen) is taller, for its extra rows of text.
+const STAGE_MIN_W: f64 = 320.0;
 const STAGE_H: [f64; 2] = [360.0, 320.0];
+const STAGE_H_COMPACT: f64 = 460.0;
 /// Sim work allowed per frame before the run falls behind the requested speed, ms.
 const FRAME_BUDGET_MS: f64 = 9.0;
 /// Sim work per frame while fast-forwarding to the end, ms.
@@ -307,7 +310,8 @@ impl Engine {
         let stage_h = if self.runs.len() > 1 { STAGE_H[1] } else { STAGE_H[0] };
         for (i, r) in self.runs.iter_mut().enumerate() {
             let Some(canvas) = charts::canvas_by_id(STAGE_IDS[i.min(1)]) else { continue };
-            let h = stage_h;
+            let compact = f64::from(canvas.client_width()) < app_model::stage_layout::COMPACT_BELOW;
+            let h = if compact { STAGE_H_COMPACT } else { stage_h };
             let Some((ctx, w, h)) = charts::fit_canvas(&canvas, STAGE_MIN_W, h) else { continue };
             let live = r.sim.live_requests();
             r.stage.set_speed(if input.fast_forward { f64::INFINITY } else { input.speed });

@@ -35,6 +35,10 @@ pub struct Palette {
     pub font_tiny: &'static str,
     /// Outcome bins: completed, rejected, timed out, lost in an OOM.
     pub bins: [&'static str; 4],
+    /// The stage's text size against the normal profile (its layout makes room for it).
+    pub text_scale: f64,
+    /// Weight of the stage's station titles.
+    pub title_weight: u16,
 }
 
 static NORMAL: Palette = Palette {
@@ -61,6 +65,8 @@ static NORMAL: Palette = Palette {
     font_small: "11px system-ui, -apple-system, 'Segoe UI', sans-serif",
     font_tiny: "10px system-ui, -apple-system, 'Segoe UI', sans-serif",
     bins: ["#166534", "#b91c1c", "#9a5b00", "#7f1d1d"],
+    text_scale: 1.0,
+    title_weight: 600,
 };
 
 static PROJECTOR: Palette = Palette {
@@ -83,12 +89,14 @@ static PROJECTOR: Palette = Palette {
     run_line: "#000000",
     ref_line: "#000000",
     throughput_line: "#6b6b6b",
-    // the same sizes as the normal profile (the stage's layout is measured for them): black
-    // text gives the contrast; only titles get heavier
+    // the charts keep the normal sizes; the stage draws its text `text_scale` larger (its
+    // layout makes the room) with heavier titles
     font_title: "700 12px system-ui, -apple-system, 'Segoe UI', sans-serif",
     font_small: "11px system-ui, -apple-system, 'Segoe UI', sans-serif",
     font_tiny: "10px system-ui, -apple-system, 'Segoe UI', sans-serif",
     bins: ["#006400", "#a00000", "#7a4200", "#5a0000"],
+    text_scale: 1.25,
+    title_weight: 700,
 };
 
 thread_local! {

@@ -29,13 +29,14 @@ pub fn Toolbar() -> impl IntoView {
     // the state's code (data-state, for scripts) and its words
     let state = Memo::new(move |_| PlayState::of(ui.fast_forward.get(), finished.get(), ui.playing.get()));
     let play_label = move || {
-        if finished.get() {
-            t("toolbar.replay")
+        let (d, key) = if finished.get() {
+            (icon::REPLAY, "toolbar.replay")
         } else if ui.playing.get() || ui.fast_forward.get() {
-            t("toolbar.pause")
+            (icon::PAUSE, "toolbar.pause")
         } else {
-            t("toolbar.play")
-        }
+            (icon::PLAY, "toolbar.play")
+        };
+        view! { {icon::svg(d)}{t(key)} }
     };
     let seed_locked = Memo::new(move |_| crate::controls::locked_at(ui, "seed"));
     let on_play = move |_| {
@@ -76,7 +77,7 @@ pub fn Toolbar() -> impl IntoView {
     view! {
         <div class="toolbar" role="group" aria-label=tx("toolbar.aria")>
             <button class="btn primary" data-testid="play" on:click=on_play aria-keyshortcuts="Space">{play_label}</button>
-            <button class="btn" data-testid="step" title=tx("toolbar.step_title") aria-keyshortcuts="ArrowRight" on:click=move |_| ui.step()>{tx("toolbar.step")}</button>
+            <button class="btn" data-testid="step" title=tx("toolbar.step_title") aria-keyshortcuts="ArrowRight" on:click=move |_| ui.step()>{icon::svg(icon::STEP)}{tx("toolbar.step")}</button>
             <div class="speed">
                 <label for="speed">{tx("toolbar.speed")}</label>
                 <input
@@ -103,8 +104,8 @@ pub fn Toolbar() -> impl IntoView {
                 title=tx("toolbar.run_to_end_title")
                 disabled=move || finished.get()
                 on:click=move |_| ui.fast_forward.set(true)
-            >{tx("toolbar.run_to_end")}</button>
-            <button class="btn" data-testid="reset" title=tx("toolbar.reset_title") on:click=move |_| ui.reset()>{tx("toolbar.reset")}</button>
+            >{icon::svg(icon::TO_END)}{tx("toolbar.run_to_end")}</button>
+            <button class="btn" data-testid="reset" title=tx("toolbar.reset_title") on:click=move |_| ui.reset()>{icon::svg(icon::RESET)}{tx("toolbar.reset")}</button>
             <div class="seed">
                 <label for="seed">{tx("toolbar.seed")}</label>
                 <input
@@ -147,5 +148,22 @@ pub fn Toolbar() -> impl IntoView {
                 >{tx("toolbar.restarted")}</span>
             </p>
         </div>
+    }
+}
+
+/// Button icons as shapes (12 × 12 view box), so they need no symbol or emoji font.
+pub mod icon {
+    use leptos::prelude::*;
+
+    pub const PLAY: &str = "M2.5 1.5v9l8-4.5z";
+    pub const PAUSE: &str = "M2 1.5h3v9H2zM7 1.5h3v9H7z";
+    pub const REPLAY: &str = "M6 1.5a4.5 4.5 0 1 1-4.3 5.8l1.5-.4A3 3 0 1 0 6 3v1.8L3 2.2 6 0z";
+    pub const STEP: &str = "M1.5 1.5v9l6.5-4.5zM8.5 1.5h2v9h-2z";
+    pub const TO_END: &str = "M0.5 1.5v9l5.5-4.5zM6 1.5v9l5.5-4.5z";
+    pub const RESET: &str = "M6 1.5a4.5 4.5 0 1 0 4.5 4.5H9A3 3 0 1 1 6 3v1.8L9 2.2 6 0z";
+    pub const LOCK: &str = "M3 5V3.5a3 3 0 0 1 6 0V5h1v6H2V5zm1.5 0h3V3.5a1.5 1.5 0 0 0-3 0z";
+
+    pub fn svg(d: &'static str) -> impl IntoView {
+        view! { <svg class="ico" viewBox="0 0 12 12" aria-hidden="true"><path d=d/></svg> }
     }
 }

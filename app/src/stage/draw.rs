@@ -4,7 +4,9 @@
 
 use std::f64::consts::TAU;
 
-use app_model::stage_layout::{bezier, ease_out, Bin, Geo, LaneGrid, PrefillRows};
+use app_model::stage_layout::{
+    bezier, ease_out, place_rows, wrap, Bin, Fonts, Geo, LaneGrid, PrefillRows, TextNeeds, COMPACT_BELOW,
+};
 use sim_core::{LiveRequest, Phase, Simulation};
 use web_sys::CanvasRenderingContext2d;
 
@@ -32,29 +34,35 @@ impl StageState {
         let decoding = live.len() - waiting - prefilling;
         let running = prefilling + decoding;
 
-        // Station titles and counts.
+        // Station titles and counts; a count that would reach into the next one moves down a row.
+        let f = fonts(g);
         ctx.set_text_baseline("alphabetic");
-        title(
-            ctx,
-            g.q0,
-            &t_untracked("stage.queue"),
-            &tr(
+        let prompts = if prefilling == 1 { "stage.prompts_one" } else { "stage.prompts" };
+        let names = ["stage.queue", "stage.prefill", "stage.decode", "stage.outcome"];
+        let subs = [
+            tr(
                 "stage.queue_sub",
                 &[("arrived", format::int(calm.counts.arrived)), ("waiting", format::int(waiting as u64))],
             ),
-        );
-        let prompts = if prefilling == 1 { "stage.prompts_one" } else { "stage.prompts" };
-        title(ctx, g.p0, &t_untracked("stage.prefill"), &tr(prompts, &[("n", prefilling.to_string())]));
-        title(
-            ctx,
-            g.d0,
-            &t_untracked("stage.decode"),
-            &tr(
+            tr(prompts, &[("n", prefilling.to_string())]),
+            tr(
                 "stage.decode_sub",
                 &[("n", format::int(running as u64)), ("max", format::int(self.cfg.max_num_seqs as u64))],
             ),
-        );
-        title(ctx, g.o0, &t_untracked("stage.outcome"), "");
+        ];
+        let xs = g.station_x();
+        ctx.set_font(&f.title);
+        ctx.set_fill_style_str(pal.text);
+        for (x, key) in xs.iter().zip(names) {
+            let _ = ctx.fill_text(&t_untracked(key), x.max(4.0), g.title_y);
+        }
+        ctx.set_font(&f.small);
+        ctx.set_fill_style_str(pal.muted);
+        let widths: Vec<f64> = subs.iter().map(|s| width(ctx, s)).collect();
+        let rows = place_rows(&xs[..3], &widths, 6.0, g.w - 4.0, g.sub_rows);
+        for ((x, sub), row) in xs.iter().zip(&subs).zip(rows) {
+            let _ = ctx.fill_text(sub, x.max(4.0), g.sub_y(row));
+        }
 
         // The running batch as a whole: one bracket around prefill and decode.
         ctx.set_stroke_style_str(pal.bracket);
@@ -72,11 +80,10 @@ impl StageState {
             round_rect(ctx, g.spawn_x - 7.0, y - 14.0, 14.0, 28.0, 4.0);
             ctx.fill();
             ctx.set_fill_style_str(pal.muted);
-            ctx.set_font(pal.font_small);
+            arrow_right(ctx, g.spawn_x, y);
+            ctx.set_font(&f.tiny);
             ctx.set_text_align("center");
-            let _ = ctx.fill_text("→", g.spawn_x, y + 4.0);
-            ctx.set_font(pal.font_tiny);
-            let _ = ctx.fill_text(&t_untracked("stage.in"), g.spawn_x, y + 26.0);
+            let _ = ctx.fill_text(&t_untracked("stage.in"), g.spawn_x, y + 16.0 + g.fonts.tiny);
         }
         ctx.set_text_align("left");
 
@@ -87,7 +94,7 @@ impl StageState {
             round_rect(ctx, g.q0, *y0, g.q1 - g.q0, y1 - y0, 6.0);
             ctx.fill();
             ctx.stroke();
-            ctx.set_font(pal.font_tiny);
+            ctx.set_font(&f.tiny);
             ctx.set_fill_style_str(pal.muted);
             let n = self.lane_order[lane].len();
             let label = if self.cfg.isolation {
@@ -100,14 +107,17 @@ impl StageState {
             } else {
                 t_untracked("stage.shared_queue")
             };
-            let _ = ctx.fill_text(&label, g.q0 + 6.0, y0 + 12.0);
+            let lines = wrap(&label, g.q1 - g.q0 - 12.0, |s| width(ctx, s));
+            for (i, line) in lines.iter().take(g.lane_label_rows).enumerate() {
+                let _ = ctx.fill_text(line, g.q0 + 6.0, y0 + 2.0 + g.fonts.tiny + i as f64 * g.fonts.line());
+            }
             let grid = LaneGrid::new(g, lane, n);
             if n > grid.cap {
                 let (x, y) = grid.pos(grid.cap - 1);
                 ctx.set_fill_style_str(pal.zone);
                 ctx.fill_rect(x - grid.pitch * 2.5, y - grid.pitch / 2.0, grid.pitch * 3.0, grid.pitch);
                 ctx.set_fill_style_str(pal.text);
-                ctx.set_font(pal.font_tiny);
+                ctx.set_font(&f.tiny);
                 ctx.set_text_align("right");
                 let _ =
                     ctx.fill_text(&format!("+{}", format::int((n - grid.cap) as u64)), x + grid.pitch / 2.0, y + 3.5);
@@ -132,22 +142,21 @@ impl StageState {
             let share = if r.prefill_target > 0 { f64::from(r.prefilled) / f64::from(r.prefill_target) } else { 0.0 };
             ctx.set_fill_style_str(glyph::colour(c));
             ctx.fill_rect(x, y, w * share.clamp(0.0, 1.0), h);
-            if h >= 11.0 {
-                ctx.set_font(pal.font_tiny);
+            if h >= g.fonts.tiny + 1.0 {
+                ctx.set_font(&f.tiny);
                 ctx.set_fill_style_str(pal.text);
-                let _ = ctx.fill_text(
-                    &format!(
-                        "{} / {} tok",
-                        format::int(u64::from(r.prefilled)),
-                        format::int(u64::from(r.prefill_target))
-                    ),
-                    x + 3.0,
-                    y + h - 2.5,
-                );
+                // the count if it fits the bar (with its unit, else without), else nothing
+                let n =
+                    format!("{} / {}", format::int(u64::from(r.prefilled)), format::int(u64::from(r.prefill_target)));
+                let with_unit = format!("{n} tok");
+                let text = [with_unit, n].into_iter().find(|t| width(ctx, t) <= w - 5.0);
+                if let Some(text) = text {
+                    let _ = ctx.fill_text(&text, x + 3.0, y + h - 2.5);
+                }
             }
         }
         if prefilling > rows.shown {
-            ctx.set_font(pal.font_tiny);
+            ctx.set_font(&f.tiny);
             ctx.set_fill_style_str(pal.text);
             let _ = ctx.fill_text(
                 &tr("stage.more", &[("n", (prefilling - rows.shown).to_string())]),
@@ -192,8 +201,8 @@ impl StageState {
                         ctx.fill_rect(x, y, w * share.clamp(0.0, 1.0), h);
                         ctx.set_global_alpha(1.0);
                     }
-                    if h >= 13.0 && w >= 72.0 {
-                        ctx.set_font(pal.font_tiny);
+                    if h >= g.fonts.tiny + 3.0 {
+                        ctx.set_font(&f.tiny);
                         ctx.set_fill_style_str(pal.text);
                         ctx.set_text_align("right");
                         let text = if done {
@@ -205,14 +214,17 @@ impl StageState {
                                 format::int(u64::from(r.output_tokens))
                             )
                         };
-                        let _ = ctx.fill_text(&text, x + w - 3.0, y + h / 2.0 + 3.5);
+                        // only where it fits beside the glyph
+                        if width(ctx, &text) <= w - 2.0 * g.cell_glyph(i).2 - 10.0 {
+                            let _ = ctx.fill_text(&text, x + w - 3.0, y + h / 2.0 + g.fonts.tiny * 0.35);
+                        }
                         ctx.set_text_align("left");
                     }
                 }
             }
         }
         if overflow > 0 {
-            ctx.set_font(pal.font_tiny);
+            ctx.set_font(&f.tiny);
             ctx.set_fill_style_str(pal.text);
             let _ =
                 ctx.fill_text(&tr("stage.not_drawn", &[("n", format::int(overflow as u64))]), g.d0, g.bottom + 12.0);
@@ -229,14 +241,13 @@ impl StageState {
             ctx.fill();
             ctx.stroke();
             let count = bin.count(&calm.counts);
-            ctx.set_fill_style_str(colour);
-            ctx.set_font(pal.font_title);
-            let _ = ctx.fill_text(bin.icon(), x + 6.0, y + 16.0);
-            ctx.set_font(pal.font_small);
+            bin_icon(ctx, bin, colour, x + 11.0, y + 6.0 + g.fonts.small * 0.6, g.fonts.small * 0.45);
+            ctx.set_font(&f.small);
             ctx.set_fill_style_str(pal.text);
-            let _ = ctx.fill_text(&fit(ctx, &t_untracked(bin.label()), w - 23.0), x + 21.0, y + 15.0);
-            ctx.set_font(pal.font_title);
-            let _ = ctx.fill_text(&format::int(count), x + 6.0, y + h - 8.0);
+            // the bins are laid out as wide as the widest label (`text_needs`)
+            let _ = ctx.fill_text(&t_untracked(bin.label()), x + 21.0, y + 4.0 + g.fonts.small);
+            ctx.set_font(&f.title);
+            let _ = ctx.fill_text(&format::int(count), x + 6.0, y + h - 6.0);
         }
 
         // Preemption: an arrow from the batch back to the queue.
@@ -260,12 +271,12 @@ impl StageState {
             ctx.close_path();
             ctx.set_fill_style_str(if hot { pal.preempt } else { pal.preempt_soft });
             ctx.fill();
-            ctx.set_font(pal.font_tiny);
+            ctx.set_font(&f.tiny);
             let label = tr("stage.preempted", &[("n", format::int(preempted))]);
-            let tw = ctx.measure_text(&label).map(|m| m.width()).unwrap_or(70.0);
+            let tw = width(ctx, &label);
             let mid = (x0 + x1) / 2.0;
             ctx.set_fill_style_str(pal.bg);
-            ctx.fill_rect(mid - tw / 2.0 - 3.0, g.top - 19.0, tw + 6.0, 12.0);
+            ctx.fill_rect(mid - tw / 2.0 - 3.0, g.top - 9.5 - g.fonts.tiny, tw + 6.0, g.fonts.tiny + 3.0);
             ctx.set_fill_style_str(pal.preempt);
             ctx.set_text_align("center");
             let _ = ctx.fill_text(&label, mid, g.top - 9.5);
@@ -355,7 +366,7 @@ impl StageState {
                 ctx.set_fill_style_str("rgba(185, 28, 28, 0.14)");
                 ctx.fill_rect(g.p0 - 6.0, g.top - 5.0, g.d1 - g.p0 + 12.0, g.bottom - g.top + 10.0);
                 ctx.set_fill_style_str(pal.bins[Bin::OomLost.index()]);
-                ctx.set_font(pal.font_title);
+                ctx.set_font(&f.title);
                 ctx.set_text_align("center");
                 let _ = ctx.fill_text(
                     &tr("stage.oom", &[("t", format::sim_time(until))]),
@@ -366,14 +377,16 @@ impl StageState {
             }
         }
 
-        // Footer: clock and the last iteration.
+        // Footer: clock and the last iteration, wrapped beside the clock; the static-batching
+        // note on the lines below.
         let now = sim.now() as f64 / 1e6;
-        ctx.set_font(pal.font_title);
+        ctx.set_font(&f.title);
         ctx.set_fill_style_str(pal.text);
         let clock = format!("t = {}", format::sim_time(now));
-        let _ = ctx.fill_text(&clock, 6.0, g.h - 8.0);
+        let _ = ctx.fill_text(&clock, 6.0, g.foot_line_y(0));
+        let x0 = 6.0 + (width(ctx, "t = 000.00 s")).max(width(ctx, &clock)) + 10.0;
         let step = &calm.last_step;
-        ctx.set_font(pal.font_small);
+        ctx.set_font(&f.small);
         ctx.set_fill_style_str(pal.muted);
         let text = if sim.is_finished() {
             t_untracked("stage.finished")
@@ -390,16 +403,15 @@ impl StageState {
         } else {
             t_untracked("stage.waiting_first")
         };
-        // static batching adds a note at the right; the iteration line gives way to it
-        let mut room = g.w - 116.0;
+        let mut lines: Vec<(f64, String)> =
+            wrap(&text, g.w - x0 - 6.0, |s| width(ctx, s)).into_iter().map(|l| (x0, l)).collect();
         if self.cfg.static_batching {
-            let note = fit(ctx, &t_untracked("stage.static_note"), room / 2.0);
-            room -= ctx.measure_text(&note).map(|m| m.width()).unwrap_or(0.0) + 12.0;
-            ctx.set_text_align("right");
-            let _ = ctx.fill_text(&note, g.w - 6.0, g.h - 8.0);
-            ctx.set_text_align("left");
+            let note = t_untracked("stage.static_note");
+            lines.extend(wrap(&note, g.w - 12.0, |s| width(ctx, s)).into_iter().map(|l| (6.0, l)));
         }
-        let _ = ctx.fill_text(&fit(ctx, &text, room), 110.0, g.h - 8.0);
+        for (i, (x, line)) in lines.iter().take(g.foot_rows).enumerate() {
+            let _ = ctx.fill_text(line, *x, g.foot_line_y(i));
+        }
     }
 }
 
@@ -411,34 +423,89 @@ fn push_glyph(glyphs: &mut [Vec<(f64, f64, f64)>], s: &Sprite, rings: &mut Vec<(
     }
 }
 
-fn title(ctx: &CanvasRenderingContext2d, x: f64, name: &str, sub: &str) {
-    let pal = palette();
-    ctx.set_font(pal.font_title);
-    ctx.set_fill_style_str(pal.text);
-    let _ = ctx.fill_text(name, x.max(4.0), 14.0);
-    if !sub.is_empty() {
-        ctx.set_font(pal.font_small);
-        ctx.set_fill_style_str(pal.muted);
-        let _ = ctx.fill_text(sub, x.max(4.0), 28.0);
+/// The stage's fonts for its layout and the profile's title weight.
+struct FontSet {
+    title: String,
+    small: String,
+    tiny: String,
+}
+
+const FAMILY: &str = "system-ui, -apple-system, 'Segoe UI', sans-serif";
+
+fn fonts(g: &Geo) -> FontSet {
+    let px = |v: f64| format!("{v:.1}px {FAMILY}");
+    FontSet {
+        title: format!("{} {}", palette().title_weight, px(g.fonts.title)),
+        small: px(g.fonts.small),
+        tiny: px(g.fonts.tiny),
     }
 }
 
-/// `text`, cut short with "…" when it is wider than `max_w` in the current font (labels in
-/// another language or a heavier font must not run out of their box).
-fn fit(ctx: &CanvasRenderingContext2d, text: &str, max_w: f64) -> String {
-    let width = |s: &str| ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0);
-    if width(text) <= max_w {
-        return text.to_string();
-    }
-    let mut chars: Vec<char> = text.chars().collect();
-    while !chars.is_empty() {
-        chars.pop();
-        let cut: String = chars.iter().collect::<String>().trim_end().to_string() + "…";
-        if width(&cut) <= max_w {
-            return cut;
+/// What the text of a `w` wide stage needs in the page's language and profile: the scale, and
+/// the widest outcome label, which sets the bins' width.
+pub(super) fn text_needs(ctx: &CanvasRenderingContext2d, w: f64) -> TextNeeds {
+    let scale = palette().text_scale;
+    let small = Fonts::new(scale, w < COMPACT_BELOW).small;
+    ctx.set_font(&format!("{small:.1}px {FAMILY}"));
+    let bin_label_w = Bin::ALL.iter().map(|b| width(ctx, &t_untracked(b.label()))).fold(0.0, f64::max).ceil();
+    TextNeeds { scale, bin_label_w }
+}
+
+fn width(ctx: &CanvasRenderingContext2d, s: &str) -> f64 {
+    ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0)
+}
+
+/// The arrivals' door: an arrow drawn as a shape.
+fn arrow_right(ctx: &CanvasRenderingContext2d, x: f64, y: f64) {
+    ctx.begin_path();
+    ctx.move_to(x - 4.0, y - 1.0);
+    ctx.line_to(x, y - 1.0);
+    ctx.line_to(x, y - 4.0);
+    ctx.line_to(x + 4.5, y);
+    ctx.line_to(x, y + 4.0);
+    ctx.line_to(x, y + 1.0);
+    ctx.line_to(x - 4.0, y + 1.0);
+    ctx.close_path();
+    ctx.fill();
+}
+
+/// A bin's mark as a shape (no font needed): a tick, a cross, a clock, an exclamation mark.
+fn bin_icon(ctx: &CanvasRenderingContext2d, bin: Bin, colour: &str, cx: f64, cy: f64, r: f64) {
+    ctx.set_stroke_style_str(colour);
+    ctx.set_fill_style_str(colour);
+    ctx.set_line_width(1.8);
+    ctx.begin_path();
+    match bin {
+        Bin::Completed => {
+            ctx.move_to(cx - r, cy);
+            ctx.line_to(cx - r * 0.3, cy + r * 0.8);
+            ctx.line_to(cx + r, cy - r * 0.8);
+        }
+        Bin::Rejected => {
+            ctx.move_to(cx - r * 0.8, cy - r * 0.8);
+            ctx.line_to(cx + r * 0.8, cy + r * 0.8);
+            ctx.move_to(cx + r * 0.8, cy - r * 0.8);
+            ctx.line_to(cx - r * 0.8, cy + r * 0.8);
+        }
+        Bin::TimedOut => {
+            let _ = ctx.arc(cx, cy, r, 0.0, TAU);
+            ctx.move_to(cx, cy - r * 0.6);
+            ctx.line_to(cx, cy);
+            ctx.line_to(cx + r * 0.5, cy);
+        }
+        Bin::OomLost => {
+            ctx.move_to(cx, cy - r);
+            ctx.line_to(cx, cy + r * 0.35);
+            ctx.stroke();
+            ctx.begin_path();
+            let _ = ctx.arc(cx, cy + r * 0.85, 1.2, 0.0, TAU);
+            ctx.fill();
+            ctx.set_line_width(1.0);
+            return;
         }
     }
-    String::new()
+    ctx.stroke();
+    ctx.set_line_width(1.0);
 }
 
 /// Diagonal stripes: a slot that holds a finished request (not colour alone).

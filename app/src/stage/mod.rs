@@ -15,7 +15,7 @@ use sim_core::sim::{Ending, StepInfo};
 use sim_core::{LiveRequest, Phase, Simulation};
 use web_sys::CanvasRenderingContext2d;
 
-use app_model::stage_layout::{Bin, Geo, LaneGrid, PrefillRows};
+use app_model::stage_layout::{Bin, Geo, LaneGrid, PrefillRows, TextNeeds};
 
 use crate::i18n::{fill, t_untracked};
 
@@ -134,6 +134,8 @@ pub struct StageState {
     preempt_flash: f64,
     bin_flash: [f64; Bin::ALL.len()],
     geo: Option<Geo>,
+    /// What the text needed when `geo` was laid out (language, profile).
+    needs: TextNeeds,
     // scratch buffers kept across frames
     lane_order: Vec<Vec<(f64, u64)>>,
     prefill_order: Vec<(f64, u64)>,
@@ -164,6 +166,7 @@ impl StageState {
             preempt_flash: 0.0,
             bin_flash: [0.0; Bin::ALL.len()],
             geo: None,
+            needs: TextNeeds::default(),
             prefill_order: Vec::new(),
             live_count: 0,
             pace: 1.0,
@@ -171,10 +174,12 @@ impl StageState {
         }
     }
 
-    fn geo(&mut self, w: f64, h: f64) -> &Geo {
-        let stale = self.geo.as_ref().is_none_or(|g| g.w != w || g.h != h);
+    fn geo(&mut self, ctx: &CanvasRenderingContext2d, w: f64, h: f64) -> &Geo {
+        let needs = draw::text_needs(ctx, w);
+        let stale = self.geo.as_ref().is_none_or(|g| g.w != w || g.h != h || self.needs != needs);
         if stale {
-            self.geo = Some(Geo::new(w, h, self.cfg.lanes(), self.cfg.max_num_seqs));
+            self.needs = needs;
+            self.geo = Some(Geo::with_text(w, h, self.cfg.lanes(), self.cfg.max_num_seqs, needs));
         }
         // just set when missing
         self.geo.get_or_insert_with(|| Geo::new(w, h, 1, 1))
@@ -215,7 +220,7 @@ impl StageState {
                 let _ = c.set_attribute("data-motion", if reduced { "reduced" } else { "full" });
             }
         }
-        let _ = self.geo(w, h);
+        let _ = self.geo(ctx, w, h);
         let Some(g) = self.geo.take() else { return };
         self.advance(&g, sim, live, dt_ms);
         self.draw(ctx, &g, sim, live, calm);
