@@ -55,10 +55,14 @@ describe('layouts', { timeout: 240_000 }, () => {
     const { page, errors } = await lab.open('', { viewport: { width: 1440, height: 900 } });
     await page.locator(tid('pair-static-batching')).click();
     await page.locator('#stage-b').waitFor();
+    // the pair buttons sit low in the settings: back to the top of the page, as a learner sees it
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await sleep(300);
     const inView = await page.evaluate(() => ['stage', 'stage-b'].map((id) => {
       const r = document.getElementById(id).getBoundingClientRect();
       return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 300;
     }));
+    if (!inView.every(Boolean)) await page.screenshot({ path: await artifact('layout-ab-1440-failed.png') });
     assert.deepEqual(inView, [true, true], 'both canvases lie inside the viewport');
     await page.screenshot({ path: await artifact('layout-ab-1440.png') });
     await runToEnd(page);

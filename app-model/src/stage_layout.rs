@@ -181,7 +181,13 @@ impl Geo {
         let foot_rows = if compact { 4 } else { 2 };
         let bottom = h - 12.0 - foot_rows as f64 * line;
         let foot_y = bottom + 8.0 + line;
-        let lane_label_rows = if compact { 2 } else { 1 };
+        let lane_label_rows = if compact {
+            3
+        } else if needs.scale > 1.0 {
+            2
+        } else {
+            1
+        };
         let body = bottom - top;
         let gap = 6.0;
         let n = lanes.max(1) as f64;
