@@ -43,7 +43,8 @@ mod tests {
             keys.push(f.label_key());
             keys.extend(contract::line_key(f.path));
         }
-        keys.extend(exercise::CONTROLS.iter().map(|(_, k)| k.to_string()));
+        keys.extend(crate::locks::LOCKABLE.iter().map(|(_, k)| k.to_string()));
+        keys.extend(exercise::CODE_KEYS.iter().map(|k| k.to_string()));
         for ex in sim_core::exercise::exercises() {
             let k = exercise::text_keys(&ex.id).expect("words for every exercise");
             keys.extend([k.title, k.task, k.solution].map(str::to_string));
