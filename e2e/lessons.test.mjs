@@ -322,6 +322,7 @@ describe('workbench: lessons, sweep, contract, exercises', { timeout: 240_000 },
     assert.equal(await page.locator(tid('field-scheduler.kv_layout')).isDisabled(), true);
 
     // a teacher's link locks the ticked controls
+    await page.locator(tid('teacher-mode')).check();
     await page.locator(`${tid('teacher')} summary`).click();
     await page.locator(tid('teacher-lock-gpu')).check();
     await page.locator(tid('teacher-make')).click();

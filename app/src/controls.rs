@@ -299,10 +299,13 @@ fn PresetPicker(run: Run) -> impl IntoView {
         .iter()
         .map(|p| {
             let id = p.id;
-            view! { <option value=id prop:selected=move || preset_id.get() == id>{id}</option> }
+            view! { <option value=id prop:selected=move || ui.exercise.with(Option::is_none) && preset_id.get() == id>{id}</option> }
         })
         .collect_view();
     let summary = move || {
+        if ui.exercise.with(Option::is_some) {
+            return String::new();
+        }
         let s = preset_summary(&preset_id.get());
         if edited.get() && !s.is_empty() {
             tf("ctl.edited", &[("summary", s)])
@@ -333,6 +336,10 @@ fn PresetPicker(run: Run) -> impl IntoView {
                     disabled=move || presets_locked.get()
                     on:change=move |ev| ui.load_preset(run, &event_target_value(&ev))
                 >
+                    {move || {
+                        crate::exercises::preset_name(ui)
+                            .map(|n| view! { <option value="" selected disabled data-testid="preset-exercise">{n}</option> })
+                    }}
                     {preset_opts}
                 </select>
                 <p class="small muted" data-testid="preset-summary">{summary}</p>

@@ -1,9 +1,12 @@
 //! Classroom exercises: a starting scenario, the controls a learner may change (the rest are
 //! locked), goals checked automatically every time a run ends, and an objective to beat. Attempts
-//! are kept in the browser's local storage; a teacher can make a link that locks chosen controls.
-//! The attempts, locks and teacher's choices are `app_model::tabs::exercise`.
+//! are kept in the browser's local storage, each with a result code to hand in, and download as
+//! CSV or JSON or print as a summary. Teacher mode (off by default) makes a link that locks
+//! chosen controls and checks a handed-in result code by re-running it (a background job).
+//! The attempts, locks, exports, codes and the teacher's choices are `app_model::tabs::exercise`.
 
-use app_model::tabs::exercise::{self as model, Attempts, Record, Teacher, CONTROLS, STORAGE_KEY};
+use app_model::locks::LOCKABLE;
+use app_model::tabs::exercise::{self as model, Attempts, CodeJob, CodeVerdict, Record, Teacher, STORAGE_KEY};
 use leptos::prelude::*;
 use sim_core::exercise::{exercises, Exercise};
 use sim_core::metric::{Direction, Op};
@@ -14,12 +17,20 @@ use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::share;
 use crate::ui::{self, use_ui, Ui};
-use crate::workbench::{self, actions, button, storage_get, storage_set};
+use crate::workbench::{self, actions, button, data_url, storage_get, storage_set, Jobs};
 
-pub use app_model::tabs::exercise::locked_for;
+/// Local-storage key of the teacher-mode switch.
+const TEACHER_KEY: &str = "llm-serving-lab.teacher-mode";
 
 fn control_label(id: &str) -> String {
     model::control_key(id).map_or_else(|| id.to_string(), t)
+}
+
+/// What the toolbar's preset box names while an exercise is open: the exercise's scenario.
+pub fn preset_name(ui: Ui) -> Option<String> {
+    let id = ui.exercise.get()?;
+    let ex = exercises().into_iter().find(|e| e.id == id)?;
+    Some(tf("features.class.preset", &[("name", title(&ex))]))
 }
 
 fn title(ex: &Exercise) -> String {
@@ -137,6 +148,25 @@ struct State {
     note: RwSignal<Option<String>>,
     teacher: RwSignal<Teacher>,
     link: RwSignal<String>,
+    /// The teacher's locks (a link's) while an exercise is open: they stay when it closes.
+    base: StoredValue<Option<Vec<String>>>,
+    teacher_mode: RwSignal<bool>,
+    /// The card marked for printing (the open exercise's when none is).
+    print: RwSignal<Option<String>>,
+    code_text: RwSignal<String>,
+    verdict: RwSignal<Option<Checked>>,
+    code_jobs: Jobs<CodeJob>,
+}
+
+/// What the result-code box shows.
+#[derive(Clone)]
+enum Checked {
+    Checking,
+    Done(CodeVerdict),
+}
+
+fn exercise(id: &str) -> Option<Exercise> {
+    exercises().into_iter().find(|e| e.id == id)
 }
 
 impl State {
@@ -149,15 +179,39 @@ impl State {
         ui.ab.set(false);
         ui.editing.set(app_model::Run::A);
         ui.drafts[0].set(ex.scenario.clone());
-        ui.locked.set(locked_for(&ex));
+        let base = self.teacher_locks();
+        ui.locked.set(model::with_exercise(&base, &ex));
         ui.exercise.set(Some(ex.id.clone()));
         ui.apply(true);
     }
 
+    /// The teacher's locks: remembered from before the first exercise opened (a link may open
+    /// on one: then the page's locks without the exercise's).
+    fn teacher_locks(self) -> Vec<String> {
+        if let Some(b) = self.base.get_value() {
+            return b;
+        }
+        let open = self.ui.exercise.get_untracked().and_then(|id| exercise(&id));
+        let b = self.ui.locked.with_untracked(|l| model::teacher_locks(l, open.as_ref()));
+        self.base.set_value(Some(b.clone()));
+        b
+    }
+
     fn stop(self) {
+        let base = self.teacher_locks();
         self.ui.exercise.set(None);
-        self.ui.locked.set(Vec::new());
+        self.ui.locked.set(base);
         self.note.set(None);
+    }
+
+    fn check_code(self) {
+        let text = self.code_text.get_untracked();
+        self.verdict.set(Some(Checked::Checking));
+        workbench::start(self.code_jobs, CodeJob::new(&text), move |status| {
+            if let app_model::jobs::Status::Finished(v) = status {
+                self.verdict.set(Some(Checked::Done(v)));
+            }
+        });
     }
 
     fn save(self, f: impl FnOnce(&mut Attempts)) {
@@ -184,7 +238,7 @@ impl State {
         let Some(summary) = ui.views[0].with_untracked(|v| v.as_ref().map(|v| v.summary.clone())) else { return };
         let Some(scenario) = ui.infos[0].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) else { return };
         let changed = ui::differences(&ex.scenario, &scenario);
-        let locks = locked_for(&ex);
+        let locks = ui.locked.get_untracked();
         let mut outside: Vec<String> =
             changed.iter().filter(|p| locks.iter().any(|l| lock_covers(l, p))).map(|p| model::control_of(p)).collect();
         outside.dedup();
@@ -195,7 +249,8 @@ impl State {
         }
         self.note.set(None);
         let attempt = ex.check(&summary);
-        let rec = Record::of(&attempt, js_sys::Date::now(), &changed, &scenario);
+        let mut rec = Record::of(&attempt, js_sys::Date::now(), &changed, &scenario);
+        rec.code = Some(model::code_of(&ex, &scenario, &summary));
         share::post_event("exercise-result", model::result_event(&id, &attempt, &rec));
         self.save(|a| a.push(&id, rec));
     }
@@ -209,7 +264,7 @@ fn attempt_row(i: usize, r: &Record, metric: &str) -> AnyView {
         .map(|(m, v, p)| {
             let value = v.map(|v| metric_value(m, v)).unwrap_or_else(|| format::NONE.into());
             view! {
-                <li class=if *p { "ok" } else { "no" }>
+                <li class=if *p { "ok" } else { "no" } data-metric=m.clone() data-value=model::raw(*v) data-met=p.to_string()>
                     <span aria-hidden="true">{if *p { "✓ " } else { "✗ " }}</span>
                     {metric_label(m)}": "{value}
                 </li>
@@ -218,8 +273,20 @@ fn attempt_row(i: usize, r: &Record, metric: &str) -> AnyView {
         .collect_view();
     let settings = if r.settings.is_empty() { t("features.ex.as_given") } else { r.settings.join("; ") };
     let score = r.score.map(|s| metric_value(metric, s)).unwrap_or_else(|| format::NONE.into());
+    let code = match r.code.clone() {
+        Some(c) => {
+            let copied = c.clone();
+            view! {
+                <input type="text" readonly class="result-code" data-testid="result-code" prop:value=c aria-label=tx("features.class.code.title") />
+                {button("small-btn", None, "features.class.code.copy", None, Callback::new(move |()| copy(&copied)))}
+            }
+            .into_any()
+        }
+        None => view! { <span class="small muted">{t("features.class.code.none")}</span> }.into_any(),
+    };
+    let seed = r.seed.map(|s| tf("features.class.seed", &[("seed", s.to_string())]));
     view! {
-        <tr data-testid="exercise-attempt" data-pass=r.pass.to_string()>
+        <tr data-testid="exercise-attempt" data-pass=r.pass.to_string() data-seed=r.seed.map(|s| s.to_string()).unwrap_or_default() data-score=model::raw(r.score)>
             <td class="num">{i + 1}</td>
             <td class="num">{clock(r.time_ms)}</td>
             <td class=if r.pass { "verdict pass" } else { "verdict fail" }>
@@ -228,7 +295,8 @@ fn attempt_row(i: usize, r: &Record, metric: &str) -> AnyView {
             </td>
             <td class="num">{score}</td>
             <td><ul class="goal-results">{goals}</ul></td>
-            <td class="small">{settings}</td>
+            <td class="small" data-testid="attempt-settings">{settings}" "<span class="muted">{seed}</span></td>
+            <td class="code-cell">{code}</td>
         </tr>
     }
     .into_any()
@@ -245,7 +313,15 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
         let key = if o.direction == Direction::Max { "features.ex.maximise" } else { "features.ex.minimise" };
         view! { <p class="small"><b>{t("features.ex.objective")}</b>" "{tf(key, &[("metric", m)])}</p> }
     });
-    let allowed: Vec<String> = ex.allowed.iter().map(|a| control_label(a)).collect();
+    // the teacher's locks (not another open exercise's) decide what this card offers
+    let open = st.ui.exercise.get_untracked().and_then(|id| exercise(&id));
+    let locks_now = st.ui.locked.with_untracked(|l| model::teacher_locks(l, open.as_ref()));
+    let allowed: Vec<String> = model::allowed_under(&ex, &locks_now).into_iter().map(control_label).collect();
+    let by_teacher: Vec<String> =
+        ex.allowed.iter().filter(|a| !allowed.contains(&control_label(a))).map(|a| control_label(a)).collect();
+    let by_teacher = (!by_teacher.is_empty()).then(|| {
+        view! { <p class="small muted" data-testid="teacher-locked">{tf("features.class.teacher_locked", &[("controls", by_teacher.join(" · "))])}</p> }
+    });
     let best = match model::best(&ex, recs) {
         Some(v) => tf("features.ex.best", &[("score", metric_value(&metric, v))]),
         None => t("features.ex.no_best"),
@@ -258,11 +334,21 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
             t("features.ex.col.score"),
             t("features.ex.col.goals"),
             t("features.ex.col.settings"),
+            t("features.class.col.code"),
         ]
         .map(|c| view! { <th scope="col">{c}</th> });
         let rows = recs.iter().enumerate().rev().map(|(i, r)| attempt_row(i, r, &metric)).collect_view();
         let clear_id = id.clone();
         let clear = Callback::new(move |()| st.save(|a| a.clear(&clear_id)));
+        let label = |k: &str| t(k);
+        let csv = data_url("text/csv", &model::csv(&ex, recs, &label));
+        let json = model::export_json(&ex, recs, model::best(&ex, recs), &label);
+        let json = data_url("application/json", &serde_json::to_string_pretty(&json).unwrap_or_default());
+        let print_id = id.clone();
+        let print = Callback::new(move |()| {
+            st.print.set(Some(print_id.clone()));
+            let _ = window().print();
+        });
         view! {
             <div class="table-scroll">
                 <table class="runs-table attempts">
@@ -271,7 +357,12 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            {button("small-btn", None, "features.ex.clear", None, clear)}
+            <div class="actions ex-export">
+                <a class="btn small-btn" href=csv download=format!("attempts-{id}.csv") data-testid="exercise-csv">{tx("features.class.export_csv")}</a>
+                <a class="btn small-btn" href=json download=format!("attempts-{id}.json") data-testid="exercise-json">{tx("features.class.export_json")}</a>
+                {button("small-btn", Some("exercise-print"), "features.class.print", None, print)}
+                {button("small-btn", None, "features.ex.clear", None, clear)}
+            </div>
         }
     });
     let start_id = id.clone();
@@ -279,8 +370,10 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
     let stop = active.then(|| {
         button("small-btn", Some("exercise-stop"), "features.ex.stop", None, Callback::new(move |()| st.stop()))
     });
+    let card_id = id.clone();
+    let printed = move || st.print.get().or_else(|| st.ui.exercise.get()).as_deref() == Some(card_id.as_str());
     view! {
-        <article class="exercise" class:active=active data-testid=format!("exercise-{id}")>
+        <article class="exercise" class:active=active class:print-this=printed data-testid=format!("exercise-{id}")>
             <header class="exercise-head">
                 <h3>{title(&ex)}</h3>
                 <div class="lesson-actions">
@@ -294,7 +387,8 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
             <p class="small"><b>{t("features.ex.goals")}</b></p>
             <ul class="goals">{goals}</ul>
             {objective}
-            <p class="small muted"><b>{t("features.ex.allowed")}</b>" "{allowed.join(" · ")}</p>
+            <p class="small muted" data-testid="exercise-allowed"><b>{t("features.ex.allowed")}</b>" "{allowed.join(" · ")}</p>
+            {by_teacher}
             <p class="best" data-testid="exercise-best">{best}</p>
             {table}
             {solution(&ex, recs)}
@@ -306,6 +400,7 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
 fn cards(st: State) -> AnyView {
     let body = move || {
         let open = st.ui.exercise.get();
+        st.ui.locked.track();
         let note = st
             .note
             .get()
@@ -338,7 +433,7 @@ fn cards(st: State) -> AnyView {
 fn teacher(st: State) -> AnyView {
     let boxes = move || {
         st.teacher.with(|t| t.version);
-        CONTROLS
+        LOCKABLE
             .iter()
             .map(|(id, key)| {
                 let id = *id;
@@ -352,7 +447,6 @@ fn teacher(st: State) -> AnyView {
                             on:change=move |ev| st.teacher.update(|t| t.tick(id, event_target_checked(&ev)))
                         />
                         {t(key)}
-                        <code class="small muted">{id}</code>
                     </label>
                 }
             })
@@ -402,17 +496,131 @@ pub fn ExercisesPanel() -> impl IntoView {
         note: RwSignal::new(None),
         teacher: RwSignal::new(Teacher { chosen: ui.locked.get_untracked(), version: 0 }),
         link: RwSignal::new(String::new()),
+        base: StoredValue::new(None),
+        teacher_mode: RwSignal::new(storage_get(TEACHER_KEY).as_deref() == Some("1")),
+        print: RwSignal::new(None),
+        code_text: RwSignal::new(String::new()),
+        verdict: RwSignal::new(None),
+        code_jobs: workbench::jobs(),
+    };
+    let mode = move |ev: leptos::ev::Event| {
+        let on = event_target_checked(&ev);
+        storage_set(TEACHER_KEY, if on { "1" } else { "0" });
+        st.teacher_mode.set(on);
     };
     // Every run that ends while an exercise is open is an attempt.
     workbench::effect(Box::new(move || st.record()));
     view! {
         <div class="exercises" data-testid="exercises">
             {workbench::panel_head("features.ex.title", Box::new(|| t("features.ex.intro")))}
+            <label class="check-line teacher-mode">
+                <input type="checkbox" data-testid="teacher-mode" prop:checked=move || st.teacher_mode.get() on:change=mode />
+                {tx("features.class.teacher_mode")}
+            </label>
             {cards(st)}
-            <details class="teacher" data-testid="teacher">
-                <summary>{tx("features.teacher.title")}</summary>
-                {teacher(st)}
-            </details>
+            <div class="teacher-tools" class:hidden=move || !st.teacher_mode.get() data-testid="teacher-tools">
+                <details class="teacher" data-testid="teacher">
+                    <summary>{tx("features.teacher.title")}</summary>
+                    {teacher(st)}
+                </details>
+                {verifier(st)}
+            </div>
         </div>
+    }
+}
+
+/// Teacher mode's result-code box: paste, check (a re-run in the background), the verdict.
+fn verifier(st: State) -> AnyView {
+    let check = Callback::new(move |()| st.check_code());
+    let verdict = move || {
+        st.verdict.get().map(|v| match v {
+            Checked::Checking => {
+                view! { <p class="small" role="status" data-testid="code-verdict" data-state="checking">{t("features.class.code.checking")}</p> }.into_any()
+            }
+            Checked::Done(v) => verdict_view(v),
+        })
+    };
+    view! {
+        <section class="code-check" data-testid="code-check">
+            <h3>{tx("features.class.verify.title")}</h3>
+            <p class="small muted">{tx("features.class.verify.intro")}</p>
+            <label for="code-input" class="small">{tx("features.class.verify.label")}</label>
+            <textarea
+                id="code-input"
+                rows="3"
+                data-testid="code-input"
+                prop:value=move || st.code_text.get()
+                on:input=move |ev| st.code_text.set(event_target_value(&ev))
+            ></textarea>
+            {actions(vec![button("primary small-btn", Some("code-check"), "features.class.verify.check", None, check)])}
+            <div aria-live="polite">{verdict}</div>
+        </section>
+    }
+    .into_any()
+}
+
+fn verdict_view(v: CodeVerdict) -> AnyView {
+    match v {
+        CodeVerdict::Refused(p) => {
+            let (key, values) = model::problem_text(&p);
+            view! { <p class="banner error small" role="alert" data-testid="code-verdict" data-state="refused">{tf(key, &values)}</p> }.into_any()
+        }
+        CodeVerdict::Failed(e) => {
+            view! { <p class="banner error small" role="alert" data-testid="code-verdict" data-state="refused">{e}</p> }
+                .into_any()
+        }
+        CodeVerdict::Ran { code, exercise: ex, check } => {
+            let wrong: Vec<String> =
+                check.lines.iter().filter(|l| !l.equal).map(|l| metric_label(&l.metric.to_string())).collect();
+            let (class, state, text) = if check.verified {
+                ("banner ok small", "verified", t("features.class.code.verified"))
+            } else {
+                ("banner error small", "mismatch", tf("features.class.code.mismatch", &[("metrics", wrong.join(", "))]))
+            };
+            let value = |m: &str, v: Option<f64>| v.map_or_else(|| format::NONE.to_string(), |v| metric_value(m, v));
+            let rows = check
+                .lines
+                .iter()
+                .map(|l| {
+                    let m = l.metric.to_string();
+                    view! {
+                        <tr class=if l.equal { "ok" } else { "no" } data-equal=l.equal.to_string()>
+                            <td>{metric_label(&m)}</td>
+                            <td class="num">{value(&m, l.claimed)}</td>
+                            <td class="num">{value(&m, l.rerun)}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            let settings: Vec<String> = code
+                .changes
+                .iter()
+                .map(|c| {
+                    let path = sim_core::settings::find(&c.setting)
+                        .map_or_else(|| c.setting.clone(), |r| r.path_of(c.class.unwrap_or(0)));
+                    let v = match &c.value {
+                        serde_json::Value::String(s) => s.clone(),
+                        v => v.to_string(),
+                    };
+                    format!("{} = {v}", control_label(&model::control_of(&path)))
+                })
+                .collect();
+            let settings = if settings.is_empty() { t("features.ex.as_given") } else { settings.join("; ") };
+            let verdict = t(if check.attempt.pass { "features.contract.pass" } else { "features.contract.fail" });
+            view! {
+                <p class=class role="status" data-testid="code-verdict" data-state=state>{text}</p>
+                <p class="small">{tf("features.class.verify.exercise", &[("title", title(&ex)), ("seed", code.seed.to_string())])}" · "{verdict}</p>
+                <p class="small">{tf("features.class.verify.settings", &[("settings", settings)])}</p>
+                <table class="runs-table">
+                    <thead><tr>
+                        <th scope="col">{t("features.class.col.number")}</th>
+                        <th scope="col">{t("features.class.col.claimed")}</th>
+                        <th scope="col">{t("features.class.col.rerun")}</th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            }
+            .into_any()
+        }
     }
 }
