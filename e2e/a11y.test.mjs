@@ -20,6 +20,14 @@ const focused = (page) =>
     return { own: el?.dataset?.testid ?? '', tag: el?.tagName ?? '', within: el?.closest('[data-testid]')?.dataset.testid ?? '' };
   });
 
+/** How far the sticky toolbar covers the focused element's top (≤ 0: not at all). */
+const underToolbar = (page) =>
+  page.evaluate(() => {
+    const bar = document.querySelector('.toolbar').getBoundingClientRect();
+    const el = document.activeElement.getBoundingClientRect();
+    return Math.round(bar.bottom - el.top);
+  });
+
 const CHARTS = ['chart-ttft', 'chart-tpot', 'chart-queue', 'chart-batch', 'chart-kv', 'chart-goodput'];
 
 describe('accessibility', { timeout: 300_000 }, () => {
@@ -214,8 +222,11 @@ describe('accessibility', { timeout: 300_000 }, () => {
     assert.deepEqual(await cutText(page, { scope: '.skip-links' }), []);
     await page.keyboard.press('Enter');
     assert.equal((await focused(page)).within, 'metrics-a');
+    // the sticky toolbar does not hide where the focus landed
+    assert.ok((await underToolbar(page)) <= 0, `the toolbar covers ${await underToolbar(page)} px of the metrics`);
     await page.screenshot({ path: await artifact('a11y-metrics-focus-390.png') });
     await tabTo(page, tid('field-classes[0].arrival.rate_per_s'));
+    assert.ok((await underToolbar(page)) <= 0, `the toolbar covers ${await underToolbar(page)} px of the focused field`);
     await page.screenshot({ path: await artifact('a11y-field-focus-390.png') });
     // a chart's button and its open table fit the phone's width (the table scrolls in its box)
     await page.locator(tid('chart-goodput-data-btn')).focus();

@@ -105,6 +105,8 @@ fn focus_target(selector: &str) {
     let _ = el.class_list().add_1("skip-target");
     if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
         let _ = el.focus();
+        // its top just below the sticky toolbar (the page's scroll-padding), however tall it is
+        el.scroll_into_view_with_bool(true);
     }
 }
 

@@ -622,18 +622,18 @@ const CDF_ROWS: [usize; 11] = [7, 15, 23, 31, 39, 47, 55, 63, 71, 75, 79];
 
 /// A chart in words: its summary (its accessible description) and, while its table is open,
 /// the plotted points (bounded: [`TABLE_ROWS`] per run, [`CDF_ROWS`] for a CDF).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Default, PartialEq)]
 pub struct ChartText {
     pub summary: String,
     pub head: Vec<String>,
     pub rows: Vec<Vec<String>>,
 }
 
-/// A chart figure's state in the page: its words and whether its table is open.
-#[derive(Clone, Copy)]
+/// A chart figure in the page: whether its table is open, and the words last written into it
+/// (the page's text changes only when they do).
 struct Figure {
-    text: RwSignal<ChartText>,
     open: RwSignal<bool>,
+    shown: ChartText,
 }
 
 thread_local! {
@@ -644,14 +644,44 @@ fn tu(key: &str, args: &[(&str, String)]) -> String {
     fill(&t_untracked(key), args)
 }
 
-/// Hands chart `i`'s words to its figure (when they changed); `table` says whether to make rows.
+/// Writes chart `i`'s words into its figure (when they changed): the summary, and the table's
+/// rows while it is open (`make` is told whether to make them).
 fn publish(i: usize, make: impl FnOnce(bool) -> ChartText) {
-    let Some(fig) = FIGURES.with(|f| f.borrow().get(i).copied()) else { return };
-    let Some(open) = fig.open.try_get_untracked() else { return };
+    let Some(open) = FIGURES.with(|f| f.borrow().get(i).and_then(|f| f.open.try_get_untracked())) else { return };
     let next = make(open);
-    if fig.text.try_with_untracked(|cur| *cur != next) == Some(true) {
-        fig.text.set(next);
+    if FIGURES.with(|f| f.borrow().get(i).is_none_or(|f| f.shown == next)) {
+        return;
     }
+    let id = CHARTS[i].0;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    for part in ["summary", "caption"] {
+        if let Some(el) = doc.get_element_by_id(&format!("{id}-{part}")) {
+            el.set_text_content(Some(&next.summary));
+        }
+    }
+    let fill_rows = |part: &str, rows: &[Vec<String>], tag: &str| {
+        let Some(el) = doc.get_element_by_id(&format!("{id}-{part}")) else { return };
+        el.set_text_content(None);
+        for cells in rows {
+            let Ok(tr) = doc.create_element("tr") else { return };
+            for c in cells {
+                let Ok(cell) = doc.create_element(tag) else { return };
+                if tag == "th" {
+                    let _ = cell.set_attribute("scope", "col");
+                }
+                cell.set_text_content(Some(c));
+                let _ = tr.append_child(&cell);
+            }
+            let _ = el.append_child(&tr);
+        }
+    };
+    fill_rows("head", std::slice::from_ref(&next.head), "th");
+    fill_rows("body", &next.rows, "td");
+    FIGURES.with(|f| {
+        if let Some(f) = f.borrow_mut().get_mut(i) {
+            f.shown = next;
+        }
+    });
 }
 
 /// A curve's or a run's name in a summary and a table head: the class, the run, or both.
@@ -679,8 +709,10 @@ fn cdf_text(title: &str, input: &ChartInput<'_>, curves: &[Curve], slos: &[(usiz
     let mut parts: Vec<String> = named
         .iter()
         .map(|(name, p)| {
+            // a single curve is the chart's own: its name would repeat the title
+            let key = if *name == title { "a11y.cdf_one" } else { "a11y.cdf_curve" };
             tu(
-                "a11y.cdf_curve",
+                key,
                 &[
                     ("name", name.clone()),
                     ("p50", format::ms(at(p, 39))),
@@ -752,8 +784,9 @@ fn series_text(title: &str, input: &ChartInput<'_>, which: Series, table: bool) 
                 }
             };
             let peak = series.iter().map(f).fold(0.0f64, f64::max);
+            let key = if name == title { "a11y.series_one" } else { "a11y.series_line" };
             parts.push(tu(
-                "a11y.series_line",
+                key,
                 &[("name", name), ("now", series_value(which, f(last))), ("peak", series_value(which, peak))],
             ));
         }
@@ -798,33 +831,20 @@ fn series_text(title: &str, input: &ChartInput<'_>, which: Series, table: bool) 
 }
 
 /// The charts' figures: each canvas with its summary as its description, a "Show data" button
-/// and the data table it opens.
+/// and the data table it opens (their words are written by [`draw`]).
 pub fn figures() -> impl IntoView {
     let ui = use_ui();
-    let figs: Vec<Figure> = CHARTS
-        .iter()
-        .map(|_| Figure { text: RwSignal::new(ChartText::default()), open: RwSignal::new(false) })
-        .collect();
-    FIGURES.with(|f| *f.borrow_mut() = figs.clone());
+    let opens: Vec<RwSignal<bool>> = CHARTS.iter().map(|_| RwSignal::new(false)).collect();
+    FIGURES
+        .with(|f| *f.borrow_mut() = opens.iter().map(|&open| Figure { open, shown: ChartText::default() }).collect());
     CHARTS
         .iter()
-        .zip(figs)
-        .map(|(&(id, title), fig)| {
-            let Figure { text, open } = fig;
-            let summary = move || text.with(|t| t.summary.clone());
-            let head = move || text.with(|t| t.head.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view());
-            let rows = move || {
-                text.with(|t| {
-                    t.rows
-                        .iter()
-                        .map(|r| view! { <tr>{r.iter().map(|c| view! { <td>{c.clone()}</td> }).collect_view()}</tr> })
-                        .collect_view()
-                })
-            };
+        .zip(opens)
+        .map(|(&(id, title), open)| {
             view! {
                 <figure class="chart-fig">
                     <canvas id=id class="chart" data-testid=id role="img" aria-label=tx(title) aria-describedby=format!("{id}-summary")></canvas>
-                    <p class="sr-only" id=format!("{id}-summary") data-testid=format!("{id}-summary")>{summary}</p>
+                    <p class="sr-only" id=format!("{id}-summary") data-testid=format!("{id}-summary")></p>
                     <button
                         type="button"
                         class="btn small-btn chart-data-btn"
@@ -838,9 +858,9 @@ pub fn figures() -> impl IntoView {
                     >{move || if open.get() { t("a11y.hide_data") } else { t("a11y.show_data") }}</button>
                     <div class="chart-table-wrap" id=format!("{id}-data") class:hidden=move || !open.get()>
                         <table class="chart-table" data-testid=format!("{id}-table")>
-                            <caption>{summary}</caption>
-                            <thead><tr>{head}</tr></thead>
-                            <tbody>{rows}</tbody>
+                            <caption id=format!("{id}-caption")></caption>
+                            <thead id=format!("{id}-head")></thead>
+                            <tbody id=format!("{id}-body")></tbody>
                         </table>
                     </div>
                 </figure>
