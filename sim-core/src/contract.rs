@@ -154,7 +154,7 @@ impl Contract {
         let de = &mut serde_json::Deserializer::from_str(text);
         let c: Contract = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            ScenarioError::one(if path == "." { String::new() } else { path }, e.into_inner().to_string())
+            ScenarioError::one(if path == "." { String::new() } else { path }, crate::Problem::parse(&e.into_inner()))
         })?;
         c.validate()?;
         Ok(c)
@@ -168,10 +168,7 @@ impl Contract {
         let mut errs = Vec::new();
         let mut range = |field: &str, x: f64, lo: f64, hi: f64| {
             if !x.is_finite() || x < lo || x > hi {
-                errs.push(crate::scenario::FieldError {
-                    field: field.into(),
-                    message: format!("must be {lo}..={hi}, got {x}"),
-                });
+                errs.push(crate::scenario::FieldError::new(field, crate::Problem::Range { min: lo, max: hi, got: x }));
             }
         };
         if self.version != CONTRACT_VERSION {
@@ -240,7 +237,7 @@ impl Contract {
             errors: e
                 .errors
                 .into_iter()
-                .map(|f| crate::scenario::FieldError { field: format!("workload.{}", f.field), message: f.message })
+                .map(|f| crate::scenario::FieldError { field: format!("workload.{}", f.field), ..f })
                 .collect(),
         })?;
         Ok(s)

@@ -74,14 +74,14 @@ impl Change {
 
     /// Writes the value into `s`; a path no setting has, or a value of the wrong kind, is an error.
     pub fn apply(&self, s: &mut Scenario) -> Result<(), FieldError> {
-        let err = |message: &str| FieldError { field: self.path.clone(), message: message.into() };
-        let (row, i) = self.row(s).ok_or_else(|| err("is not a setting of this scenario"))?;
+        let err = |problem: crate::Problem| FieldError::new(self.path.clone(), problem);
+        let (row, i) = self.row(s).ok_or_else(|| err(crate::Problem::NotASetting))?;
         let value = match &self.value {
             Json::Null => Value::Off,
             Json::Bool(b) => Value::Bool(*b),
-            Json::Number(n) => Value::Number(n.as_f64().ok_or_else(|| err("is not a number"))?),
+            Json::Number(n) => Value::Number(n.as_f64().ok_or_else(|| err(crate::Problem::ExerciseValue))?),
             Json::String(t) => Value::Text(t.clone()),
-            _ => return Err(err("must be a number, text, true/false or null")),
+            _ => return Err(err(crate::Problem::ExerciseValue)),
         };
         row.set(s, i, &value)
     }
@@ -124,7 +124,9 @@ impl Exercise {
         for c in &self.reference {
             match c.control(&s) {
                 Some(id) if self.allows(&id) => {}
-                Some(id) => return Err(ScenarioError::one(&c.path, format!("turns {id}, which the exercise locks"))),
+                Some(id) => {
+                    return Err(ScenarioError::one(&c.path, crate::Problem::ExerciseLocked { id: id.to_string() }))
+                }
                 None => {}
             }
             c.apply(&mut s).map_err(|e| ScenarioError { errors: vec![e] })?;

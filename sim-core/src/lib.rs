@@ -18,6 +18,7 @@ pub mod exercise;
 pub mod fit;
 pub mod lessons;
 pub mod memory;
+pub mod message;
 pub mod metric;
 pub mod metrics;
 pub mod perf;
@@ -32,6 +33,7 @@ pub mod workload;
 
 pub use catalog::{Dtype, GpuSpec, ModelSpec};
 pub use memory::HbmPlan;
+pub use message::Problem;
 pub use metric::{Metric, MetricRef, Op, Unit};
 pub use metrics::{ClassSummary, Dist, RequestRecord, Sample, Summary};
 pub use scenario::{Scenario, ScenarioError};

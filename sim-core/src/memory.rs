@@ -11,6 +11,7 @@
 //! 2 (K and V) · layers · kv_heads · head_dim · bytes per element. Sources: docs/model.md §3.
 
 use crate::catalog::{GpuSpec, ModelSpec};
+use crate::message::{self, Problem, Shortfall};
 use crate::scenario::{KvLayout, Scenario, ScenarioError};
 use crate::settings::Value;
 use serde::Serialize;
@@ -157,10 +158,10 @@ impl HbmPlan {
     pub fn new(s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> Result<HbmPlan, ScenarioError> {
         let plan = HbmPlan::plan(s, model, gpu);
         if !plan.starts() {
-            return Err(ScenarioError::one("", plan.cannot_start_message(s)));
+            return Err(ScenarioError::one("", Problem::CannotStart(Box::new(plan.cannot_start(s)))));
         }
         if !plan.holds_one_sequence() {
-            return Err(ScenarioError::one("", plan.does_not_fit_message(s, model, gpu)));
+            return Err(ScenarioError::one("", Problem::DoesNotFit(Box::new(plan.does_not_fit(s, model, gpu)))));
         }
         Ok(plan)
     }
@@ -268,57 +269,45 @@ impl HbmPlan {
         self.outside_budget_bytes() <= self.headroom_bytes
     }
 
-    fn cannot_start_message(&self, s: &Scenario) -> String {
+    /// Why the server cannot start, per GPU, with the largest utilisation (and the most other
+    /// processes may hold) that starts.
+    fn cannot_start(&self, s: &Scenario) -> message::CannotStart {
         let tp = s.num_gpus as f64;
         let per = |b: f64| b / tp / GIB;
         let need = self.outside_budget_bytes() / tp;
         let gpu_bytes = self.capacity_bytes / tp;
-        let max_util = ((1.0 - need / gpu_bytes) * 100.0).floor() / 100.0;
-        let mut msg = format!(
-            "the server cannot start: gpu_memory_utilization {:.2} leaves {:.2} GiB per GPU outside its budget, but the CUDA context and CUDA graphs need {:.2} GiB",
-            s.gpu_memory_utilization,
-            per(self.headroom_bytes),
-            per(self.runtime_bytes),
-        );
-        if self.other_process_bytes > 0.0 {
-            msg += &format!(" and other processes hold {:.2} GiB", per(self.other_process_bytes));
+        let room = (per(self.headroom_bytes) - per(self.runtime_bytes)).max(0.0);
+        message::CannotStart {
+            utilization: s.gpu_memory_utilization,
+            headroom_gib: per(self.headroom_bytes),
+            runtime_gib: per(self.runtime_bytes),
+            other_gib: per(self.other_process_bytes),
+            max_utilization: ((1.0 - need / gpu_bytes) * 100.0).floor() / 100.0,
+            max_other_gib: (room * 100.0).floor() / 100.0,
         }
-        msg += &format!(". It would start with gpu_memory_utilization ≤ {max_util:.2}");
-        if self.other_process_bytes > 0.0 {
-            let room = (per(self.headroom_bytes) - per(self.runtime_bytes)).max(0.0);
-            msg += &format!(", or other_process_gib ≤ {:.2}", (room * 100.0).floor() / 100.0);
-        }
-        msg
     }
 
-    fn does_not_fit_message(&self, s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> String {
+    /// Why the pool cannot hold one sequence, and the smallest changes that fit.
+    fn does_not_fit(&self, s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> message::DoesNotFit {
         let usable = self.capacity_bytes * s.gpu_memory_utilization;
-        let why = if self.weights_bytes + self.activation_bytes > usable {
-            format!(
-                "{} in {} needs {:.1} GiB for weights (+{:.1} GiB activations), but {} × {} at gpu_memory_utilization {:.2} gives {:.1} GiB",
-                model.id,
-                s.dtype.name(),
-                self.weights_bytes / GIB,
-                self.activation_bytes / GIB,
-                s.num_gpus,
-                gpu.id,
-                s.gpu_memory_utilization,
-                usable / GIB
-            )
+        let shortfall = if self.weights_bytes + self.activation_bytes > usable {
+            Shortfall::Weights {
+                model: model.id.clone(),
+                dtype: s.dtype.name().to_string(),
+                weights_gib: self.weights_bytes / GIB,
+                activation_gib: self.activation_bytes / GIB,
+                num_gpus: s.num_gpus,
+                utilization: s.gpu_memory_utilization,
+                budget_gib: usable / GIB,
+            }
         } else {
-            format!(
-                "the KV pool ({:.2} GiB, {} tokens) cannot hold one sequence of max_model_len {} tokens",
-                self.kv_capacity_bytes / GIB,
-                self.kv_capacity_tokens,
-                s.scheduler.max_model_len
-            )
+            Shortfall::KvPool {
+                kv_gib: self.kv_capacity_bytes / GIB,
+                kv_tokens: self.kv_capacity_tokens,
+                max_model_len: s.scheduler.max_model_len,
+            }
         };
-        let fixes: Vec<String> = self.fixes(s, model, gpu).iter().map(Fix::describe).collect();
-        if fixes.is_empty() {
-            format!("does not fit: {why}; no setting of num_gpus, dtype or utilisation makes it fit on {}", gpu.id)
-        } else {
-            format!("does not fit: {why}. It would fit with {}", fixes.join(", or "))
-        }
+        message::DoesNotFit { shortfall, gpu: gpu.id.clone(), fixes: self.fixes(s, model, gpu) }
     }
 
     pub fn capacity_blocks(&self) -> u64 {

@@ -5,7 +5,7 @@
 //! names the field of any invalid value together with its allowed range.
 
 use crate::catalog::{self, Dtype, GpuSpec, ModelSpec};
-use crate::settings::fmt_num;
+use crate::message::Problem;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -330,11 +330,22 @@ pub struct Slo {
     pub e2e_ms: Option<f64>,
 }
 
-/// One invalid value: the field's path and what is wrong with it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One invalid value: the field's path and what is wrong with it, as a typed [`Problem`] (for
+/// the page to word in its language) and in plain English (`message`, the problem's `Display`:
+/// what the CLI prints).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FieldError {
     pub field: String,
     pub message: String,
+    #[serde(skip)]
+    pub problem: Problem,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, problem: impl Into<Problem>) -> FieldError {
+        let problem = problem.into();
+        FieldError { field: field.into(), message: problem.to_string(), problem }
+    }
 }
 
 impl fmt::Display for FieldError {
@@ -348,14 +359,14 @@ impl fmt::Display for FieldError {
 }
 
 /// Why a scenario cannot run: every invalid field, or a configuration that does not fit.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ScenarioError {
     pub errors: Vec<FieldError>,
 }
 
 impl ScenarioError {
-    pub fn one(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { errors: vec![FieldError { field: field.into(), message: message.into() }] }
+    pub fn one(field: impl Into<String>, problem: impl Into<Problem>) -> Self {
+        ScenarioError { errors: vec![FieldError::new(field, problem)] }
     }
     /// The message for one field, if that field is invalid.
     pub fn for_field(&self, field: &str) -> Option<&FieldError> {
@@ -384,10 +395,8 @@ impl Scenario {
         let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
-            let inner = e.into_inner();
-            let msg = inner.to_string();
             // serde_json appends " at line L column C"; keep it, it helps with files.
-            ScenarioError::one(path, msg)
+            ScenarioError::one(path, Problem::parse(&e.into_inner()))
         })?;
         scenario.validate()?;
         Ok(scenario)
@@ -429,7 +438,7 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), ScenarioError> {
         let mut v = Validator::default();
         if self.version != SCENARIO_VERSION {
-            v.err("version", format!("must be {SCENARIO_VERSION}, got {}", self.version));
+            v.err("version", Problem::Version { expected: SCENARIO_VERSION, got: self.version });
         }
         match self.model_spec() {
             Ok(m) => validate_model(&mut v, &m),
@@ -439,7 +448,7 @@ impl Scenario {
             Ok(g) => {
                 validate_gpu(&mut v, &g);
                 if self.dtype == Dtype::Fp8 && g.fp8_flops.is_none() {
-                    v.err("dtype", format!("fp8 is not supported on {} (no fp8 tensor cores); use bf16 or fp16", g.id));
+                    v.err("dtype", Problem::Fp8Unsupported { gpu: g.id.clone() });
                 }
             }
             Err(e) => v.errors.extend(e.errors),
@@ -455,7 +464,7 @@ impl Scenario {
         }
         for (field, x) in optional {
             if x.is_some_and(|x| !x.is_finite()) {
-                v.err(&field, format!("must be a finite number, got {}", x.unwrap_or_default()));
+                v.err(&field, Problem::NotFinite { got: x.unwrap_or_default() });
             }
         }
         let sch = &self.scheduler;
@@ -465,28 +474,25 @@ impl Scenario {
         {
             v.err(
                 "scheduler.max_num_batched_tokens",
-                format!(
-                    "must be at least scheduler.max_model_len ({}) when chunked_prefill is off (a whole prompt must fit in one iteration), got {}",
-                    sch.max_model_len, sch.max_num_batched_tokens
-                ),
+                Problem::BatchBelowContext { max_model_len: sch.max_model_len, got: sch.max_num_batched_tokens },
             );
         }
         if self.classes.is_empty() || self.classes.len() > 8 {
-            v.err("classes", format!("must hold 1..=8 traffic classes, got {}", self.classes.len()));
+            v.err("classes", Problem::ClassCount { got: self.classes.len() });
         }
         let mut share_sum = 0.0;
         for (i, c) in self.classes.iter().enumerate() {
             let p = format!("classes[{i}]");
             if c.name.trim().is_empty() || c.name.len() > 40 {
-                v.err(&format!("{p}.name"), "must be 1..=40 characters".to_string());
+                v.err(&format!("{p}.name"), Problem::NameLength);
             }
             if self.classes[..i].iter().any(|o| o.name == c.name) {
-                v.err(&format!("{p}.name"), format!("must be unique, \"{}\" appears twice", c.name));
+                v.err(&format!("{p}.name"), Problem::NameTaken { name: c.name.clone() });
             }
             let is_trace = matches!(c.arrival, Arrival::Trace { .. });
             if let Arrival::Trace { path, .. } = &c.arrival {
                 if path.trim().is_empty() {
-                    v.err(&format!("{p}.arrival.path"), "must name a CSV file".to_string());
+                    v.err(&format!("{p}.arrival.path"), Problem::NoTracePath);
                 }
             }
             if is_trace {
@@ -496,28 +502,24 @@ impl Scenario {
                     ("output_tokens", c.output_tokens.is_some()),
                 ] {
                     if present {
-                        v.err(
-                            &format!("{p}.{field}"),
-                            "must be omitted for a trace class (the trace gives it)".to_string(),
-                        );
+                        v.err(&format!("{p}.{field}"), Problem::GivenByTrace);
                     }
                 }
             } else {
                 if c.num_requests.is_none() {
                     let n = crate::settings::find("num_requests").and_then(|r| r.number()).expect("a row");
-                    let range = format!("{}..={}", fmt_num(n.min), fmt_num(n.max));
-                    v.err(&format!("{p}.num_requests"), format!("is required ({range})"));
+                    v.err(&format!("{p}.num_requests"), Problem::Required { range: Some((n.min, n.max)) });
                 }
                 for (field, d) in [("input_tokens", &c.input_tokens), ("output_tokens", &c.output_tokens)] {
                     if d.is_none() {
-                        v.err(&format!("{p}.{field}"), "is required".to_string());
+                        v.err(&format!("{p}.{field}"), Problem::Required { range: None });
                     }
                 }
             }
             share_sum += c.reserved_share.unwrap_or(0.0);
         }
         if share_sum > 1.0 + 1e-9 {
-            v.err("classes", format!("reserved_share values must add up to at most 1, got {share_sum:.3}"));
+            v.err("classes", Problem::SharesOverOne { sum: share_sum });
         }
         if v.errors.is_empty() {
             Ok(())
@@ -533,7 +535,7 @@ fn not_in_catalogue(field: &str, id: &str) -> ScenarioError {
         Some(crate::settings::Kind::Select { options, .. }) => options(),
         _ => Vec::new(),
     };
-    ScenarioError::one(field, format!("must be one of {}, got \"{id}\"", ids.join(", ")))
+    ScenarioError::one(field, Problem::NotListed { options: ids, got: id.to_string() })
 }
 
 fn validate_model(v: &mut Validator, m: &ModelSpec) {
@@ -550,10 +552,7 @@ fn validate_model(v: &mut Validator, m: &ModelSpec) {
     v.range_u("model.num_experts", m.num_experts as u64, 1, 1024);
     v.range_u("model.experts_per_token", m.experts_per_token as u64, 1, m.num_experts.max(1) as u64);
     if m.shared_linear_params() <= 0.0 {
-        v.err(
-            "model.params_total",
-            "is too small for its layer shapes (non-embedding parameters would be negative)".to_string(),
-        );
+        v.err("model.params_total", Problem::ParamsTooSmall);
     }
 }
 
@@ -574,17 +573,17 @@ struct Validator {
 }
 
 impl Validator {
-    fn err(&mut self, field: &str, message: String) {
-        self.errors.push(FieldError { field: field.to_string(), message });
+    fn err(&mut self, field: &str, problem: Problem) {
+        self.errors.push(FieldError::new(field, problem));
     }
     fn range_u(&mut self, field: &str, x: u64, lo: u64, hi: u64) {
         if x < lo || x > hi {
-            self.err(field, format!("must be {lo}..={hi}, got {x}"));
+            self.err(field, Problem::Range { min: lo as f64, max: hi as f64, got: x as f64 });
         }
     }
     fn range_f(&mut self, field: &str, x: f64, lo: f64, hi: f64) {
         if !x.is_finite() || x < lo || x > hi {
-            self.err(field, format!("must be {}..={}, got {}", fmt_num(lo), fmt_num(hi), fmt_num(x)));
+            self.err(field, Problem::Range { min: lo, max: hi, got: x });
         }
     }
 }

@@ -10,6 +10,7 @@
 
 mod rows;
 
+use crate::message::Problem;
 use crate::metric::Unit;
 use crate::scenario::{FieldError, Scenario};
 use serde_json::Value as Json;
@@ -46,21 +47,19 @@ impl Number {
         (self.min_of.map_or(self.min, |f| f(s, i)), self.max_of.map_or(self.max, |f| f(s, i)))
     }
 
-    /// Why `x` is not allowed, as validation words it (`must be 1..=4096, got 0`).
-    pub fn check(&self, s: &Scenario, i: usize, x: f64) -> Option<String> {
+    /// Why `x` is not allowed (validation's problem: `must be 1..=4096, got 0`).
+    pub fn check(&self, s: &Scenario, i: usize, x: f64) -> Option<Problem> {
         if !self.choices.is_empty() {
             if self.choices.contains(&x) {
                 return None;
             }
-            let names: Vec<String> = self.choices.iter().map(|c| fmt_num(*c)).collect();
-            let (last, head) = names.split_last().expect("choices are not empty");
-            return Some(format!("must be {} or {last}, got {}", head.join(", "), fmt_num(x)));
+            return Some(Problem::OneOf { choices: self.choices.to_vec(), got: x });
         }
-        let (lo, hi) = self.range(s, i);
-        if x.is_finite() && x >= lo && x <= hi {
+        let (min, max) = self.range(s, i);
+        if x.is_finite() && x >= min && x <= max {
             None
         } else {
-            Some(format!("must be {}..={}, got {}", fmt_num(lo), fmt_num(hi), fmt_num(x)))
+            Some(Problem::Range { min, max, got: x })
         }
     }
 }
@@ -103,7 +102,7 @@ impl Value {
 #[derive(Clone, Copy, Debug)]
 pub struct Custom {
     pub get: fn(&Scenario, usize) -> Option<Value>,
-    pub set: fn(&mut Scenario, usize, &Value) -> Result<(), String>,
+    pub set: fn(&mut Scenario, usize, &Value) -> Result<(), Problem>,
 }
 
 /// One row of the table.
@@ -184,9 +183,9 @@ impl Setting {
     /// a value of the wrong kind, or for a setting that does not apply, is an error.
     pub fn set(&self, s: &mut Scenario, i: usize, v: &Value) -> Result<(), FieldError> {
         let field = self.path_of(i);
-        let err = |message: String| FieldError { field: field.clone(), message };
+        let err = |problem: Problem| FieldError::new(field.clone(), problem);
         if self.per_class() && i >= s.classes.len() {
-            return Err(err(format!("has no class {i} (the scenario has {})", s.classes.len())));
+            return Err(err(Problem::NoClass { class: i, classes: s.classes.len() }));
         }
         let json = self.json_of(v).map_err(err)?;
         if let Some(c) = self.custom {
@@ -194,27 +193,24 @@ impl Setting {
         }
         let doc = to_json(s);
         let (parent, key) = pointer(&field);
-        let obj = doc
-            .pointer(&parent)
-            .and_then(Json::as_object)
-            .ok_or_else(|| err("does not apply to this scenario".into()))?;
+        let obj = doc.pointer(&parent).and_then(Json::as_object).ok_or_else(|| err(Problem::DoesNotApply))?;
         if !obj.contains_key(&key) && !self.optional() {
-            return Err(err("does not apply to this scenario".into()));
+            return Err(err(Problem::DoesNotApply));
         }
-        rows::write(s, self.id, i, json).unwrap_or_else(|| Err("does not apply to this scenario".into())).map_err(err)
+        rows::write(s, self.id, i, json).unwrap_or(Err(Problem::DoesNotApply)).map_err(err)
     }
 
     /// The JSON a value stands for, or why this setting cannot hold it.
-    fn json_of(&self, v: &Value) -> Result<Json, String> {
+    fn json_of(&self, v: &Value) -> Result<Json, Problem> {
         match (&self.kind, v) {
             (_, Value::Off) if self.optional() => Ok(Json::Null),
-            (_, Value::Off) => Err("cannot be switched off".into()),
+            (_, Value::Off) => Err(Problem::CannotSwitchOff),
             (Kind::Number(n), Value::Number(x)) => {
                 if !x.is_finite() {
-                    Err(format!("must be a finite number, got {x}"))
+                    Err(Problem::NotFinite { got: *x })
                 } else if n.integer {
                     if x.fract() != 0.0 || *x < 0.0 {
-                        return Err(format!("must be a whole number, got {}", fmt_num(*x)));
+                        return Err(Problem::NotWhole { got: *x });
                     }
                     Ok(Json::from(*x as u64))
                 } else {
@@ -223,7 +219,7 @@ impl Setting {
             }
             (Kind::Select { .. } | Kind::Text, Value::Text(t)) => Ok(Json::from(t.as_str())),
             (Kind::Toggle, Value::Bool(b)) => Ok(Json::from(*b)),
-            (_, v) => Err(format!("cannot take {v:?}")),
+            (_, _) => Err(Problem::WrongKind),
         }
     }
 }
@@ -240,7 +236,7 @@ pub fn get(s: &Scenario, id: &str, class: usize) -> Option<Value> {
 
 /// Writes setting `id` (of class `class` for a per-class setting).
 pub fn set(s: &mut Scenario, id: &str, class: usize, v: &Value) -> Result<(), FieldError> {
-    find(id).ok_or_else(|| FieldError { field: id.into(), message: "is not a known setting".into() })?.set(s, class, v)
+    find(id).ok_or_else(|| FieldError::new(id, Problem::UnknownSetting))?.set(s, class, v)
 }
 
 /// Every id a lock (a teacher's link, an exercise) can name, in table order: each row the editor
@@ -264,8 +260,8 @@ pub(crate) fn check_ranges(s: &Scenario, errors: &mut Vec<FieldError>) {
         let classes = if row.per_class() { s.classes.len() } else { 1 };
         for i in 0..classes {
             if let Some(Value::Number(x)) = row.read(&json, i) {
-                if let Some(message) = n.check(s, i, x) {
-                    errors.push(FieldError { field: row.path_of(i), message });
+                if let Some(problem) = n.check(s, i, x) {
+                    errors.push(FieldError::new(row.path_of(i), problem));
                 }
             }
         }

@@ -58,7 +58,7 @@ impl SweepParam {
         if self == SweepParam::RatePerS {
             let total = offered_rate(base);
             if total <= 0.0 {
-                return Err(ScenarioError::one("classes", "have no open-loop rate to scale"));
+                return Err(ScenarioError::one("classes", crate::Problem::NoRateToScale));
             }
             let f = v / total;
             for c in &mut s.classes {
@@ -113,13 +113,10 @@ impl Sweep {
     /// `steps` evenly spaced values from `from` to `to` (inclusive).
     pub fn new(base: &Scenario, param: SweepParam, from: f64, to: f64, steps: usize) -> Result<Sweep, ScenarioError> {
         if !(1..=200).contains(&steps) {
-            return Err(ScenarioError::one("steps", format!("must be 1..=200, got {steps}")));
+            return Err(ScenarioError::one("steps", crate::Problem::Range { min: 1.0, max: 200.0, got: steps as f64 }));
         }
         if !from.is_finite() || !to.is_finite() || from <= 0.0 || to <= 0.0 {
-            return Err(ScenarioError::one(
-                "from",
-                format!("from and to must be positive numbers, got {from} and {to}"),
-            ));
+            return Err(ScenarioError::one("from", crate::Problem::SweepEnds { from, to }));
         }
         let values = (0..steps)
             .map(|i| if steps == 1 { from } else { from + (to - from) * i as f64 / (steps - 1) as f64 })

@@ -4,6 +4,7 @@
 //! index), so adding a class or changing one class's rate leaves the others' requests unchanged,
 //! and two configurations compared side by side see the same arrivals.
 
+use crate::message::Problem;
 use crate::scenario::{Arrival, ClassConfig, LengthDist, ScenarioError};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp, Gamma, LogNormal};
@@ -35,29 +36,28 @@ impl Trace {
         let cols: Vec<&str> = header.split(',').map(|c| c.trim()).collect();
         let idx = |name: &str| cols.iter().position(|c| *c == name);
         let (Some(ia), Some(ii), Some(io)) = (idx("arrival_s"), idx("input_len"), idx("output_len")) else {
-            return Err(ScenarioError::one(
-                field,
-                format!("must be a CSV with columns arrival_s,input_len,output_len; header was \"{header}\""),
-            ));
+            return Err(ScenarioError::one(field, Problem::TraceHeader { header }));
         };
         let mut rows = Vec::new();
         for (n, line) in lines {
             let cells: Vec<&str> = line.split(',').map(|c| c.trim()).collect();
-            let bad = |what: &str| ScenarioError::one(field, format!("line {}: {what}", n + 1));
-            let get = |i: usize| cells.get(i).copied().ok_or_else(|| bad("has too few columns"));
-            let a = crate::decimal::parse_f64(get(ia)?).ok_or_else(|| bad("arrival_s is not a number"))?;
-            let i: u32 = get(ii)?.parse().map_err(|_| bad("input_len must be an integer 1..=1048576"))?;
-            let o: u32 = get(io)?.parse().map_err(|_| bad("output_len must be an integer 1..=1048576"))?;
+            let line = n + 1;
+            let bad = |p: Problem| ScenarioError::one(field, p);
+            let get = |i: usize| cells.get(i).copied().ok_or_else(|| bad(Problem::TraceColumns { line }));
+            let a = crate::decimal::parse_f64(get(ia)?).ok_or_else(|| bad(Problem::TraceArrivalNumber { line }))?;
+            let len = |column| bad(Problem::TraceLength { line, column: Some(column) });
+            let i: u32 = get(ii)?.parse().map_err(|_| len("input_len"))?;
+            let o: u32 = get(io)?.parse().map_err(|_| len("output_len"))?;
             if !a.is_finite() || !(0.0..=MAX_TRACE_ARRIVAL_S).contains(&a) {
-                return Err(bad(&format!("arrival_s must be 0..={MAX_TRACE_ARRIVAL_S} s, got {a}")));
+                return Err(bad(Problem::TraceArrival { line, max: MAX_TRACE_ARRIVAL_S, got: a }));
             }
             if i == 0 || o == 0 || i > 1 << 20 || o > 1 << 20 {
-                return Err(bad("input_len and output_len must be 1..=1048576"));
+                return Err(bad(Problem::TraceLength { line, column: None }));
             }
             rows.push(TraceRow { arrival_us: (a * 1e6).round() as u64, input: i, output: o });
         }
         if rows.is_empty() {
-            return Err(ScenarioError::one(field, "has no requests"));
+            return Err(ScenarioError::one(field, Problem::TraceEmpty));
         }
         rows.sort_by_key(|r| r.arrival_us);
         let t0 = rows[0].arrival_us;

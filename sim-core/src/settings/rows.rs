@@ -3,6 +3,7 @@
 
 use super::{Custom, Kind, Number, Setting, Value};
 use crate::catalog::{self, Dtype};
+use crate::message::Problem;
 use crate::metric::Unit;
 use crate::scenario::{Arrival, ClassConfig, GpuRef, LengthDist, ModelRef, Scenario};
 use serde::de::DeserializeOwned;
@@ -105,7 +106,7 @@ impl Setting {
     }
 }
 
-type SetFn = fn(&mut Scenario, usize, &Value) -> Result<(), String>;
+type SetFn = fn(&mut Scenario, usize, &Value) -> Result<(), Problem>;
 
 /// Longest length a class may ask for, in tokens.
 const MAX_LEN: f64 = 1_048_576.0;
@@ -217,10 +218,10 @@ fn uniform_min(d: Option<&LengthDist>) -> f64 {
     }
 }
 
-fn text(v: &Value) -> Result<&str, String> {
+fn text(v: &Value) -> Result<&str, Problem> {
     match v {
         Value::Text(t) => Ok(t),
-        _ => Err("must be text".into()),
+        _ => Err(Problem::WrongKind),
     }
 }
 
@@ -229,13 +230,13 @@ fn other_get(s: &Scenario, _: usize) -> Option<Value> {
     Some(Value::Number(s.other_process_gib))
 }
 
-fn other_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), String> {
+fn other_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
     match v {
         Value::Number(x) => {
             s.other_process_gib = *x;
             Ok(())
         }
-        _ => Err("must be a number".into()),
+        _ => Err(Problem::WrongKind),
     }
 }
 
@@ -244,7 +245,7 @@ fn model_get(s: &Scenario, _: usize) -> Option<Value> {
 }
 
 /// Switches to a catalogue model; a context limit beyond the new model's is lowered to it.
-fn model_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), String> {
+fn model_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
     let id = text(v)?;
     s.model = ModelRef::Id(id.to_string());
     if let Some(m) = catalog::find_model(id) {
@@ -258,7 +259,7 @@ fn gpu_get(s: &Scenario, _: usize) -> Option<Value> {
 }
 
 /// Switches to a catalogue GPU; a price set for another GPU gives way to the catalogue price.
-fn gpu_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), String> {
+fn gpu_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
     let id = text(v)?;
     if s.gpu.id() != id {
         s.gpu = GpuRef::Id(id.to_string());
@@ -273,7 +274,7 @@ fn arrival_get(s: &Scenario, i: usize) -> Option<Value> {
 
 /// Switches a class's arrival process, keeping its rate; a trace gives each request's arrival
 /// and lengths, so switching to one drops them and switching back restores typical ones.
-fn arrival_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), String> {
+fn arrival_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), Problem> {
     let kind = text(v)?;
     let c = &mut s.classes[i];
     if c.arrival.kind() == kind {
@@ -289,7 +290,7 @@ fn arrival_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), String> {
         "bursty" => Arrival::Bursty { rate_per_s: rate, cv: 3.0 },
         "closed_loop" => Arrival::ClosedLoop { users: 32, think_time_ms: 2000.0 },
         "trace" => Arrival::Trace { path: crate::workload::BUILTIN_TRACES[0].0.to_string(), speedup: 1.0 },
-        other => return Err(format!("must be one of {}, got \"{other}\"", Arrival::KINDS.join(", "))),
+        other => return Err(Problem::NotListed { options: names(&Arrival::KINDS), got: other.to_string() }),
     };
     if kind == "trace" {
         c.num_requests = None;
@@ -309,15 +310,15 @@ fn input_kind_get(s: &Scenario, i: usize) -> Option<Value> {
 fn output_kind_get(s: &Scenario, i: usize) -> Option<Value> {
     s.classes[i].output_tokens.as_ref().map(|d| Value::Text(d.kind().to_string()))
 }
-fn input_kind_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), String> {
+fn input_kind_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), Problem> {
     set_len_kind(&mut s.classes[i].input_tokens, text(v)?)
 }
-fn output_kind_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), String> {
+fn output_kind_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), Problem> {
     set_len_kind(&mut s.classes[i].output_tokens, text(v)?)
 }
 
 /// Switches a length distribution's kind around its typical length (same kind: unchanged).
-fn set_len_kind(slot: &mut Option<LengthDist>, kind: &str) -> Result<(), String> {
+fn set_len_kind(slot: &mut Option<LengthDist>, kind: &str) -> Result<(), Problem> {
     if slot.as_ref().is_some_and(|d| d.kind() == kind) {
         return Ok(());
     }
@@ -329,7 +330,7 @@ fn set_len_kind(slot: &mut Option<LengthDist>, kind: &str) -> Result<(), String>
             max: (typical * 1.5).round().max(1.0) as u32,
         },
         "lognormal" => LengthDist::Lognormal { mean: typical.round(), sigma: 0.6 },
-        other => return Err(format!("must be one of {}, got \"{other}\"", LengthDist::KINDS.join(", "))),
+        other => return Err(Problem::NotListed { options: names(&LengthDist::KINDS), got: other.to_string() }),
     });
     Ok(())
 }
@@ -339,9 +340,9 @@ fn set_len_kind(slot: &mut Option<LengthDist>, kind: &str) -> Result<(), String>
 /// without a second copy of the scenario's deserializer in the wasm; docs/wasm-size.md). `None`
 /// when the scenario has no such field; `tests/settings.rs` checks every row against the whole-
 /// scenario round trip.
-pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<Result<(), String>> {
-    fn put<T: DeserializeOwned>(field: &mut T, json: Json) -> Result<(), String> {
-        *field = serde_json::from_value(json).map_err(|e| e.to_string())?;
+pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<Result<(), Problem>> {
+    fn put<T: DeserializeOwned>(field: &mut T, json: Json) -> Result<(), Problem> {
+        *field = serde_json::from_value(json).map_err(|e| Problem::parse(&e))?;
         Ok(())
     }
     fn class(s: &mut Scenario, i: usize) -> Option<&mut ClassConfig> {
