@@ -41,22 +41,88 @@ pub struct Range {
     pub optional: Option<f64>,
 }
 
-/// Why what was typed is not a value; each is a translation key ([`TypedError::key`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why what was typed is not a value the control takes (worded by
+/// [`crate::messages::typed_message`] with the control's label, unit and allowed range). What
+/// was typed is kept in the message: it is refused, never read as something else.
+#[derive(Clone, Debug, PartialEq)]
 pub enum TypedError {
-    NotANumber,
-    NotFinite,
-    NotWhole,
+    /// Nothing typed.
+    Empty,
+    NotANumber {
+        text: String,
+    },
+    /// A comma where English and Chinese write a decimal point ("0,9"); `point`: the text with
+    /// a point ("0.9"). A comma between groups of three digits ("1,024") is a thousands
+    /// separator and is read.
+    DecimalComma {
+        text: String,
+        point: String,
+    },
+    /// Too large to be a number ("1e999").
+    NotFinite {
+        text: String,
+    },
+    /// A fraction for a whole-number control.
+    NotWhole {
+        text: String,
+    },
+    /// A number outside the range the setting allows.
+    OutOfRange {
+        got: f64,
+    },
 }
 
-impl TypedError {
-    pub fn key(self) -> &'static str {
-        match self {
-            TypedError::NotANumber => "ctl.err.number",
-            TypedError::NotFinite => "ctl.err.finite",
-            TypedError::NotWhole => "ctl.err.whole",
-        }
+/// Reads a decimal number as English and Chinese write it: a point for decimals, commas only
+/// as thousands separators between groups of three digits (`1,024`, `1,000,000.5`). Any other
+/// comma (`0,9`, `1,5`, `12,34`) is refused as a decimal comma, with the point reading offered:
+/// the lab never turns "0,9" into 9 or 0.9 by itself.
+pub fn read_decimal(text: &str) -> Result<f64, TypedError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(TypedError::Empty);
     }
+    let plain = if t.contains(',') {
+        if !thousands(t) {
+            let point = t.replace(',', ".");
+            return Err(if parse_f64(&point).is_some() && t.matches(',').count() == 1 {
+                TypedError::DecimalComma { text: t.to_string(), point }
+            } else {
+                TypedError::NotANumber { text: t.to_string() }
+            });
+        }
+        t.replace(',', "")
+    } else {
+        t.to_string()
+    };
+    let v = parse_f64(&plain).ok_or_else(|| TypedError::NotANumber { text: t.to_string() })?;
+    if v.is_nan() {
+        return Err(TypedError::NotANumber { text: t.to_string() });
+    }
+    if !v.is_finite() {
+        return Err(TypedError::NotFinite { text: t.to_string() });
+    }
+    Ok(v)
+}
+
+/// Reads a seed: a whole number 0 ..= 2^64 − 1 (thousands separators allowed); anything else
+/// (`abc`, `-1`, `1.5`, `0,9`) is refused, never read as another seed.
+pub fn read_seed(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let t = if t.contains(',') && thousands(t) { t.replace(',', "") } else { t.to_string() };
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    t.parse().ok()
+}
+
+/// Whether the commas of `t` separate thousands: `[sign]d{1,3}(,ddd)+[.digits]`.
+fn thousands(t: &str) -> bool {
+    let t = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let int = t.split_once('.').map_or(t, |(i, _)| i);
+    let mut groups = int.split(',');
+    let first = groups.next().unwrap_or("");
+    let digits = |g: &str| g.bytes().all(|b| b.is_ascii_digit());
+    (1..=3).contains(&first.len()) && digits(first) && groups.all(|g| g.len() == 3 && digits(g))
 }
 
 impl Range {
@@ -125,17 +191,16 @@ impl Range {
         }
     }
 
-    /// Reads what was typed: a number (thousands separators allowed), a whole number ≥ 0 for
-    /// whole-number controls. Out-of-range values are accepted here: sim-core's validation names
-    /// them with the allowed range.
-    pub fn parse(&self, text: &str) -> Result<f64, TypedError> {
-        let text = text.trim().replace(',', "");
-        let v = parse_f64(&text).ok_or(TypedError::NotANumber)?;
-        if !v.is_finite() {
-            return Err(TypedError::NotFinite);
+    /// Reads what was typed ([`read_decimal`]): a whole number for whole-number controls, and
+    /// within `allowed` (the setting's range for this scenario, `Control::allowed`). A value
+    /// outside it is refused, not clipped: the draft keeps its last good value.
+    pub fn read(&self, text: &str, allowed: (f64, f64)) -> Result<f64, TypedError> {
+        let v = read_decimal(text)?;
+        if self.integer && v.fract() != 0.0 {
+            return Err(TypedError::NotWhole { text: text.trim().to_string() });
         }
-        if self.integer && (v.fract() != 0.0 || v < 0.0 || v > f64::from(u32::MAX)) {
-            return Err(TypedError::NotWhole);
+        if v < allowed.0 || v > allowed.1 {
+            return Err(TypedError::OutOfRange { got: v });
         }
         Ok(v)
     }
@@ -334,6 +399,12 @@ impl Control {
         self.put(s, 0, Value::Bool(v));
     }
 
+    /// The values the setting allows for class `class` of `s` (sim-core's row's range, which may
+    /// follow the scenario: a model's context).
+    pub fn allowed(&self, s: &Scenario, class: usize) -> (f64, f64) {
+        self.row().and_then(|r| r.number()).map_or((f64::MIN, f64::MAX), |n| n.range(s, class))
+    }
+
     /// The slider's range: sim-core's row's slider range and hints.
     pub fn range(&self) -> Option<Range> {
         let n = self.row()?.number()?;
@@ -411,16 +482,33 @@ mod tests {
     }
 
     #[test]
-    fn parse_reads_numbers_and_names_what_is_wrong() {
-        assert_eq!(LOG.parse(" 1,024 "), Ok(1024.0));
-        assert_eq!(LIN.parse("0.5"), Ok(0.5));
-        assert_eq!(LIN.parse("abc"), Err(TypedError::NotANumber));
-        assert_eq!(LIN.parse("inf"), Err(TypedError::NotFinite));
-        assert_eq!(LOG.parse("2.5"), Err(TypedError::NotWhole));
-        assert_eq!(LOG.parse("-3"), Err(TypedError::NotWhole));
-        // out of range is sim-core's to say, with the allowed range
-        assert_eq!(LOG.parse("99999"), Ok(99999.0));
-        assert_eq!(TypedError::NotWhole.key(), "ctl.err.whole");
+    fn read_refuses_what_it_would_have_to_guess() {
+        let all = (f64::MIN, f64::MAX);
+        assert_eq!(LOG.read(" 1,024 ", all), Ok(1024.0));
+        assert_eq!(LIN.read("1,000,000.5", all), Ok(1_000_000.5));
+        assert_eq!(LIN.read("0.5", all), Ok(0.5));
+        let text = |t: &str| t.to_string();
+        assert_eq!(LIN.read("abc", all), Err(TypedError::NotANumber { text: text("abc") }));
+        assert_eq!(LIN.read("nan", all), Err(TypedError::NotANumber { text: text("nan") }));
+        assert_eq!(LIN.read("  ", all), Err(TypedError::Empty));
+        assert_eq!(LIN.read("inf", all), Err(TypedError::NotFinite { text: text("inf") }));
+        assert_eq!(LIN.read("1e999", all), Err(TypedError::NotFinite { text: text("1e999") }));
+        // a decimal comma is refused with the point reading, never read as 9
+        assert_eq!(LIN.read("0,9", all), Err(TypedError::DecimalComma { text: text("0,9"), point: text("0.9") }));
+        assert_eq!(LIN.read("12,34", all), Err(TypedError::DecimalComma { text: text("12,34"), point: text("12.34") }));
+        assert_eq!(LIN.read("1,2,3", all), Err(TypedError::NotANumber { text: text("1,2,3") }));
+        assert_eq!(LOG.read("2.5", all), Err(TypedError::NotWhole { text: text("2.5") }));
+        // outside the setting's range: refused with the number, not clipped
+        assert_eq!(LOG.read("-3", (1.0, 4096.0)), Err(TypedError::OutOfRange { got: -3.0 }));
+        assert_eq!(LIN.read("-1", (1e-6, 1e6)), Err(TypedError::OutOfRange { got: -1.0 }));
+        assert_eq!(LOG.read("99999", (1.0, 4096.0)), Err(TypedError::OutOfRange { got: 99999.0 }));
+        assert_eq!(LOG.read("4096", (1.0, 4096.0)), Ok(4096.0));
+        assert_eq!(read_seed(" 42 "), Some(42));
+        assert_eq!(read_seed("1,000"), Some(1000));
+        assert_eq!(read_seed("18446744073709551615"), Some(u64::MAX));
+        for bad in ["abc", "", "-1", "1.5", "0,9", "18446744073709551616", "+3", "1e3"] {
+            assert_eq!(read_seed(bad), None, "{bad}");
+        }
     }
 
     #[test]

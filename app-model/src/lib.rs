@@ -14,6 +14,7 @@ pub mod format;
 pub mod jobs;
 pub mod link;
 pub mod locks;
+pub mod messages;
 pub mod query;
 pub mod run;
 pub mod scenario_edit;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use app_model::controls::{plain_path, Kind, Options, Range, TypedError, CONTROLS, GROUPS};
+use app_model::controls::{plain_path, Kind, Options, Range, CONTROLS, GROUPS};
 use app_model::locks::{self, LOCKABLE};
 use sim_core::Scenario;
 
@@ -36,9 +36,7 @@ fn keys() -> Vec<(String, &'static str)> {
     }
     out.extend(GROUPS.iter().map(|(k, _)| ("group".to_string(), *k)));
     out.extend(LOCKABLE.iter().map(|(id, k)| (format!("lock {id}"), *k)));
-    for e in [TypedError::NotANumber, TypedError::NotFinite, TypedError::NotWhole] {
-        out.push(("typed".to_string(), e.key()));
-    }
+    // what is typed and refused is worded by the msg.typed.* keys (tests/messages.rs)
     out
 }
 

@@ -66,7 +66,7 @@ impl State {
             Status::Finished(report) => {
                 match report {
                     Ok(report) => st.reported.set(Some(Reported { contract: c.clone(), report })),
-                    Err(e) => st.import_errors.set(Some(ScenarioError::one("", e))),
+                    Err(e) => st.import_errors.set(Some(ScenarioError::one("", sim_core::Problem::Text(e)))),
                 }
                 st.running.set(false);
             }
@@ -99,7 +99,7 @@ fn number_field(st: State, f: &'static Field, value: String) -> AnyView {
     let message = Memo::new(move |_| {
         st.form.with(|form| st.errors.with(|e| form.message(f.path, e.as_ref()))).map(|m| match m {
             Message::Key(k) => t(k),
-            Message::Text(s) => s,
+            Message::Msg(m) => crate::i18n::msg(&m),
         })
     });
     let bad = move || message.with(Option::is_some);

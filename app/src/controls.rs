@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use app_model::controls::{in_section, Control, Kind, Options, Section, GROUPS};
-use app_model::{locks, scenario_edit, Run};
+use app_model::{locks, messages, scenario_edit, Run};
 use leptos::prelude::*;
 use sim_core::catalog;
 use sim_core::presets::PRESETS;
@@ -23,19 +23,23 @@ use crate::field::{
     keyed_options, lock_badge, verbatim_options, FieldFrame, NumberField, OptText, SelectField, ToggleField,
 };
 use crate::format;
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{msg, t, tf, tx};
 use crate::ui::{use_ui, Ui};
 
 pub use app_model::locks::covers as lock_covers;
 
-/// sim-core's message for `path`, if the draft is invalid there (sim-core's words, English,
-/// after a translated lead-in).
+/// sim-core's problem at `path`, if the draft is invalid there, in the page's language and
+/// naming the setting by its label (`app_model::messages`).
 pub fn field_error(ui: Ui, run: Run, path: String) -> Memo<Option<String>> {
     Memo::new(move |_| {
-        ui.errors[run.index()]
-            .with(|e| e.as_ref().and_then(|e| e.for_field(&path)).map(|f| f.message.clone()))
-            .map(|m| tf("ctl.field_error", &[("message", m)]))
+        let found = ui.errors[run.index()].with(|e| e.as_ref().and_then(|e| e.for_field(&path)).cloned())?;
+        Some(msg(&messages::field_message(&found, &class_names(ui, run))))
     })
+}
+
+/// The names of the draft's classes (a message names a class's setting with its class).
+pub fn class_names(ui: Ui, run: Run) -> Vec<String> {
+    ui.drafts[run.index()].with(|s| s.classes.iter().map(|c| c.name.clone()).collect())
 }
 
 /// Whether the control at `path` is locked (by a teacher's link or an exercise).
@@ -96,9 +100,12 @@ pub fn ControlField(run: Run, ctl: &'static Control, #[prop(default = 0)] class:
         (Kind::Number, Some(range)) => {
             let value = Memo::new(move |_| draft.with(|s| ctl.number(s, class)));
             let max = Memo::new(move |_| draft.with(|s| range.max_for(s)));
+            let allowed = Memo::new(move |_| draft.with(|s| ctl.allowed(s, class)));
             let on_change = Callback::new(move |v| draft.update(|s| ctl.set_number(s, class, v)));
-            view! { <NumberField frame=frame unit=ctl.unit range=range value=value max=max on_change=on_change/> }
-                .into_any()
+            view! {
+                <NumberField frame=frame unit=ctl.unit range=range value=value max=max allowed=allowed on_change=on_change/>
+            }
+            .into_any()
         }
         (Kind::Select(options), _) => {
             let value = Memo::new(move |_| draft.with(|s| ctl.choice(s, class)));
@@ -156,9 +163,10 @@ fn fix_hint(run: Run, ctl: &'static Control) -> Option<impl IntoView> {
         });
         move || {
             fix.get().map(|f| {
-                let shown = match &f.value {
-                    sim_core::settings::Value::Number(x) => format::plain(*x),
-                    sim_core::settings::Value::Text(t) => t.clone(),
+                // as the control shows it: "fp8 (1 byte)", "0.22"
+                let shown = match messages::value_arg(ctl.setting, &f.value) {
+                    messages::Arg::Key(k) => t(k),
+                    messages::Arg::Text(s) => s,
                     _ => String::new(),
                 };
                 let key = match f.bound {

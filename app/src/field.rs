@@ -7,13 +7,14 @@
 
 use std::sync::Arc;
 
-use app_model::controls::{element_id, Range};
+use app_model::controls::{element_id, Range, TypedError};
+use app_model::messages::{typed_message, Arg};
 use leptos::prelude::*;
 use sim_core::decimal::parse_f64;
 
 use crate::defs::Term;
 use crate::format;
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{msg, t, tf, tx};
 
 /// Text of a drop-down option, computed in the current language.
 pub type OptText = Arc<dyn Fn() -> String + Send + Sync>;
@@ -44,7 +45,9 @@ pub fn lock_badge(locked: impl Fn() -> bool + Send + Sync + 'static) -> impl Int
 }
 
 /// A slider and a number box. `value` `None` means switched off (for optional ranges) or absent;
-/// `max` is the slider's upper end (the range's, or one that follows the scenario).
+/// `max` is the slider's upper end (the range's, or one that follows the scenario); `allowed`
+/// what the setting accepts. Text the box cannot use ("0,9", "abc", a value outside `allowed`)
+/// is refused with a message naming the label, unit and range; the value stays the last good one.
 #[component]
 pub fn NumberField(
     frame: FieldFrame,
@@ -52,11 +55,12 @@ pub fn NumberField(
     range: Range,
     #[prop(into)] value: Signal<Option<f64>>,
     #[prop(into)] max: Signal<f64>,
+    #[prop(into)] allowed: Signal<(f64, f64)>,
     on_change: Callback<Option<f64>>,
 ) -> impl IntoView {
     let FieldFrame { label, def, name, error, locked } = frame;
     let id = format!("f-{}", element_id(&name));
-    let typed = RwSignal::new(None::<&'static str>);
+    let typed = RwSignal::new(None::<TypedError>);
     // Text that could not be read is dropped when the value changes in any other way.
     let nonce = RwSignal::new(0u32);
     Effect::new(move |_| {
@@ -66,7 +70,16 @@ pub fn NumberField(
             nonce.update(|n| *n += 1);
         }
     });
-    let message = move || typed.get().map(t).or_else(|| error.get());
+    let message = move || {
+        typed
+            .with(|e| {
+                e.as_ref().map(|e| {
+                    let (min, max) = allowed.get();
+                    format!("{} {}", msg(&typed_message(e, Arg::Key(label), unit, min, max)), t("msg.kept"))
+                })
+            })
+            .or_else(|| error.get())
+    };
     let commit = move |v: Option<f64>| {
         typed.set(None);
         on_change.run(v);
@@ -130,9 +143,9 @@ pub fn NumberField(
                         nonce.track();
                         value.get().map(format::plain).unwrap_or_default()
                     }
-                    on:change=move |ev| match range.parse(&event_target_value(&ev)) {
+                    on:change=move |ev| match range.read(&event_target_value(&ev), allowed.get_untracked()) {
                         Ok(v) => commit(Some(v)),
-                        Err(e) => typed.set(Some(e.key())),
+                        Err(e) => typed.set(Some(e)),
                     }
                 />
                 <span class="unit">{tx(unit)}</span>

@@ -224,3 +224,30 @@ pub fn fill(template: &str, args: &[(&str, String)]) -> String {
     out.push_str(rest);
     out
 }
+
+/// A message of `app_model::messages` in the current language (tracks the locale): its key's
+/// text with each placeholder filled (labels and units translated, lists joined).
+pub fn msg(m: &app_model::messages::Msg) -> String {
+    use app_model::messages::Arg;
+    let args: Vec<(&str, String)> = m
+        .args
+        .iter()
+        .map(|(name, arg)| {
+            let v = match arg {
+                Arg::Text(s) => s.clone(),
+                Arg::Key(k) => t(k),
+                Arg::Label(k) => t(k),
+                Arg::Msg(inner) => msg(inner),
+                Arg::Or(list) => list.iter().map(msg).collect::<Vec<_>>().join(&t("msg.or")),
+                Arg::List(items) => match items.split_last() {
+                    Some((last, head)) if !head.is_empty() => {
+                        format!("{}{}{last}", head.join(&t("msg.list_sep")), t("msg.list_last"))
+                    }
+                    _ => items.join(""),
+                },
+            };
+            (*name, v)
+        })
+        .collect();
+    fill(&t(m.key), &args)
+}

@@ -104,14 +104,12 @@ pub fn ErrorBanner() -> impl IntoView {
         move || {
             let shown = run == Run::A || ui.ab.get();
             let err = ui.errors[run.index()].get().filter(|_| shown)?;
-            let top: Vec<String> =
-                err.errors.iter().filter(|e| e.field.is_empty()).map(|e| e.message.clone()).collect();
-            let fields: Vec<(String, String)> = err
-                .errors
-                .iter()
-                .filter(|e| !e.field.is_empty())
-                .map(|e| (e.field.clone(), e.message.clone()))
-                .collect();
+            // in the page's language, each setting named by its label
+            let names = crate::controls::class_names(ui, run);
+            let said =
+                |e: &sim_core::scenario::FieldError| crate::i18n::msg(&app_model::messages::field_message(e, &names));
+            let top: Vec<String> = err.errors.iter().filter(|e| e.field.is_empty()).map(said).collect();
+            let fields: Vec<String> = err.errors.iter().filter(|e| !e.field.is_empty()).map(said).collect();
             let label =
                 if ui.ab.get() { tf("panels.err_run", &[("run", run.label().to_string())]) } else { String::new() };
             let title = if top.is_empty() {
@@ -125,7 +123,7 @@ pub fn ErrorBanner() -> impl IntoView {
                     <h3>{title}</h3>
                     {top.into_iter().map(|m| view! { <p class="big-msg" data-testid="config-error-message">{m}</p> }).collect_view()}
                     <ul>
-                        {fields.into_iter().map(|(f, m)| view! { <li><code>{f}</code> " " {m}</li> }).collect_view()}
+                        {fields.into_iter().map(|m| view! { <li>{m}</li> }).collect_view()}
                     </ul>
                     <p class="small">
                         {t("panels.err_still")} " "

@@ -51,7 +51,7 @@ pub fn Toolbar() -> impl IntoView {
         }
     };
     let seed = Memo::new(move |_| ui.drafts[0].with(|s| s.seed));
-    let seed_err = RwSignal::new(None::<&'static str>);
+    let seed_err = RwSignal::new(None::<app_model::messages::Msg>);
     let set_seed = move |v: u64| {
         seed_err.set(None);
         ui.drafts[0].update(|s| s.seed = v);
@@ -117,13 +117,16 @@ pub fn Toolbar() -> impl IntoView {
                     disabled=move || seed_locked.get()
                     title=move || if seed_locked.get() { t("ctl.locked") } else { String::new() }
                     prop:value=move || seed.get().to_string()
-                    on:change={ move |ev| match event_target_value(&ev).trim().parse::<u64>() {
-                        Ok(v) => set_seed(v),
-                        Err(_) => seed_err.set(Some("toolbar.seed_error")),
+                    on:change={ move |ev| {
+                        let text = event_target_value(&ev);
+                        match app_model::controls::read_seed(&text) {
+                            Some(v) => set_seed(v),
+                            None => seed_err.set(Some(app_model::messages::seed_message(&text))),
+                        }
                     } }
                 />
                 <button class="btn small-btn" title=tx("toolbar.next_seed_title") aria-label=tx("toolbar.next_seed_title") disabled=move || seed_locked.get() data-testid="next-seed" on:click=move |_| set_seed(seed.get_untracked().wrapping_add(1))>"+1"</button>
-                <span class="err inline" role="alert">{move || seed_err.get().map(t)}</span>
+                <span class="err inline" role="alert" data-testid="seed-error">{move || seed_err.with(|m| m.as_ref().map(crate::i18n::msg))}</span>
             </div>
             <button
                 class="btn"

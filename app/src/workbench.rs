@@ -248,14 +248,14 @@ pub fn effect(f: Box<dyn Fn()>) {
     Effect::new(move |_| f());
 }
 
-/// A list of sim-core's messages, each with its field.
+/// A list of sim-core's messages in the page's language, each naming its setting by its label.
 pub fn error_list(e: &ScenarioError) -> AnyView {
     let items = e
         .errors
         .iter()
         .map(|f| {
-            let field = (!f.field.is_empty()).then(|| view! { <code>{f.field.clone()}</code> " " });
-            view! { <li>{field}{f.message.clone()}</li> }
+            let m = crate::i18n::msg(&app_model::messages::field_message(f, &[]));
+            view! { <li>{m}</li> }
         })
         .collect_view();
     view! { <ul>{items}</ul> }.into_any()

@@ -2,7 +2,6 @@
 //! beside each field, import, reset, and which report is on screen.
 
 use sim_core::contract::{Contract, ContractReport};
-use sim_core::decimal::parse_f64;
 use sim_core::{Dtype, Scenario, ScenarioError};
 
 /// The form's groups, in order.
@@ -135,14 +134,14 @@ impl Field {
     /// Reads what was typed: empty is "no target" for an optional field. The error is a
     /// translation key.
     pub fn parse(&self, text: &str) -> Result<Option<f64>, &'static str> {
-        let text = text.trim().replace(',', "");
-        if text.is_empty() && self.optional {
-            return Ok(None);
-        }
-        match parse_f64(&text) {
-            Some(v) if v.is_finite() && (!self.integer || (v.fract() == 0.0 && v >= 0.0)) => Ok(Some(v)),
-            Some(_) if self.integer => Err("features.sweep.err.whole"),
-            _ => Err("features.sweep.err.number"),
+        use crate::controls::{read_decimal, TypedError};
+        match read_decimal(text) {
+            Err(TypedError::Empty) if self.optional => Ok(None),
+            Ok(v) if !self.integer || (v.fract() == 0.0 && v >= 0.0) => Ok(Some(v)),
+            Ok(_) => Err("features.sweep.err.whole"),
+            // "0,9" is refused, never read as 9
+            Err(TypedError::DecimalComma { .. }) => Err("msg.form.comma"),
+            Err(_) => Err("features.sweep.err.number"),
         }
     }
 }
@@ -159,10 +158,11 @@ pub fn line_key(field: &str) -> Option<String> {
 }
 
 /// A field's message: a translation key of the page, or sim-core's words.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Message {
     Key(&'static str),
-    Text(String),
+    /// sim-core's problem, worded by the page.
+    Msg(crate::messages::Msg),
 }
 
 /// The contract being edited.
@@ -231,7 +231,7 @@ impl ContractForm {
         if let Some((_, key)) = self.local.iter().find(|(p, _)| *p == path) {
             return Some(Message::Key(key));
         }
-        errors?.errors.iter().find(|f| f.field == path).map(|f| Message::Text(f.message.clone()))
+        errors?.errors.iter().find(|f| f.field == path).map(|f| Message::Msg(crate::messages::field_message(f, &[])))
     }
 }
 
@@ -300,7 +300,12 @@ mod tests {
         // sim-core's range check, beside the field
         let errors = validate(&f.effective(None));
         let msg = f.message("request_limits.max_concurrency", errors.as_ref());
-        assert!(matches!(msg, Some(Message::Text(m)) if m.contains("1..=4096")), "{errors:?}");
+        let Some(Message::Msg(m)) = msg else { panic!("{errors:?}") };
+        assert_eq!(m.key, "msg.range", "{errors:?}");
+        assert_eq!(m.args[0], ("label", crate::messages::Arg::Label("features.contract.f.max_concurrency".into())));
+        // a decimal comma is refused, not read as 9
+        f.edit("resources.gpu_memory_utilization", "0,9", false);
+        assert_eq!(f.message("resources.gpu_memory_utilization", None), Some(Message::Key("msg.form.comma")));
         f.edit("model.dtype", "fp8", false);
         assert_eq!(f.contract.model.dtype, Dtype::Fp8);
     }

@@ -1,7 +1,6 @@
 //! The sweep tab's state: the knob and its range as typed (checked before anything runs), and the
 //! sweep on screen (its points, the knee, the phase, the CSV).
 
-use sim_core::decimal::parse_f64;
 use sim_core::lessons::knee;
 use sim_core::sweep::{to_csv, SweepParam, SweepPoint};
 
@@ -12,6 +11,8 @@ pub const MAX_STEPS: usize = 100;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputError {
     Number,
+    /// A decimal comma ("0,9"): refused with a hint to write a point.
+    Comma,
     Positive,
     Share,
     Whole,
@@ -25,6 +26,7 @@ impl InputError {
     pub fn key(self) -> &'static str {
         match self {
             InputError::Number => "features.sweep.err.number",
+            InputError::Comma => "msg.form.comma",
             InputError::Positive => "features.sweep.err.positive",
             InputError::Share => "features.sweep.err.share",
             InputError::Whole => "features.sweep.err.whole",
@@ -68,8 +70,14 @@ fn integer(p: SweepParam) -> bool {
 
 /// Reads one end of the range.
 pub fn parse_end(p: SweepParam, text: &str) -> Result<f64, InputError> {
-    let v = parse_f64(&text.trim().replace(',', "")).ok_or(InputError::Number)?;
-    if !v.is_finite() || v <= 0.0 {
+    let v = match crate::controls::read_decimal(text) {
+        Ok(v) => v,
+        // "0,9" is refused, never read as 9
+        Err(crate::controls::TypedError::DecimalComma { .. }) => return Err(InputError::Comma),
+        Err(crate::controls::TypedError::NotFinite { .. }) => return Err(InputError::Positive),
+        Err(_) => return Err(InputError::Number),
+    };
+    if v <= 0.0 {
         return Err(InputError::Positive);
     }
     if p == SweepParam::GpuMemoryUtilization && v > 1.0 {
