@@ -192,7 +192,8 @@ fn form(st: State) -> AnyView {
 
 fn workload(st: State, use_lab: bool) -> AnyView {
     let name = move || {
-        let name = st.effective.with(|c| c.workload.name.clone().unwrap_or_default());
+        let name =
+            st.effective.with(|c| c.workload.name.as_deref().map(crate::controls::scenario_title).unwrap_or_default());
         tf("features.contract.workload_is", &[("name", name)])
     };
     view! {

@@ -307,7 +307,10 @@ fn PresetPicker(run: Run) -> impl IntoView {
         .iter()
         .map(|p| {
             let id = p.id;
-            view! { <option value=id prop:selected=move || ui.exercise.with(Option::is_none) && preset_id.get() == id>{id}</option> }
+            // the preset's name in the page's language (its id when the table has none)
+            let key = format!("preset.{id}.name");
+            let name = move || if crate::i18n::has(&key) { t(&key) } else { id.to_string() };
+            view! { <option value=id prop:selected=move || ui.exercise.with(Option::is_none) && preset_id.get() == id>{name}</option> }
         })
         .collect_view();
     let summary = move || {

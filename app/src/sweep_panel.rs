@@ -260,7 +260,10 @@ pub fn SweepPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
         let (p, slo, pts) = st.run.with(|r| (r.param, r.slo_ms, r.points.clone()));
         request_animation_frame(move || draw("sweep-chart-good", "sweep-chart-ttft", p, &pts, slo));
     }));
-    let base_name = move || ui.drafts[ui.edited().index()].with(|s| s.name.clone().unwrap_or_default());
+    let base_name = move || {
+        ui.drafts[ui.edited().index()]
+            .with(|s| s.name.as_deref().map(crate::controls::scenario_title).unwrap_or_default())
+    };
     let progress = Signal::derive(move || st.run.with(|r| r.progress));
     let param = Signal::derive(move || st.run.with(|r| r.param));
     view! {
