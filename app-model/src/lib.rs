@@ -12,6 +12,7 @@ pub mod control_table;
 pub mod controls;
 pub mod format;
 pub mod jobs;
+pub mod limit_badge;
 pub mod link;
 pub mod locks;
 pub mod messages;

@@ -98,6 +98,8 @@ pub struct RunView {
     pub restarting_until_s: Option<f64>,
     pub running: u64,
     pub queued: u64,
+    /// What limits the run now (the stage's badge).
+    pub limit: sim_core::sim::Limit,
 }
 
 /// Frame timings for the budget report.
@@ -352,6 +354,7 @@ impl Engine {
                 restarting_until_s: snap.restarting_until_s,
                 running: snap.running,
                 queued: snap.queued.iter().sum(),
+                limit: snap.limit,
                 summary: snap.summary,
             });
         }

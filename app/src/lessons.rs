@@ -146,7 +146,7 @@ fn load_scenarios(ui: Ui, lesson: &Lesson) {
     ui.editing.set(app_model::Run::A);
 }
 
-fn open(ui: Ui, id: &'static str) {
+pub fn open(ui: Ui, id: &'static str) {
     if let Some(lesson) = core::find(id) {
         load_scenarios(ui, lesson);
         ui.lesson.set(Some((id.to_string(), Step::Setup)));

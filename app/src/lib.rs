@@ -27,6 +27,7 @@ pub mod defs;
 pub mod engine;
 pub mod exercises;
 pub mod field;
+pub mod first;
 pub mod glyph;
 pub mod hbm;
 pub mod header;
@@ -48,6 +49,7 @@ pub use app_model::format;
 
 use crate::a11y::LiveSummary;
 use crate::controls::Controls;
+use crate::first::StartHere;
 use crate::header::{PageFooter, PageHeader};
 use crate::metrics_panel::MetricsPanel;
 use crate::panels::{AbPairs, AbTabs, ChartsRow, ErrorBanner, StageBlock};
@@ -133,6 +135,7 @@ pub fn App() -> impl IntoView {
         <PageHeader/>
         <Toolbar/>
         <LinkBanner/>
+        <StartHere/>
         <LiveSummary/>
         <Workbench/>
         <main class="lab" class:ab=move || ui.ab.get()>

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::charts;
 use crate::controls::scenario_title;
 use crate::engine::STAGE_IDS;
+use crate::first::LimitBadge;
 use crate::glyph;
 use crate::hbm::HbmGauge;
 use crate::i18n::{t, tf, tx};
@@ -76,6 +77,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
             <header class="stage-head">
                 <h2>{heading}</h2>
                 <span class="muted small" data-testid="ab-diff">{diff}</span>
+                <LimitBadge run=run/>
             </header>
             <canvas
                 id=STAGE_IDS[run.index()]

@@ -56,6 +56,7 @@ impl Ui {
     pub fn new() -> Ui {
         let preset = presets::find(presets::DEFAULT_PRESET).or_else(|| presets::PRESETS.first());
         let scenario = preset.and_then(|p| Scenario::from_json(p.json).ok()).unwrap_or_else(fallback_scenario);
+        let scenario = crate::first::opening(scenario);
         let id = preset.map(|p| p.id.to_string()).unwrap_or_default();
         Ui {
             drafts: [RwSignal::new(scenario.clone()), RwSignal::new(scenario)],
