@@ -107,13 +107,14 @@ fn run(args: &[String]) -> Result<(), Fail> {
         }
         "models" => {
             println!(
-                "{:14} {:>8} {:>8} {:>6} {:>8} {:>8} {:>12} {:>8}",
+                "{:18} {:>8} {:>8} {:>6} {:>8} {:>8} {:>12} {:>8}  attention",
                 "id", "params", "active", "layers", "heads", "kv_heads", "KV KiB/tok", "context"
             );
             for m in catalog::models() {
-                let kv = sim_core::memory::kv_bytes_per_token(&m, 2.0) / 1024.0;
+                let f = sim_core::memory::KvFormula::of(&m, 2.0);
+                let kv = f.bytes_per_token() / 1024.0;
                 println!(
-                    "{:14} {:>7.2}B {:>7.2}B {:>6} {:>8} {:>8} {:>12.0} {:>8}",
+                    "{:18} {:>7.2}B {:>7.2}B {:>6} {:>8} {:>8} {:>12.1} {:>8}  {}",
                     m.id,
                     m.params_total / 1e9,
                     m.params_active / 1e9,
@@ -121,7 +122,8 @@ fn run(args: &[String]) -> Result<(), Fail> {
                     m.num_attention_heads,
                     m.num_kv_heads,
                     kv,
-                    m.max_context
+                    m.max_context,
+                    attention_note(&f, &m)
                 );
             }
             Ok(())
@@ -418,4 +420,25 @@ fn cmd_check(args: &[String]) -> Result<bool, Fail> {
         report.lines.len()
     );
     Ok(report.pass)
+}
+
+/// How a model's KV grows, in words: its attention form, the layers with a window and the
+/// layers with a fixed state; `MoE E/k` for a mixture of experts.
+fn attention_note(f: &sim_core::memory::KvFormula, m: &catalog::ModelSpec) -> String {
+    use catalog::AttentionForm;
+    let mut out = match f.form {
+        AttentionForm::Mha => "MHA".to_string(),
+        AttentionForm::Gqa => "GQA".to_string(),
+        AttentionForm::Mla => format!("MLA (latent {} + rope {})", f.kv_lora_rank, f.qk_rope_head_dim),
+    };
+    if f.window_layers > 0 {
+        out += &format!(", {} of {} layers window {}", f.window_layers, m.num_layers, f.window);
+    }
+    if f.linear_layers > 0 {
+        out += &format!(", {} linear layers ({:.0} MiB state/seq)", f.linear_layers, f.state_bytes / 1048576.0);
+    }
+    if m.is_moe() {
+        out += &format!(", MoE {}/{}", m.num_experts, m.experts_per_token);
+    }
+    out
 }

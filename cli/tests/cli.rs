@@ -130,11 +130,37 @@ fn listings_name_every_catalogue_entry() {
         "qwen2.5-72b",
         "qwen3-32b",
         "mixtral-8x7b",
+        "qwen3-8b",
+        "qwen3-30b-a3b",
+        "qwen3-235b-a22b",
+        "qwen3.5-397b-a17b",
+        "deepseek-v3",
+        "kimi-k2",
+        "glm-5",
+        "gpt-oss-20b",
+        "gpt-oss-120b",
+        "llama-3.1-70b",
+        "llama-3.1-405b",
     ] {
         assert!(models.lines().any(|l| l.starts_with(id)), "{id}");
     }
     let (_, gpus, _) = llmsim(&["gpus"]);
-    for id in ["a100-40gb", "a100-80gb", "h100-sxm", "h200", "l4", "l40s", "mi300x", "rtx-4090", "rtx-pro-6000"] {
+    for id in [
+        "a100-40gb",
+        "a100-80gb",
+        "h100-sxm",
+        "h200",
+        "l4",
+        "l40s",
+        "mi300x",
+        "rtx-4090",
+        "rtx-pro-6000",
+        "b200",
+        "b300",
+        "gb200",
+        "h20",
+        "mi325x",
+    ] {
         assert!(gpus.lines().any(|l| l.starts_with(id)), "{id}");
     }
     let (_, presets, _) = llmsim(&["presets"]);

@@ -6,7 +6,7 @@
 //! throughput is one prefill of the whole batch followed by `output − 1` decode iterations.
 
 use crate::catalog::{find_gpu, find_model, Dtype, ModelSpec};
-use crate::memory::kv_bytes_per_token;
+use crate::memory::kv_traffic;
 use crate::perf::{BatchWork, StepModel};
 use crate::scenario::EngineConfig;
 
@@ -44,6 +44,12 @@ fn gpt_j_6b() -> ModelSpec {
         max_context: 2048,
         num_experts: 1,
         experts_per_token: 1,
+        kv_lora_rank: 0,
+        qk_rope_head_dim: 0,
+        sliding_window: 0,
+        sliding_window_layers: 0,
+        linear_attn_layers: 0,
+        linear_state_bytes: 0.0,
     }
 }
 
@@ -111,7 +117,7 @@ pub fn predict(row: &Row, engine: &EngineConfig) -> Option<f64> {
     let gpu = find_gpu(gpu_id(&row.gpu))?;
     let model = model_for(&row.model)?;
     let dtype = if Dtype::parse(&row.precision) == Some(Dtype::Fp8) { Dtype::Fp8 } else { Dtype::Fp16 };
-    let kv = kv_bytes_per_token(&model, dtype.bytes());
+    let kv = kv_traffic(&model, dtype.bytes());
     let sm = StepModel::new(&model, &gpu, row.tp, dtype, kv, engine);
     let prefill = |batch: u64, len: u64| {
         let mut w = BatchWork::default();

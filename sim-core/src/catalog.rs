@@ -60,10 +60,49 @@ pub struct ModelSpec {
     /// Experts each token is routed to (1 for a dense model).
     #[serde(default = "one")]
     pub experts_per_token: u32,
+    /// Multi-head latent attention (DeepSeek-V3): rank of the compressed KV latent every head
+    /// shares; 0 when the model stores K and V per KV head.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kv_lora_rank: u32,
+    /// Multi-head latent attention: the rotary key part stored beside the latent.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub qk_rope_head_dim: u32,
+    /// Sliding-window attention: the window in tokens (0: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sliding_window: u32,
+    /// Layers that attend over the window only; the other attention layers see the whole context.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sliding_window_layers: u32,
+    /// Linear-attention or state-space layers: no KV cache, a fixed state per sequence.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub linear_attn_layers: u32,
+    /// Bytes of one linear layer's state for one sequence (recurrent state and convolution state).
+    #[serde(default, skip_serializing_if = "is_zero_f")]
+    pub linear_state_bytes: f64,
 }
 
 fn one() -> u32 {
     1
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
+}
+
+fn is_zero_f(x: &f64) -> bool {
+    *x == 0.0
+}
+
+/// How a model's attention stores what it has read, which decides how its memory grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttentionForm {
+    /// Every attention head stores its own K and V.
+    Mha,
+    /// Grouped-query attention: several query heads share one stored K/V head.
+    Gqa,
+    /// Multi-head latent attention: one compressed latent per token and layer, shared by all heads.
+    Mla,
 }
 
 impl ModelSpec {
@@ -92,6 +131,53 @@ impl ModelSpec {
     pub fn is_moe(&self) -> bool {
         self.expert_params() > 0.0
     }
+    pub fn attention_form(&self) -> AttentionForm {
+        if self.kv_lora_rank > 0 {
+            AttentionForm::Mla
+        } else if self.num_kv_heads < self.num_attention_heads {
+            AttentionForm::Gqa
+        } else {
+            AttentionForm::Mha
+        }
+    }
+    /// Attention layers that attend over the whole context (their KV grows with every token).
+    pub fn full_attn_layers(&self) -> u32 {
+        self.num_layers.saturating_sub(self.sliding_window_layers + self.linear_attn_layers)
+    }
+    /// Layers that attend over a window of `sliding_window` tokens (their KV stops growing there).
+    pub fn window_layers(&self) -> u32 {
+        if self.sliding_window > 0 {
+            self.sliding_window_layers
+        } else {
+            0
+        }
+    }
+    /// Elements one layer stores per token: K and V of every KV head, or the MLA latent and its
+    /// rotary key.
+    pub fn kv_elements_per_layer(&self) -> f64 {
+        match self.attention_form() {
+            AttentionForm::Mla => (self.kv_lora_rank + self.qk_rope_head_dim) as f64,
+            _ => 2.0 * self.num_kv_heads as f64 * self.head_dim as f64,
+        }
+    }
+}
+
+/// Bytes of one Gated DeltaNet layer's state for one sequence (Qwen3-Next, Qwen3.5): the
+/// recurrent state, a `key_dim × value_dim` matrix per value head, in `ssm_bytes` per element, and
+/// the causal convolution's last `conv_kernel − 1` inputs over the query, key and value channels,
+/// in `conv_bytes` (vLLM's mamba state: `conv_state` and `temporal_state` per layer).
+pub fn gated_deltanet_state_bytes(
+    key_heads: u32,
+    value_heads: u32,
+    key_dim: u32,
+    value_dim: u32,
+    conv_kernel: u32,
+    ssm_bytes: f64,
+    conv_bytes: f64,
+) -> f64 {
+    let recurrent = value_heads as f64 * key_dim as f64 * value_dim as f64;
+    let channels = 2.0 * key_heads as f64 * key_dim as f64 + value_heads as f64 * value_dim as f64;
+    recurrent * ssm_bytes + (conv_kernel - 1) as f64 * channels * conv_bytes
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -141,6 +227,31 @@ pub fn gpus() -> Vec<GpuSpec> {
             "PCIe Gen5 x16",
             1.79,
         ),
+        gpu("b200", "NVIDIA B200 180GB (HGX, 1000 W)", 180.0, 8.0, 2250.0, Some(4500.0), 1800.0, "NVLink5", 5.98),
+        gpu(
+            "b300",
+            "NVIDIA B300 288GB (HGX, Blackwell Ultra)",
+            288.0,
+            8.0,
+            2250.0,
+            Some(4500.0),
+            1800.0,
+            "NVLink5",
+            5.98,
+        ),
+        gpu(
+            "gb200",
+            "NVIDIA GB200 (one Blackwell GPU of NVL72) 186GB",
+            186.0,
+            8.0,
+            2500.0,
+            Some(5000.0),
+            1800.0,
+            "NVLink5",
+            4.54,
+        ),
+        gpu("h20", "NVIDIA H20 96GB", 96.0, 4.0, 148.0, Some(296.0), 900.0, "NVLink4", 2.45),
+        gpu("mi325x", "AMD Instinct MI325X 256GB", 256.0, 6.0, 1307.4, Some(2614.9), 896.0, "Infinity Fabric", 2.00),
     ]
 }
 
@@ -175,7 +286,28 @@ fn model(
         max_context: ctx,
         num_experts: experts.0,
         experts_per_token: experts.1,
+        kv_lora_rank: 0,
+        qk_rope_head_dim: 0,
+        sliding_window: 0,
+        sliding_window_layers: 0,
+        linear_attn_layers: 0,
+        linear_state_bytes: 0.0,
     }
+}
+
+/// Multi-head latent attention: `(kv_lora_rank, qk_rope_head_dim)`.
+fn mla(m: ModelSpec, kv_lora_rank: u32, rope: u32) -> ModelSpec {
+    ModelSpec { kv_lora_rank, qk_rope_head_dim: rope, ..m }
+}
+
+/// `layers` of the model attend over a window of `window` tokens.
+fn windowed(m: ModelSpec, window: u32, layers: u32) -> ModelSpec {
+    ModelSpec { sliding_window: window, sliding_window_layers: layers, ..m }
+}
+
+/// `layers` of the model are linear attention with `state_bytes` of state per sequence each.
+fn linear(m: ModelSpec, layers: u32, state_bytes: f64) -> ModelSpec {
+    ModelSpec { linear_attn_layers: layers, linear_state_bytes: state_bytes, ..m }
 }
 
 /// The models the lab knows, in display order.
@@ -188,11 +320,90 @@ pub fn models() -> Vec<ModelSpec> {
         model("llama-3-8b", "Llama-3-8B", 8.03, 8.03, 32, 4096, 32, 8, 128, 14336, 128256, 8192, DENSE),
         model("llama-3.1-8b", "Llama-3.1-8B", 8.03, 8.03, 32, 4096, 32, 8, 128, 14336, 128256, 131072, DENSE),
         model("llama-3-70b", "Llama-3-70B", 70.55, 70.55, 80, 8192, 64, 8, 128, 28672, 128256, 8192, DENSE),
-        model("mistral-7b", "Mistral-7B-v0.1", 7.24, 7.24, 32, 4096, 32, 8, 128, 14336, 32000, 8192, DENSE),
+        windowed(
+            model("mistral-7b", "Mistral-7B-v0.1", 7.24, 7.24, 32, 4096, 32, 8, 128, 14336, 32000, 8192, DENSE),
+            4096,
+            32,
+        ),
         model("qwen2.5-7b", "Qwen2.5-7B", 7.62, 7.62, 28, 3584, 28, 4, 128, 18944, 152064, 32768, DENSE),
         model("qwen2.5-72b", "Qwen2.5-72B", 72.70, 72.70, 80, 8192, 64, 8, 128, 29568, 152064, 32768, DENSE),
         model("qwen3-32b", "Qwen3-32B", 32.76, 32.76, 64, 5120, 64, 8, 128, 25600, 151936, 40960, DENSE),
         model("mixtral-8x7b", "Mixtral-8x7B", 46.70, 12.88, 32, 4096, 32, 8, 128, 14336, 32000, 32768, (8, 2)),
+        model("qwen3-8b", "Qwen3-8B", 8.19, 8.19, 36, 4096, 32, 8, 128, 12288, 151936, 40960, DENSE),
+        model("qwen3-30b-a3b", "Qwen3-30B-A3B", 30.53, 3.35, 48, 2048, 32, 4, 128, 768, 151936, 40960, (128, 8)),
+        model("qwen3-235b-a22b", "Qwen3-235B-A22B", 235.09, 22.19, 94, 4096, 64, 4, 128, 1536, 151936, 40960, (128, 8)),
+        // 45 Gated DeltaNet layers (16 key heads, 64 value heads of 128, conv kernel 4, fp32
+        // recurrent state) and 15 gated-attention layers
+        linear(
+            model(
+                "qwen3.5-397b-a17b",
+                "Qwen3.5-397B-A17B",
+                397.0,
+                17.0,
+                60,
+                4096,
+                32,
+                2,
+                256,
+                1024,
+                248320,
+                262144,
+                (512, 10),
+            ),
+            45,
+            gated_deltanet_state_bytes(16, 64, 128, 128, 4, 4.0, 2.0),
+        ),
+        mla(
+            model(
+                "deepseek-v3",
+                "DeepSeek-V3 / R1",
+                671.03,
+                37.55,
+                61,
+                7168,
+                128,
+                128,
+                128,
+                18432,
+                129280,
+                163840,
+                (256, 8),
+            ),
+            512,
+            64,
+        ),
+        mla(
+            model("kimi-k2", "Kimi-K2", 1026.41, 32.86, 61, 7168, 64, 64, 128, 18432, 163840, 131072, (384, 8)),
+            512,
+            64,
+        ),
+        mla(model("glm-5", "GLM-5", 744.0, 40.0, 78, 6144, 64, 64, 256, 12288, 154880, 202752, (256, 8)), 512, 64),
+        windowed(
+            model("gpt-oss-20b", "gpt-oss-20b", 20.91, 4.19, 24, 2880, 64, 8, 64, 2880, 201088, 131072, (32, 4)),
+            128,
+            12,
+        ),
+        windowed(
+            model("gpt-oss-120b", "gpt-oss-120b", 116.79, 5.71, 36, 2880, 64, 8, 64, 2880, 201088, 131072, (128, 4)),
+            128,
+            18,
+        ),
+        model("llama-3.1-70b", "Llama-3.1-70B", 70.55, 70.55, 80, 8192, 64, 8, 128, 28672, 128256, 131072, DENSE),
+        model(
+            "llama-3.1-405b",
+            "Llama-3.1-405B",
+            405.85,
+            405.85,
+            126,
+            16384,
+            128,
+            8,
+            128,
+            53248,
+            128256,
+            131072,
+            DENSE,
+        ),
     ]
 }
 
@@ -275,6 +486,87 @@ mod tests {
         let m = find_model("llama-2-7b").unwrap();
         let ne = m.shared_linear_params();
         assert!((ne / 1e9 - 6.48).abs() < 0.01, "{ne}");
+    }
+
+    /// Rows of a CSV file as maps from the header's names (quoted fields, `""` escapes).
+    fn csv_rows(text: &str) -> Vec<std::collections::HashMap<String, String>> {
+        let split = |line: &str| {
+            let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+            let mut chars = line.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' if quoted && chars.peek() == Some(&'"') => {
+                        cur.push('"');
+                        chars.next();
+                    }
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => out.push(std::mem::take(&mut cur)),
+                    c => cur.push(c),
+                }
+            }
+            out.push(cur);
+            out
+        };
+        let mut lines = text.lines();
+        let header = split(lines.next().unwrap());
+        lines.map(|l| header.iter().cloned().zip(split(l)).collect()).collect()
+    }
+
+    #[test]
+    fn every_catalogue_row_is_in_the_sourced_csv() {
+        // sim-core/data/{models,gpus}.csv: the project's copy of shared/reference with a source per
+        // row and the lab's id
+        let rows = csv_rows(include_str!("../data/models.csv"));
+        let num = |r: &std::collections::HashMap<String, String>, k: &str| -> f64 {
+            r[k].trim_end_matches('B').parse().unwrap_or(0.0)
+        };
+        for m in models() {
+            let r = rows.iter().find(|r| r["lab_id"] == m.id).unwrap_or_else(|| panic!("{} has no CSV row", m.id));
+            assert_eq!(num(r, "num_layers"), m.num_layers as f64, "{}", m.id);
+            assert_eq!(num(r, "hidden_size"), m.hidden_size as f64, "{}", m.id);
+            assert_eq!(num(r, "num_attention_heads"), m.num_attention_heads as f64, "{}", m.id);
+            assert_eq!(num(r, "vocab_size"), m.vocab_size as f64, "{}", m.id);
+            // Qwen2.5's row gives its YaRN context (131072); the lab keeps the native 32768
+            if !m.id.starts_with("qwen2.5") {
+                assert_eq!(num(r, "max_context"), m.max_context as f64, "{}", m.id);
+            }
+            assert_eq!(num(r, "kv_lora_rank"), m.kv_lora_rank as f64, "{}", m.id);
+            assert_eq!(num(r, "sliding_window"), m.sliding_window as f64, "{}", m.id);
+            assert_eq!(num(r, "sliding_window_layers"), m.sliding_window_layers as f64, "{}", m.id);
+            assert_eq!(num(r, "linear_attn_layers"), m.linear_attn_layers as f64, "{}", m.id);
+            assert_eq!(num(r, "linear_state_bytes_per_layer"), m.linear_state_bytes, "{}", m.id);
+            let kv = crate::memory::kv_bytes_per_token(&m, 2.0);
+            assert_eq!(num(r, "kv_bytes_per_token_fp16_computed"), kv, "{}", m.id);
+            let form = format!("{:?}", m.attention_form()).to_uppercase();
+            assert_eq!(r["attention_form"], form, "{}", m.id);
+            if !r["params_total_computed"].is_empty() {
+                assert!((num(r, "params_total_computed") - m.params_total / 1e9).abs() < 0.006, "{}", m.id);
+                assert!((num(r, "params_active_computed") - m.params_active / 1e9).abs() < 0.006, "{}", m.id);
+            }
+            assert!(!r["config_source"].is_empty(), "{}", m.id);
+        }
+        let rows = csv_rows(include_str!("../data/gpus.csv"));
+        for g in gpus() {
+            let r = rows.iter().find(|r| r["lab_id"] == g.id).unwrap_or_else(|| panic!("{} has no CSV row", g.id));
+            // the leading number of a field; older rows keep free text where no figure was sourced
+            let new_row = ["b200", "b300", "gb200", "h20", "mi325x"].contains(&g.id.as_str());
+            let check = |k: &str, scale: f64, want: f64| {
+                let lead: String = r[k].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+                match lead.parse::<f64>() {
+                    Ok(x) => assert!((x * scale - want).abs() <= want * 1e-12, "{} {k}: {x}", g.id),
+                    Err(_) => assert!(!new_row, "{} {k}: {:?}", g.id, r[k]),
+                }
+            };
+            check("hbm_capacity_GB", GIB, g.hbm_bytes);
+            check("mem_bandwidth_TBps", 1e12, g.mem_bandwidth);
+            check("bf16_fp16_dense_TFLOPS", 1e12, g.bf16_flops);
+            check("gpu_interconnect_GBps_bidir", 0.5e9, g.interconnect_bw);
+            if let Some(f) = g.fp8_flops {
+                check("fp8_dense_TFLOPS", 1e12, f);
+            }
+            assert!(!r["spec_source"].is_empty(), "{}", g.id);
+            assert!(!new_row || !r["price_sources"].is_empty(), "{}: a price source or the assumption", g.id);
+        }
     }
 
     #[test]

@@ -7,11 +7,15 @@
 //! the profile sees grow. Outside the budget, in the headroom `(1 − utilisation) × capacity`, the
 //! process still needs its CUDA context (in use before the budget is measured) and its CUDA
 //! graphs (captured after the pool is allocated), and other processes on the GPU need theirs: if
-//! those do not fit, the server does not start. KV bytes per token =
-//! 2 (K and V) · layers · kv_heads · head_dim · bytes per element. Sources: docs/model.md §3.
+//! those do not fit, the server does not start. KV per token depends on the attention form
+//! ([`KvFormula`]): `2 (K and V) · layers · kv_heads · head_dim · bytes` for MHA/GQA,
+//! `layers · (kv_lora_rank + qk_rope_head_dim) · bytes` for multi-head latent attention;
+//! sliding-window layers stop growing at their window and linear-attention layers hold a fixed
+//! state per sequence. Sources: docs/model.md §3.
 
-use crate::catalog::{GpuSpec, ModelSpec};
+use crate::catalog::{AttentionForm, GpuSpec, ModelSpec};
 use crate::message::{self, Problem, Shortfall};
+use crate::perf::KvTraffic;
 use crate::scenario::{KvLayout, Scenario, ScenarioError};
 use crate::settings::Value;
 use serde::Serialize;
@@ -61,11 +65,127 @@ pub struct HbmPlan {
     pub block_size: u32,
     pub layout: KvLayout,
     pub max_model_len: u32,
+    /// The model's KV formula (one copy, before tensor-parallel replication).
+    pub kv: KvFormula,
+    /// How the pool's tokens grow with a sequence (`kv_bytes_per_token` is one of its tokens).
+    pub pool_growth: PoolGrowth,
 }
 
-/// KV cache bytes per token: 2 · layers · kv_heads · head_dim · bytes per element.
+/// What one model keeps in memory per sequence, by attention form (docs/model.md §3): the layers
+/// whose KV grows with every token, the sliding-window layers whose KV stops at the window, and
+/// the linear-attention layers with a fixed state.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct KvFormula {
+    pub form: AttentionForm,
+    /// Layers attending over the whole context: their KV grows with every token.
+    pub full_layers: u32,
+    /// Layers attending over the last `window` tokens: their KV grows until the window is full.
+    pub window_layers: u32,
+    pub window: u32,
+    /// Linear-attention (state-space) layers: a fixed state per sequence, no growth per token.
+    pub linear_layers: u32,
+    /// MHA/GQA: K/V heads and their size (2 · kv_heads · head_dim elements per layer and token).
+    pub kv_heads: u32,
+    pub head_dim: u32,
+    /// MLA: the latent and the rotary key (kv_lora_rank + qk_rope_head_dim elements per layer and
+    /// token, shared by all heads).
+    pub kv_lora_rank: u32,
+    pub qk_rope_head_dim: u32,
+    /// Bytes per KV element (the KV dtype's).
+    pub bytes_per_element: f64,
+    /// Fixed state of all linear layers for one sequence, bytes.
+    pub state_bytes: f64,
+}
+
+impl KvFormula {
+    pub fn of(m: &ModelSpec, kv_elem_bytes: f64) -> KvFormula {
+        KvFormula {
+            form: m.attention_form(),
+            full_layers: m.full_attn_layers(),
+            window_layers: m.window_layers(),
+            window: if m.window_layers() > 0 { m.sliding_window } else { 0 },
+            linear_layers: m.linear_attn_layers,
+            kv_heads: m.num_kv_heads,
+            head_dim: m.head_dim,
+            kv_lora_rank: m.kv_lora_rank,
+            qk_rope_head_dim: m.qk_rope_head_dim,
+            bytes_per_element: kv_elem_bytes,
+            state_bytes: m.linear_attn_layers as f64 * m.linear_state_bytes,
+        }
+    }
+
+    /// Bytes `layers` attention layers store per token.
+    pub fn bytes_per_token_of(&self, layers: u32) -> f64 {
+        match self.form {
+            AttentionForm::Mla => {
+                layers as f64 * (self.kv_lora_rank + self.qk_rope_head_dim) as f64 * self.bytes_per_element
+            }
+            _ => 2.0 * layers as f64 * self.kv_heads as f64 * self.head_dim as f64 * self.bytes_per_element,
+        }
+    }
+
+    /// Bytes a token adds while it is inside every window: all attention layers.
+    pub fn bytes_per_token(&self) -> f64 {
+        self.bytes_per_token_of(self.full_layers + self.window_layers)
+    }
+
+    /// Bytes a token adds once the windows are full: the full-attention layers only.
+    pub fn bytes_per_token_past_window(&self) -> f64 {
+        self.bytes_per_token_of(self.full_layers)
+    }
+
+    /// KV and state of one sequence holding `tokens` tokens.
+    pub fn sequence_bytes(&self, tokens: u64) -> f64 {
+        let windowed = if self.window_layers > 0 { tokens.min(self.window as u64) } else { 0 };
+        tokens as f64 * self.bytes_per_token_of(self.full_layers)
+            + windowed as f64 * self.bytes_per_token_of(self.window_layers)
+            + self.state_bytes
+    }
+}
+
+/// How the KV pool counts a sequence: its tokens are counted once per group of
+/// `gcd(full, window)` attention layers, `full_groups` times for ever and `window_groups` times
+/// until the window; its fixed state is `state_tokens` pool tokens reserved at admission. For a
+/// model whose layers all attend over the whole context: one group, no window, no state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PoolGrowth {
+    pub full_groups: u64,
+    pub window_groups: u64,
+    pub window: u64,
+    pub state_tokens: u64,
+}
+
+impl PoolGrowth {
+    /// Pool tokens one sequence of `tokens` tokens holds.
+    pub fn sequence_tokens(&self, tokens: u64) -> u64 {
+        tokens * self.full_groups + tokens.min(self.window) * self.window_groups + self.state_tokens
+    }
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// KV cache bytes per token while the token is inside every window (all attention layers):
+/// `2 · layers · kv_heads · head_dim · bytes` (MHA/GQA) or `layers · (kv_lora_rank +
+/// qk_rope_head_dim) · bytes` (MLA).
 pub fn kv_bytes_per_token(m: &ModelSpec, kv_elem_bytes: f64) -> f64 {
-    2.0 * m.num_layers as f64 * m.num_kv_heads as f64 * m.head_dim as f64 * kv_elem_bytes
+    KvFormula::of(m, kv_elem_bytes).bytes_per_token()
+}
+
+/// The KV traffic of one copy of the model's KV (no tensor-parallel replication).
+pub fn kv_traffic(m: &ModelSpec, kv_elem_bytes: f64) -> KvTraffic {
+    let f = KvFormula::of(m, kv_elem_bytes);
+    KvTraffic {
+        full_bytes_per_token: f.bytes_per_token_of(f.full_layers),
+        window_bytes_per_token: f.bytes_per_token_of(f.window_layers),
+        window: f.window as u64,
+        state_bytes: f.state_bytes,
+    }
 }
 
 /// The article's simplified formula, per token: 2 · layers · hidden_size (K and V, one element
@@ -178,10 +298,25 @@ impl HbmPlan {
         let runtime = runtime_per_gpu(s.num_gpus) * tp;
         let other = s.other_process_gib * GIB * tp;
         // KV heads shard across TP ranks; with more ranks than KV heads they are replicated, so
-        // the replica stores ceil(kv_heads / tp) heads on each of its tp GPUs.
-        let kv_heads_stored = (model.num_kv_heads as f64 / tp).ceil() * tp;
-        let kv_tok_stored =
-            kv_bytes_per_token(model, s.kv_dtype().bytes()) * kv_heads_stored / model.num_kv_heads as f64;
+        // the replica stores ceil(kv_heads / tp) heads on each of its tp GPUs. MLA's latent is
+        // shared by all heads: every rank stores all of it. Linear state shards by head.
+        let kv = KvFormula::of(model, s.kv_dtype().bytes());
+        // the pool counts tokens per group of gcd(full, window) layers (all layers for most models)
+        let g = gcd(kv.full_layers, kv.window_layers).max(1);
+        let unit = kv.bytes_per_token_of(g);
+        let kv_tok_stored = match kv.form {
+            AttentionForm::Mla => unit * tp,
+            _ => {
+                let kv_heads_stored = (model.num_kv_heads as f64 / tp).ceil() * tp;
+                unit * kv_heads_stored / model.num_kv_heads as f64
+            }
+        };
+        let pool_growth = PoolGrowth {
+            full_groups: (kv.full_layers / g) as u64,
+            window_groups: (kv.window_layers / g) as u64,
+            window: kv.window as u64,
+            state_tokens: (kv.state_bytes / kv_tok_stored).ceil() as u64,
+        };
         let usable = capacity * s.gpu_memory_utilization;
         let kv_capacity = usable - weights - activation;
         let physical = capacity - runtime - other - weights - activation;
@@ -199,12 +334,25 @@ impl HbmPlan {
             block_size: sched.block_size,
             layout: sched.kv_layout,
             max_model_len: sched.max_model_len,
+            kv,
+            pool_growth,
         }
     }
 
     /// The KV pool holds one sequence of max_model_len tokens.
     fn holds_one_sequence(&self) -> bool {
-        self.kv_capacity_tokens >= self.max_model_len as u64
+        self.kv_capacity_tokens >= self.pool_growth.sequence_tokens(self.max_model_len as u64)
+    }
+
+    /// The KV traffic of the stored KV (all GPUs, replication included), for the step model.
+    pub fn kv_traffic(&self) -> KvTraffic {
+        let g = &self.pool_growth;
+        KvTraffic {
+            full_bytes_per_token: g.full_groups as f64 * self.kv_bytes_per_token,
+            window_bytes_per_token: g.window_groups as f64 * self.kv_bytes_per_token,
+            window: g.window,
+            state_bytes: self.kv.state_bytes,
+        }
     }
 
     /// The server starts and its KV pool holds one sequence: what [`HbmPlan::new`] accepts.

@@ -5,7 +5,9 @@
 //!
 //! * linear layers: `2 · N · T` FLOPs for `T` tokens against reading the weights once;
 //! * attention: `4 · layers · heads · head_dim` FLOPs per (token, attended position) pair against
-//!   reading the KV cache of every sequence's context;
+//!   reading the KV cache of every sequence's context; sliding-window layers attend to (and read)
+//!   at most their window, linear-attention layers read and write their fixed state once per
+//!   step and have no pairs;
 //!
 //! plus a fixed per-iteration overhead and, with tensor parallelism, two all-reduces per layer.
 //! The compute and memory times of one part are combined with a smoothed maximum
@@ -44,15 +46,41 @@ pub struct BatchWork {
     pub decode_ctx_tokens: u64,
     /// Tokens that need logits (every decode, the last token of each finished prompt).
     pub logit_tokens: u64,
+    /// The sliding window the `*_window_*` sums are capped at; 0: no window was applied, the
+    /// windowed layers are counted like the others.
+    pub window: u64,
+    /// `prefill_attn_pairs` with each position attending to at most `window` positions.
+    pub prefill_window_pairs: f64,
+    /// `prefill_kv_read_tokens` capped at the window per chunk.
+    pub prefill_window_kv_read_tokens: u64,
+    /// Σ over decoding sequences of min(context, window).
+    pub decode_window_ctx_tokens: u64,
+    /// Prefill chunks (each reads and writes its sequence's fixed state once).
+    pub prefill_chunks: u64,
 }
 
 impl BatchWork {
     /// Adds a prefill chunk of `n` tokens starting after `done` tokens already in cache.
     pub fn add_prefill_chunk(&mut self, done: u64, n: u64, completes_prompt: bool) {
         self.prefill_tokens += n;
+        self.prefill_chunks += 1;
         // positions done+1 ..= done+n each attend to themselves and everything before
         self.prefill_attn_pairs += n as f64 * done as f64 + (n as f64) * (n as f64 + 1.0) / 2.0;
         self.prefill_kv_read_tokens += done;
+        if self.window > 0 {
+            let w = self.window as f64;
+            let (a, e) = (done as f64, (done + n) as f64);
+            // Σ over positions p = done+1 ..= done+n of min(p, window)
+            let tri = |x: f64| x * (x + 1.0) / 2.0;
+            self.prefill_window_pairs += if e <= w {
+                tri(e) - tri(a)
+            } else if a >= w {
+                n as f64 * w
+            } else {
+                tri(w) - tri(a) + (e - w) * w
+            };
+            self.prefill_window_kv_read_tokens += done.min(self.window);
+        }
         if completes_prompt {
             self.logit_tokens += 1;
         }
@@ -84,6 +112,25 @@ impl StepTime {
     }
 }
 
+/// The KV memory traffic of a model on its GPUs (all GPUs together), by attention form.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KvTraffic {
+    /// Bytes per token in the layers that attend over the whole context.
+    pub full_bytes_per_token: f64,
+    /// Bytes per token in the sliding-window layers, and their window (0: none).
+    pub window_bytes_per_token: f64,
+    pub window: u64,
+    /// Fixed state per sequence (linear-attention layers), read and written once per step.
+    pub state_bytes: f64,
+}
+
+impl KvTraffic {
+    /// Every layer attends over the whole context with `bytes` per token.
+    pub fn uniform(bytes: f64) -> KvTraffic {
+        KvTraffic { full_bytes_per_token: bytes, window_bytes_per_token: 0.0, window: 0, state_bytes: 0.0 }
+    }
+}
+
 /// Step-time model for one model on `tp` GPUs; constants are per GPU (shards divided out).
 #[derive(Clone, Debug)]
 pub struct StepModel {
@@ -97,8 +144,9 @@ pub struct StepModel {
     num_experts: f64,
     experts_per_token: f64,
     attn_width_layers: f64,
+    attn_width_window_layers: f64,
     w_bytes: f64,
-    kv_bytes_per_token: f64,
+    kv: KvTraffic,
     hidden: f64,
     layers: f64,
     link_bw: f64,
@@ -107,14 +155,7 @@ pub struct StepModel {
 }
 
 impl StepModel {
-    pub fn new(
-        model: &ModelSpec,
-        gpu: &GpuSpec,
-        tp: u32,
-        dtype: Dtype,
-        kv_bytes_per_token: f64,
-        engine: &EngineConfig,
-    ) -> Self {
+    pub fn new(model: &ModelSpec, gpu: &GpuSpec, tp: u32, dtype: Dtype, kv: KvTraffic, engine: &EngineConfig) -> Self {
         let peak = match dtype {
             Dtype::Fp8 => gpu.fp8_flops.map(|f| f * engine.fp8_efficiency).unwrap_or(gpu.bf16_flops),
             _ => gpu.bf16_flops,
@@ -129,9 +170,10 @@ impl StepModel {
             lm_head_params: model.vocab_size as f64 * model.hidden_size as f64,
             num_experts: model.num_experts as f64,
             experts_per_token: model.experts_per_token as f64,
-            attn_width_layers: model.attn_width() * model.num_layers as f64,
+            attn_width_layers: model.attn_width() * model.full_attn_layers() as f64,
+            attn_width_window_layers: model.attn_width() * model.window_layers() as f64,
             w_bytes: dtype.bytes(),
-            kv_bytes_per_token,
+            kv,
             hidden: model.hidden_size as f64,
             layers: model.num_layers as f64,
             link_bw: gpu.interconnect_bw,
@@ -175,9 +217,31 @@ impl StepModel {
         }
         // Attention: QK^T and AV, 2 FLOPs per multiply-add each.
         let attn_pairs = w.prefill_attn_pairs + w.decode_ctx_tokens as f64;
-        let attn_flops = 4.0 * self.attn_width_layers * attn_pairs;
-        let kv_read = (w.prefill_kv_read_tokens + w.decode_ctx_tokens) as f64 * self.kv_bytes_per_token;
-        let kv_write = t * self.kv_bytes_per_token;
+        let kv = &self.kv;
+        let full_read = (w.prefill_kv_read_tokens + w.decode_ctx_tokens) as f64;
+        let mut attn_flops = 4.0 * self.attn_width_layers * attn_pairs;
+        let mut kv_read = full_read * kv.full_bytes_per_token;
+        let mut kv_write = t * kv.full_bytes_per_token;
+        if self.attn_width_window_layers > 0.0 {
+            // sliding-window layers: capped at the window (uncapped when the work was not)
+            let (pairs, read) = if w.window > 0 {
+                (
+                    w.prefill_window_pairs + w.decode_window_ctx_tokens as f64,
+                    (w.prefill_window_kv_read_tokens + w.decode_window_ctx_tokens) as f64,
+                )
+            } else {
+                (attn_pairs, full_read)
+            };
+            attn_flops += 4.0 * self.attn_width_window_layers * pairs;
+            kv_read += read * kv.window_bytes_per_token;
+            kv_write += t * kv.window_bytes_per_token;
+        }
+        if kv.state_bytes > 0.0 {
+            // linear-attention layers: each sequence's state read and written once per step
+            let seqs = (w.decode_seqs + w.prefill_chunks) as f64;
+            kv_read += seqs * kv.state_bytes;
+            kv_write += seqs * kv.state_bytes;
+        }
         let attn_compute = attn_flops / tp / self.flops;
         let attn_memory = (kv_read + kv_write) / tp / self.bw;
         // Tensor parallel: two ring all-reduces of the activations per layer.
@@ -214,7 +278,14 @@ mod tests {
 
     fn llama8b_h100() -> StepModel {
         let m = find_model("llama-3-8b").unwrap();
-        StepModel::new(&m, &find_gpu("h100-sxm").unwrap(), 1, Dtype::Bf16, 131072.0, &EngineConfig::default())
+        StepModel::new(
+            &m,
+            &find_gpu("h100-sxm").unwrap(),
+            1,
+            Dtype::Bf16,
+            KvTraffic::uniform(131072.0),
+            &EngineConfig::default(),
+        )
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub const PRESETS: &[Preset] = &[
         "high risk: continuous batching to the limit under a strict SLO (throughput up, goodput down)"
     ),
     preset!("sharegpt-replay", "replay of 300 real ShareGPT requests on Llama-3.1-8B"),
+    preset!("deepseek-v3-h200", "a 2026 model: DeepSeek-V3 (MLA, 256 small experts) on 8 × H200 in fp8"),
 ];
 
 /// The scenario the lab opens on.

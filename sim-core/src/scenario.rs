@@ -551,6 +551,21 @@ fn validate_model(v: &mut Validator, m: &ModelSpec) {
     v.range_u("model.max_context", m.max_context as u64, 2, 10_000_000);
     v.range_u("model.num_experts", m.num_experts as u64, 1, 1024);
     v.range_u("model.experts_per_token", m.experts_per_token as u64, 1, m.num_experts.max(1) as u64);
+    // attention forms: at least one attention layer holds KV (the pool counts in its tokens)
+    let layers = m.num_layers as u64;
+    v.range_u("model.linear_attn_layers", m.linear_attn_layers as u64, 0, layers.saturating_sub(1));
+    v.range_u(
+        "model.sliding_window_layers",
+        m.sliding_window_layers as u64,
+        0,
+        layers.saturating_sub(m.linear_attn_layers as u64),
+    );
+    if m.sliding_window_layers > 0 {
+        v.range_u("model.sliding_window", m.sliding_window as u64, 1, 10_000_000);
+    }
+    v.range_f("model.linear_state_bytes", m.linear_state_bytes, 0.0, 1e12);
+    v.range_u("model.kv_lora_rank", m.kv_lora_rank as u64, 0, 65_536);
+    v.range_u("model.qk_rope_head_dim", m.qk_rope_head_dim as u64, 0, 4096);
     if m.shared_linear_params() <= 0.0 {
         v.err("model.params_total", Problem::ParamsTooSmall);
     }

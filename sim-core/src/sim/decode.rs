@@ -3,11 +3,33 @@
 //! step it joined at. Context sums, KV block growth (by block phase), inter-token gaps and
 //! finishes are then updated in O(1) per iteration plus O(log n) per member event, whatever the
 //! batch size.
+//!
+//! A model's KV grows by attention form: a full-attention layer group gains a block every
+//! `block` tokens for ever, a sliding-window group only until the sequence holds `window`
+//! tokens (members still inside the window are counted apart, and leave that count at a step
+//! known when they join). Linear-attention state is fixed and never grows here.
 
 use super::events::Micros;
 use super::requests::{Handle, Phase, Req};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// How one sequence's KV units grow with its tokens (see `KvPool::units_for`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Growth {
+    /// Units a block of tokens adds in the full-attention layers.
+    pub full: u64,
+    /// Units a block of tokens adds in the sliding-window layers, while inside the window.
+    pub windowed: u64,
+    /// The window in tokens (0: no sliding-window layers).
+    pub window: u64,
+}
+
+impl Growth {
+    /// Every layer attends over the whole context: one unit per block.
+    #[cfg(test)]
+    pub const FULL: Growth = Growth { full: 1, windowed: 0, window: 0 };
+}
 
 pub(crate) struct DecodeGroup {
     /// Decode iterations completed.
@@ -27,10 +49,19 @@ pub(crate) struct DecodeGroup {
     /// (step it finishes at, slot, join id); stale entries are skipped.
     finishes: BinaryHeap<Reverse<(u64, u32, u64)>>,
     next_join_id: u64,
+    growth: Growth,
+    /// Members whose tokens are still below the window, per class and block phase.
+    window_phase_count: Vec<Vec<u64>>,
+    /// Members still below the window.
+    pub n_in_window: u64,
+    /// Σ over members of min(tokens, window).
+    pub window_ctx_sum: u64,
+    /// (step its tokens reach the window, slot, join id); stale entries are skipped.
+    window_ends: BinaryHeap<Reverse<(u64, u32, u64)>>,
 }
 
 impl DecodeGroup {
-    pub fn new(classes: usize, block: u64) -> DecodeGroup {
+    pub fn new(classes: usize, block: u64, growth: Growth) -> DecodeGroup {
         DecodeGroup {
             k: 0,
             n: 0,
@@ -42,7 +73,16 @@ impl DecodeGroup {
             last_decode_end: 0,
             finishes: BinaryHeap::new(),
             next_join_id: 1,
+            growth,
+            window_phase_count: if growth.window > 0 { vec![vec![0; block as usize]; classes] } else { Vec::new() },
+            n_in_window: 0,
+            window_ctx_sum: 0,
+            window_ends: BinaryHeap::new(),
         }
+    }
+
+    fn in_window(&self, tokens: u64) -> bool {
+        tokens < self.growth.window
     }
 
     /// KV tokens a member holds now.
@@ -62,16 +102,25 @@ impl DecodeGroup {
         ((base + b - r.dec_k0 % b) % b) as usize
     }
 
-    /// New KV blocks a class's members need for the next decode step.
+    /// New KV units a class's members need for the next decode step.
     pub fn growth_of(&self, class: usize) -> u64 {
         let b = self.block;
-        self.phase_count[class][((b - self.k % b) % b) as usize]
+        let phase = ((b - self.k % b) % b) as usize;
+        let full = self.phase_count[class][phase] * self.growth.full;
+        if self.growth.window > 0 {
+            full + self.window_phase_count[class][phase] * self.growth.windowed
+        } else {
+            full
+        }
     }
 
-    /// Does this member cross into a new block in the next decode step?
-    pub fn grows_next(&self, r: &Req) -> bool {
+    /// New KV units this member needs in the next decode step (it crosses into a new block).
+    pub fn grows_next(&self, r: &Req) -> u64 {
         let b = self.block;
-        self.block_phase(r) == ((b - self.k % b) % b) as usize
+        if self.block_phase(r) != ((b - self.k % b) % b) as usize {
+            return 0;
+        }
+        self.growth.full + if self.in_window(self.tokens(r)) { self.growth.windowed } else { 0 }
     }
 
     pub fn growth(&self) -> u64 {
@@ -93,6 +142,16 @@ impl DecodeGroup {
         self.ctx_sum += r.prefilled as u64;
         let ph = self.block_phase(r);
         self.phase_count[class][ph] += 1;
+        if self.growth.window > 0 {
+            let tokens = self.tokens(r);
+            self.window_ctx_sum += tokens.min(self.growth.window);
+            if self.in_window(tokens) {
+                self.n_in_window += 1;
+                self.window_phase_count[class][ph] += 1;
+                let end = self.k + (self.growth.window - tokens);
+                self.window_ends.push(Reverse((end, h.slot, r.join_id)));
+            }
+        }
         self.fresh.push((h, now));
     }
 
@@ -105,6 +164,14 @@ impl DecodeGroup {
         self.ctx_sum -= self.tokens(r);
         let ph = self.block_phase(r);
         self.phase_count[class][ph] -= 1;
+        if self.growth.window > 0 {
+            let tokens = self.tokens(r);
+            self.window_ctx_sum -= tokens.min(self.growth.window);
+            if self.in_window(tokens) {
+                self.n_in_window -= 1;
+                self.window_phase_count[class][ph] -= 1;
+            }
+        }
         if !self.fresh.is_empty() {
             self.fresh.retain(|(f, _)| *f != h);
         }
@@ -112,10 +179,29 @@ impl DecodeGroup {
         r.join_id = u64::MAX;
     }
 
-    /// A decode step ended: every member has one more token.
-    pub fn step_done(&mut self) {
+    /// A decode step ended: every member has one more token. `members` gives a slot's request
+    /// when its join id is current (members reaching the window leave the window count).
+    pub fn step_done(&mut self, members: impl Fn(u32, u64) -> Option<u16>) {
         self.k += 1;
         self.ctx_sum += self.n;
+        if self.growth.window == 0 {
+            return;
+        }
+        self.window_ctx_sum += self.n_in_window;
+        while let Some(&Reverse((k, slot, join))) = self.window_ends.peek() {
+            if k > self.k {
+                break;
+            }
+            self.window_ends.pop();
+            if let Some(class) = members(slot, join) {
+                // tokens before this step were window − 1: the phase it was counted in is its
+                // block phase, unchanged by stepping
+                let b = self.block;
+                let phase = ((b + (self.growth.window % b) - (k % b)) % b) as usize;
+                self.n_in_window -= 1;
+                self.window_phase_count[class as usize][phase] -= 1;
+            }
+        }
     }
 
     /// The next member (slot, join id) due to finish by now, if any; may be stale.
@@ -133,6 +219,9 @@ impl DecodeGroup {
         self.n = 0;
         self.ctx_sum = 0;
         self.n_class.iter_mut().chain(self.phase_count.iter_mut().flatten()).for_each(|c| *c = 0);
+        self.window_phase_count.iter_mut().flatten().for_each(|c| *c = 0);
+        (self.n_in_window, self.window_ctx_sum) = (0, 0);
+        self.window_ends.clear();
         self.fresh.clear();
         self.finishes.clear();
     }
@@ -155,7 +244,7 @@ mod tests {
     fn lockstep_tokens_growth_and_finishes() {
         let block = 4;
         let mut reqs = Requests::default();
-        let mut g = DecodeGroup::new(2, block);
+        let mut g = DecodeGroup::new(2, block, Growth::FULL);
         let hs = [prefilled(&mut reqs, 0, 5, 4), prefilled(&mut reqs, 1, 8, 10), prefilled(&mut reqs, 0, 3, 3)];
         for &h in &hs {
             g.join(h, &mut reqs[h], 7);
@@ -176,10 +265,10 @@ mod tests {
             assert_eq!(g.growth(), need[0] + need[1]);
             for &h in &hs {
                 if reqs.get(h).is_some_and(|r| r.phase == Phase::Decode) {
-                    assert_eq!(g.grows_next(&reqs[h]), g.tokens(&reqs[h]).is_multiple_of(block));
+                    assert_eq!(g.grows_next(&reqs[h]), g.tokens(&reqs[h]).is_multiple_of(block) as u64);
                 }
             }
-            g.step_done();
+            g.step_done(|_, _| None);
             while let Some((slot, join)) = g.pop_finished() {
                 let h = reqs.handle(slot);
                 if reqs[h].join_id == join {
@@ -201,11 +290,11 @@ mod tests {
     #[test]
     fn a_member_that_leaves_early_keeps_its_count() {
         let mut reqs = Requests::default();
-        let mut g = DecodeGroup::new(1, 16);
+        let mut g = DecodeGroup::new(1, 16, Growth::FULL);
         let h = prefilled(&mut reqs, 0, 10, 100);
         g.join(h, &mut reqs[h], 0);
         for _ in 0..5 {
-            g.step_done();
+            g.step_done(|_, _| None);
         }
         assert_eq!((g.generated(&reqs[h]), g.tokens(&reqs[h])), (6, 15));
         g.leave(h, &mut reqs[h]);

@@ -5,7 +5,13 @@
 //! isolation, each class has a reserved share of the slots and of the units that other classes
 //! cannot take; with over-commit, admission counts only the prompts' KV against the pool and what
 //! running sequences generate grows unchecked into the headroom (past `physical` it is an OOM).
+//!
+//! A unit holds its tokens for one group of layers (all of them for most models). A sequence of
+//! `t` tokens holds `full · ⌈t/b⌉` units for its full-attention layers, `windowed · ⌈min(t, W)/b⌉`
+//! for its sliding-window layers and, from admission on, a fixed `state` for its linear-attention
+//! layers (`HbmPlan::pool_growth`).
 
+use super::decode::Growth;
 use crate::memory::HbmPlan;
 use crate::scenario::{KvLayout, Scenario};
 
@@ -25,6 +31,10 @@ pub(crate) struct PoolConfig {
     pub max_model_len: u64,
     /// Reserved share of slots and units per class (used with isolation).
     pub shares: Vec<f64>,
+    /// How a sequence's units grow with its tokens.
+    pub growth: Growth,
+    /// Units of fixed state each sequence holds from admission (linear-attention layers).
+    pub state_units: u64,
 }
 
 impl PoolConfig {
@@ -36,6 +46,9 @@ impl PoolConfig {
         } else {
             (1, plan.kv_capacity_tokens, plan.kv_physical_tokens)
         };
+        let pg = plan.pool_growth;
+        let growth = Growth { full: pg.full_groups, windowed: pg.window_groups, window: pg.window };
+        let state_units = pg.state_tokens.div_ceil(unit_tokens);
         // Reserved shares: explicit ones, the rest split equally.
         let classes = &scenario.classes;
         let given: f64 = classes.iter().filter_map(|c| c.reserved_share).sum();
@@ -51,6 +64,8 @@ impl PoolConfig {
             max_seqs: s.max_num_seqs as u64,
             max_model_len: s.max_model_len as u64,
             shares: classes.iter().map(|c| c.reserved_share.unwrap_or(rest)).collect(),
+            growth,
+            state_units,
         }
     }
 }
@@ -157,8 +172,38 @@ impl KvPool {
         self.seqs
     }
 
+    pub fn growth(&self) -> Growth {
+        self.cfg.growth
+    }
+
+    /// Units of the attention layers' KV for `tokens` tokens (without the fixed state).
     pub fn units_for(&self, tokens: u64) -> u64 {
-        tokens.div_ceil(self.cfg.unit_tokens)
+        let g = self.cfg.growth;
+        let b = self.cfg.unit_tokens;
+        let full = tokens.div_ceil(b) * g.full;
+        if g.window == 0 {
+            full
+        } else {
+            full + tokens.min(g.window).div_ceil(b) * g.windowed
+        }
+    }
+
+    /// Units a sequence of `tokens` tokens holds: its KV and its fixed state.
+    pub fn seq_units(&self, tokens: u64) -> u64 {
+        self.units_for(tokens) + self.cfg.state_units
+    }
+
+    /// The most tokens whose KV (without the state) fits in `units` units.
+    fn max_tokens(&self, units: u64) -> u64 {
+        let g = self.cfg.growth;
+        let b = self.cfg.unit_tokens;
+        let below = units / (g.full + g.windowed).max(1) * b;
+        if g.window == 0 || below <= g.window {
+            return below;
+        }
+        // past the window only the full-attention layers grow (none: no limit)
+        let rest = units - g.window.div_ceil(b) * g.windowed;
+        rest.checked_div(g.full).map_or(u64::MAX, |n| (n * b).max(g.window))
     }
 
     pub fn take(&mut self, class: usize, units: u64) {
@@ -175,10 +220,10 @@ impl KvPool {
     /// A sequence with a prompt of `prompt_tokens` takes a batch slot; returns the units
     /// reserved for it now (contiguous: `max_model_len`; paged: none until its chunks run).
     pub fn admit_seq(&mut self, class: usize, prompt_tokens: u64) -> u64 {
-        self.prompt += self.units_for(prompt_tokens);
+        self.prompt += self.seq_units(prompt_tokens);
         self.seqs += 1;
         self.seqs_class[class] += 1;
-        let reserve = if self.cfg.paged { 0 } else { self.cfg.max_model_len };
+        let reserve = if self.cfg.paged { self.cfg.state_units } else { self.seq_units(self.cfg.max_model_len) };
         if reserve > 0 {
             self.take(class, reserve);
         }
@@ -187,7 +232,7 @@ impl KvPool {
 
     /// A running sequence leaves its slot and frees the `held` units it holds.
     pub fn release_seq(&mut self, class: usize, prompt_tokens: u64, held: u64) {
-        self.prompt -= self.units_for(prompt_tokens);
+        self.prompt -= self.seq_units(prompt_tokens);
         self.release(class, held);
         self.seqs -= 1;
         self.seqs_class[class] -= 1;
@@ -211,7 +256,11 @@ impl KvPool {
 
     /// Could `class` admit a sequence whose first chunk is `tokens` long?
     pub fn can_admit(&self, class: usize, tokens: u64) -> bool {
-        let need = if self.cfg.paged { self.units_for(tokens) + self.watermark() } else { self.cfg.max_model_len };
+        let need = if self.cfg.paged {
+            self.seq_units(tokens) + self.watermark()
+        } else {
+            self.seq_units(self.cfg.max_model_len)
+        };
         self.allows(class, need)
     }
 
@@ -258,20 +307,16 @@ impl KvPool {
     /// allocated for it (paged): the tokens that run and the units they add.
     pub fn fit_chunk(&self, done: u64, n: u64) -> (u64, u64) {
         let have = self.units_for(done);
-        let n = if self.cfg.overcommit {
-            n
-        } else {
-            n.min(((have + self.free()) * self.cfg.unit_tokens).saturating_sub(done))
-        };
+        let n = if self.cfg.overcommit { n } else { n.min(self.max_tokens(have + self.free()).saturating_sub(done)) };
         (n, self.units_for(done + n) - have)
     }
 
     /// Units each member of a static batch holds, padded to `tokens` (prompt + output).
     pub fn static_units(&self, tokens: u64) -> u64 {
         if self.cfg.paged {
-            self.units_for(tokens)
+            self.seq_units(tokens)
         } else {
-            self.cfg.max_model_len
+            self.seq_units(self.cfg.max_model_len)
         }
     }
 }
@@ -291,6 +336,8 @@ mod tests {
             max_seqs: 8,
             max_model_len: 100,
             shares: vec![0.5, 0.5],
+            growth: Growth::FULL,
+            state_units: 0,
         }
     }
 
@@ -300,6 +347,22 @@ mod tests {
         assert_eq!((p.units_for(0), p.units_for(1), p.units_for(16), p.units_for(17)), (0, 1, 1, 2));
         assert_eq!(p.static_units(33), 3);
         assert_eq!(KvPool::new(cfg(false, 1000)).static_units(33), 100);
+    }
+
+    #[test]
+    fn windowed_layers_stop_counting_at_the_window_and_state_is_reserved_at_admission() {
+        // one full-attention group and one sliding-window group of 32 tokens, 2 units of state
+        let mut c = cfg(true, 10);
+        (c.growth, c.state_units) = (Growth { full: 1, windowed: 1, window: 32 }, 2);
+        let mut p = KvPool::new(c);
+        assert_eq!((p.units_for(16), p.units_for(32), p.units_for(48), p.units_for(480)), (2, 4, 5, 32));
+        assert_eq!(p.seq_units(48), 7);
+        // 10 free units: 2 per block up to the window, then 1 per block
+        assert_eq!(p.fit_chunk(0, 1000), (128, 10));
+        assert_eq!(p.admit_seq(0, 48), 2, "the state is taken at admission");
+        p.take(0, 2);
+        assert_eq!(p.free(), 6);
+        assert!(p.can_admit(1, 16 * 2 - 1) && !p.can_admit(1, 64), "a sequence needs its KV and its state");
     }
 
     #[test]

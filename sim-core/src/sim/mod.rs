@@ -111,7 +111,7 @@ impl Simulation {
         let gpu = scenario.gpu_spec()?;
         let plan = HbmPlan::new(scenario, &model, &gpu)?;
         let step_model =
-            StepModel::new(&model, &gpu, scenario.num_gpus, scenario.dtype, plan.kv_bytes_per_token, &scenario.engine);
+            StepModel::new(&model, &gpu, scenario.num_gpus, scenario.dtype, plan.kv_traffic(), &scenario.engine);
         let mut sources = Vec::with_capacity(scenario.classes.len());
         for (i, c) in scenario.classes.iter().enumerate() {
             let trace = match &c.arrival {

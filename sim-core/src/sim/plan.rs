@@ -139,6 +139,9 @@ struct Planner<'a> {
     /// The decode group as the plan leaves it.
     n: u64,
     ctx_sum: u64,
+    /// Σ min(tokens, window) over the members, and the members below the window.
+    window_ctx_sum: u64,
+    in_window: u64,
 }
 
 impl Replica {
@@ -170,10 +173,12 @@ impl Replica {
             plan.growth.resize(classes, 0);
         }
         plan.chunks.clear();
-        plan.work = BatchWork::default();
+        plan.work = BatchWork { window: self.pool.growth().window, ..BatchWork::default() };
         plan.retry = false;
         plan.stop = AdmitStop::QueueEmpty;
-        Planner { r: self, pool, s: t, plan, n: self.group.n, ctx_sum: self.group.ctx_sum }.run();
+        let g = &self.group;
+        let (n, ctx_sum, window_ctx_sum, in_window) = (g.n, g.ctx_sum, g.window_ctx_sum, g.n_in_window);
+        Planner { r: self, pool, s: t, plan, n, ctx_sum, window_ctx_sum, in_window }.run();
     }
 }
 
@@ -207,6 +212,7 @@ impl Planner<'_> {
                 let (n, work) = (self.n, &mut self.plan.work);
                 work.decode_seqs = n;
                 work.decode_ctx_tokens = self.ctx_sum + n;
+                work.decode_window_ctx_tokens = self.window_ctx_sum + self.in_window;
                 work.logit_tokens += n;
                 self.plan.decode_seqs = n;
                 budget = budget.saturating_sub(n);
@@ -384,8 +390,14 @@ impl Planner<'_> {
         let generated = match q.phase {
             Phase::Decode => {
                 self.n -= 1;
-                self.ctx_sum -= r.group.tokens(q);
-                self.s.growth_gone[class] += r.group.grows_next(q) as u64;
+                let tokens = r.group.tokens(q);
+                self.ctx_sum -= tokens;
+                let window = self.pool.growth().window;
+                if window > 0 {
+                    self.window_ctx_sum -= tokens.min(window);
+                    self.in_window -= (tokens < window) as u64;
+                }
+                self.s.growth_gone[class] += r.group.grows_next(q);
                 r.group.generated(q)
             }
             _ => q.generated,

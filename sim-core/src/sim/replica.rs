@@ -79,7 +79,7 @@ impl Replica {
             running: vec![BTreeMap::new(); nclass],
             prefilling: Vec::new(),
             admit_counter: 0,
-            group: DecodeGroup::new(nclass, pool.unit_tokens()),
+            group: DecodeGroup::new(nclass, pool.unit_tokens(), pool.growth()),
             pool,
             static_batch: None,
             window_at: None,
@@ -211,7 +211,7 @@ impl Replica {
     /// holding is computed from their token count.
     pub(super) fn held_units(&self, r: &Req) -> u64 {
         if r.phase == Phase::Decode && self.static_batch.is_none() && self.pool.paged() {
-            self.pool.units_for(self.group.tokens(r))
+            self.pool.seq_units(self.group.tokens(r))
         } else {
             r.units
         }
@@ -273,7 +273,11 @@ impl Replica {
     /// Every decode member emitted a token: inter-token gaps, then the members that are done.
     fn decode_step_end(&mut self) {
         let now = self.now;
-        self.group.step_done();
+        let reqs = &self.reqs;
+        self.group.step_done(|slot, join| {
+            let r = reqs.at(slot);
+            (r.live && r.join_id == join).then_some(r.class)
+        });
         // members that took part in the previous decode step all share one gap; fresh members
         // measure from their first token
         let gap = now - self.group.last_decode_end;

@@ -57,7 +57,8 @@ impl Replica {
         for &h in &members {
             let r = &mut self.reqs[h];
             if self.pool.paged() {
-                self.pool.take(r.class as usize, per);
+                // the admission already took the sequence's fixed state
+                self.pool.take(r.class as usize, per - r.units);
                 r.units = per;
             }
             r.prefilled = 0;
@@ -71,7 +72,8 @@ impl Replica {
     fn static_next_step(&mut self) {
         let Some(b) = self.static_batch.as_ref() else { return };
         let n = b.members.len() as u64;
-        let mut work = BatchWork::default();
+        let window = self.pool.growth().window;
+        let mut work = BatchWork { window, ..BatchWork::default() };
         if !b.prefill_done {
             // prompts padded to the longest
             for _ in 0..n {
@@ -81,6 +83,7 @@ impl Replica {
             let ctx = b.p_max as u64 + b.step as u64;
             work.decode_seqs = n;
             work.decode_ctx_tokens = n * (ctx + 1);
+            work.decode_window_ctx_tokens = n * (ctx + 1).min(window);
             work.logit_tokens = n;
         }
         let decode = b.prefill_done;

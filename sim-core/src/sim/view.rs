@@ -145,8 +145,23 @@ impl Replica {
         let p = &self.plan;
         let bpt = p.kv_bytes_per_token;
         let alloc = (self.pool.used() * self.pool.unit_tokens()) as f64 * bpt;
-        let used_tokens =
-            if self.static_batch.is_some() { self.loose_tokens } else { self.group.ctx_sum + self.loose_tokens };
+        let g = &p.pool_growth;
+        let used_tokens = if g.window_groups == 0 && g.state_tokens == 0 && g.full_groups == 1 {
+            if self.static_batch.is_some() {
+                self.loose_tokens
+            } else {
+                self.group.ctx_sum + self.loose_tokens
+            }
+        } else {
+            // by attention form: full layers hold every token, sliding-window layers at most the
+            // window (prompts being prefilled are counted as if inside it), linear layers a state
+            let decoding = if self.static_batch.is_some() {
+                0
+            } else {
+                g.full_groups * self.group.ctx_sum + g.window_groups * self.group.window_ctx_sum
+            };
+            decoding + (g.full_groups + g.window_groups) * self.loose_tokens + g.state_tokens * self.pool.seqs()
+        };
         let used = (used_tokens as f64 * bpt).min(alloc);
         let free = (p.kv_capacity_bytes - alloc).max(0.0);
         HbmUse {
