@@ -32,7 +32,7 @@ function decodeLab(url) {
   return { version, state: JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) };
 }
 function encodeLab(base, state) {
-  return `${base}?lab=1.${Buffer.from(JSON.stringify(state), 'utf8').toString('base64url')}`;
+  return `${base}?lab=2.${Buffer.from(JSON.stringify(state), 'utf8').toString('base64url')}`;
 }
 
 async function waitState(page, state, timeout = 10_000) {
@@ -87,13 +87,15 @@ describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, ()
 
     await page.locator(tid('share')).click();
     const link = await page.locator(tid('share-url')).inputValue();
-    assert.match(link, /\?lab=1\.[A-Za-z0-9_-]+$/);
+    assert.match(link, /\?lab=2\.[A-Za-z0-9_-]+$/);
     const { state } = decodeLab(link);
-    assert.equal(state.scenario.seed, 11);
-    assert.equal(state.scenario.scheduler.max_num_seqs, 24);
+    // a short link: the preset and what differs from it
+    assert.equal(state.scenario.preset, 'chat-latency-first');
+    assert.equal(state.scenario.diff.seed, 11);
+    assert.equal(state.scenario.diff['scheduler.max_num_seqs'], 24);
     assert.equal(state.locale, 'en');
     // the address bar follows the state too (history.replaceState)
-    await page.waitForFunction(() => new URL(location.href).searchParams.get('lab')?.startsWith('1.'));
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('lab')?.startsWith('2.'));
     await page.keyboard.press('Escape');
     await page.locator(tid('share-pop')).waitFor({ state: 'detached' });
     assert.deepEqual(errors, []);
@@ -179,7 +181,7 @@ describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, ()
       const ready = await host.evaluate(() => window.labEvents.find((e) => e.type === 'ready'));
       assert.equal(ready.source, 'llm-serving-lab');
       assert.equal(ready.locale, 'en');
-      assert.equal(ready.state_version, 1);
+      assert.equal(ready.state_version, 2);
       assert.equal(ready.embed, true);
       assert.match(ready.version, /^\d+\.\d+\.\d+/);
       assert.match(await host.locator('#log').textContent(), /ready/);

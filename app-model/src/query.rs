@@ -1,33 +1,68 @@
 //! The page's query parameters, declared and read in one place. The app hands over
 //! `location.search` once; [`Query::parse`] returns typed values and a message for each value it
-//! could not use (the page goes on without it).
+//! could not use, naming the parameter and the values it may take (the page shows the messages
+//! and goes on without those values).
 //!
 //! | parameter | values | effect |
 //! | --- | --- | --- |
-//! | `lab` | `1.<base64url JSON>` | the shared state (`sim_core::share`) |
+//! | `lab` | a share code `2.…` (or an older `1.…`) | the shared state (`sim_core::share`) |
 //! | `embed` | `1` (or present); `0`, `false`, `no` turn it off | compact layout for iframes |
+//! | `view` | comma list of `stage`, `metrics`, `hbm`, `charts`, `controls` | the parts shown |
+//! | `controls` | comma list of control ids (`app_model::controls`) | the only controls shown |
+//! | `preset` | a preset id (`sim_core::presets`) | the scenario to open (a `lab` link wins) |
+//! | `lesson` | a lesson id (`sim_core::lessons`) | opens that lesson (wins over the link's) |
+//! | `exercise` | an exercise id (`sim_core::exercise`) | opens that exercise (wins over the link's) |
+//! | `autoplay` | `0`, `false`, `no` (or `1`) | starts paused |
 //! | `locale` | `en`, `zh`, or a tag such as `zh-CN` | the language |
 //! | `contrast` | `high` | the projector colour profile |
 //! | `panic` | present | panics after mounting (tests the error view) |
+
+use crate::controls::CONTROLS;
+use crate::share::ShareState;
+use sim_core::{exercise, lessons, presets};
 
 /// A parameter the page reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Param {
     Lab,
     Embed,
+    View,
+    Controls,
+    Preset,
+    Lesson,
+    Exercise,
+    Autoplay,
     Locale,
     Contrast,
     Panic,
 }
 
 impl Param {
-    pub const ALL: [Param; 5] = [Param::Lab, Param::Embed, Param::Locale, Param::Contrast, Param::Panic];
+    pub const ALL: [Param; 11] = [
+        Param::Lab,
+        Param::Embed,
+        Param::View,
+        Param::Controls,
+        Param::Preset,
+        Param::Lesson,
+        Param::Exercise,
+        Param::Autoplay,
+        Param::Locale,
+        Param::Contrast,
+        Param::Panic,
+    ];
 
     /// Its name in the address.
     pub fn name(self) -> &'static str {
         match self {
             Param::Lab => "lab",
             Param::Embed => "embed",
+            Param::View => "view",
+            Param::Controls => "controls",
+            Param::Preset => "preset",
+            Param::Lesson => "lesson",
+            Param::Exercise => "exercise",
+            Param::Autoplay => "autoplay",
             Param::Locale => "locale",
             Param::Contrast => "contrast",
             Param::Panic => "panic",
@@ -35,22 +70,68 @@ impl Param {
     }
 
     /// The values it takes, in words (for messages).
-    pub fn allowed(self) -> &'static str {
+    pub fn allowed(self) -> String {
+        let list = |ids: Vec<String>| ids.join(", ");
         match self {
-            Param::Lab => "a share code 1.<base64url JSON>",
-            Param::Embed => "1, or 0 / false / no",
-            Param::Locale => "en or zh (or a tag such as zh-CN)",
-            Param::Contrast => "high",
-            Param::Panic => "no value",
+            Param::Lab => "a share code 2.… or 1.…".into(),
+            Param::Embed => "1, or 0 / false / no".into(),
+            Param::View => format!("a comma list of {}", list(Part::ALL.iter().map(|p| p.name().into()).collect())),
+            Param::Controls => {
+                format!("a comma list of control ids: {}", list(CONTROLS.iter().map(|c| c.id.into()).collect()))
+            }
+            Param::Preset => list(presets::PRESETS.iter().map(|p| p.id.into()).collect()),
+            Param::Lesson => list(lessons::LESSONS.iter().map(|l| l.id.into()).collect()),
+            Param::Exercise => list(exercise::exercises().into_iter().map(|e| e.id).collect()),
+            Param::Autoplay => "0 / false / no (starts paused), or 1".into(),
+            Param::Locale => "en or zh (or a tag such as zh-CN)".into(),
+            Param::Contrast => "high".into(),
+            Param::Panic => "no value".into(),
         }
     }
 
     /// Parameters that say how the page is shown: they stay in the address when the state
-    /// changes (`lab` and `locale` are rewritten from the state).
-    pub const SHOWN: [Param; 2] = [Param::Embed, Param::Contrast];
+    /// changes (`lab` and `locale` are rewritten from the state; `preset`, `lesson` and
+    /// `exercise` are in the state once it opened).
+    pub const SHOWN: [Param; 5] = [Param::Embed, Param::View, Param::Controls, Param::Autoplay, Param::Contrast];
 
     /// Parameters the error view's reset link keeps (the default scenario, shown the same way).
-    pub const KEPT_ON_RESET: [Param; 3] = [Param::Embed, Param::Locale, Param::Contrast];
+    pub const KEPT_ON_RESET: [Param; 5] = [Param::Embed, Param::View, Param::Controls, Param::Locale, Param::Contrast];
+}
+
+/// A part of the page `view=` can show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The animated stage (with its legend).
+    Stage,
+    /// The live metrics.
+    Metrics,
+    /// The HBM gauge under the stage.
+    Hbm,
+    /// The CDFs and time series.
+    Charts,
+    /// The scenario editor.
+    Controls,
+}
+
+impl Part {
+    pub const ALL: [Part; 5] = [Part::Stage, Part::Metrics, Part::Hbm, Part::Charts, Part::Controls];
+
+    /// What an embedded page shows without `view=`: the stage, the key numbers, the memory.
+    pub const EMBED_DEFAULT: [Part; 3] = [Part::Stage, Part::Metrics, Part::Hbm];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Stage => "stage",
+            Part::Metrics => "metrics",
+            Part::Hbm => "hbm",
+            Part::Charts => "charts",
+            Part::Controls => "controls",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Part> {
+        Part::ALL.into_iter().find(|p| p.name() == s.trim())
+    }
 }
 
 /// The language a `locale` value asks for.
@@ -90,12 +171,29 @@ pub struct Query {
     /// A shared state's code, not yet decoded.
     pub lab: Option<String>,
     pub embed: bool,
+    /// The parts `view=` asked for, in its order (`None`: not given, or nothing usable in it).
+    pub view: Option<Vec<Part>>,
+    /// The only controls to show, by control id (`None`: every control).
+    pub controls: Option<Vec<&'static str>>,
+    /// A built-in preset to open.
+    pub preset: Option<&'static str>,
+    /// A lesson to open.
+    pub lesson: Option<&'static str>,
+    /// An exercise to open.
+    pub exercise: Option<String>,
+    /// `autoplay=0`: the runs start paused.
+    pub paused: bool,
     pub locale: Option<LocaleCode>,
     /// The projector colour profile.
     pub high_contrast: bool,
     pub panic: bool,
     /// Values that could not be used, in words (parameter, what it was, what it may be).
     pub problems: Vec<String>,
+}
+
+/// Splits a comma list into its trimmed, non-empty items.
+fn items(v: &str) -> impl Iterator<Item = &str> {
+    v.split(',').map(str::trim).filter(|x| !x.is_empty())
 }
 
 impl Query {
@@ -121,26 +219,123 @@ impl Query {
             }
             seen.push(param);
             let v = value.unwrap_or_default();
-            let mut bad =
-                || q.problems.push(format!("{}={v:?} is ignored: it may be {}", param.name(), param.allowed()));
+            let mut bad = |what: &str| {
+                let what = if what.is_empty() { String::new() } else { format!(" ({what})") };
+                q.problems.push(format!("{}={v:?} is ignored{what}: it may be {}", param.name(), param.allowed()))
+            };
+            let off = matches!(v.as_str(), "0" | "false" | "no");
             match param {
-                Param::Lab => q.lab = Some(v),
-                Param::Embed => q.embed = !matches!(v.as_str(), "0" | "false" | "no"),
+                Param::Lab => q.lab = Some(v.clone()),
+                Param::Embed => q.embed = !off,
+                Param::View => {
+                    let (good, unknown): (Vec<&str>, Vec<&str>) = items(&v).partition(|x| Part::parse(x).is_some());
+                    let mut parts: Vec<Part> = Vec::new();
+                    for p in good.iter().filter_map(|x| Part::parse(x)) {
+                        if !parts.contains(&p) {
+                            parts.push(p);
+                        }
+                    }
+                    if !unknown.is_empty() {
+                        bad(&format!("unknown: {}", unknown.join(", ")));
+                    } else if parts.is_empty() {
+                        bad("empty");
+                    }
+                    q.view = (!parts.is_empty()).then_some(parts);
+                }
+                Param::Controls => {
+                    let mut ids: Vec<&'static str> = Vec::new();
+                    let mut unknown: Vec<&str> = Vec::new();
+                    for x in items(&v) {
+                        match CONTROLS.iter().find(|c| c.id == x) {
+                            Some(c) if !ids.contains(&c.id) => ids.push(c.id),
+                            Some(_) => {}
+                            None => unknown.push(x),
+                        }
+                    }
+                    if !unknown.is_empty() {
+                        bad(&format!("unknown: {}", unknown.join(", ")));
+                    } else if ids.is_empty() {
+                        bad("empty");
+                    }
+                    q.controls = (!ids.is_empty()).then_some(ids);
+                }
+                Param::Preset => match presets::find(v.trim()) {
+                    Some(p) => q.preset = Some(p.id),
+                    None => bad(""),
+                },
+                Param::Lesson => match lessons::find(v.trim()) {
+                    Some(l) => q.lesson = Some(l.id),
+                    None => bad(""),
+                },
+                Param::Exercise => match exercise::exercises().into_iter().find(|e| e.id == v.trim()) {
+                    Some(e) => q.exercise = Some(e.id),
+                    None => bad(""),
+                },
+                Param::Autoplay => match v.as_str() {
+                    "0" | "false" | "no" => q.paused = true,
+                    "" | "1" | "true" | "yes" => {}
+                    _ => bad(""),
+                },
                 Param::Locale => match LocaleCode::parse(&v) {
                     Some(l) => q.locale = Some(l),
-                    None => bad(),
+                    None => bad(""),
                 },
                 Param::Contrast => {
                     if v == "high" {
                         q.high_contrast = true;
                     } else {
-                        bad();
+                        bad("");
                     }
                 }
                 Param::Panic => q.panic = true,
             }
         }
+        if q.lab.is_some() {
+            if let Some(p) = q.preset {
+                q.problems.push(format!(
+                    "preset={p:?} is ignored: lab= carries its own scenario (the preset opens only when the link cannot)"
+                ));
+            }
+        }
         q
+    }
+
+    /// Whether the page shows `part`: what `view=` lists; without it, everything — or, embedded,
+    /// [`Part::EMBED_DEFAULT`] (and the controls when `controls=` names some).
+    pub fn shows(&self, part: Part) -> bool {
+        match &self.view {
+            Some(parts) => parts.contains(&part),
+            None if self.embed => {
+                Part::EMBED_DEFAULT.contains(&part) || (part == Part::Controls && self.controls.is_some())
+            }
+            None => true,
+        }
+    }
+
+    /// Whether the editor shows the control `id` (every control unless `controls=` lists some).
+    pub fn shows_control(&self, id: &str) -> bool {
+        self.controls.as_ref().is_none_or(|ids| ids.contains(&id))
+    }
+
+    /// What the page opens: the link's state when it could be opened (`link`), else the preset
+    /// asked for; then `lesson=` and `exercise=` open over either. `None`: the default opening.
+    pub fn opening(&self, link: Option<ShareState>) -> Option<ShareState> {
+        let mut state = link.or_else(|| self.preset.and_then(presets::find).map(|p| ShareState::new(p.scenario())));
+        if self.lesson.is_none() && self.exercise.is_none() {
+            return state;
+        }
+        if state.is_none() {
+            state = presets::find(presets::DEFAULT_PRESET).map(|p| ShareState::new(p.scenario()));
+        }
+        let s = state.as_mut()?;
+        if let Some(l) = self.lesson {
+            s.lesson = Some(l.to_string());
+            s.step = Some(0);
+        }
+        if let Some(e) = &self.exercise {
+            s.exercise = Some(e.clone());
+        }
+        state
     }
 
     /// The raw `name=value` pairs of `params`, as they were written, in their order.
@@ -241,5 +436,107 @@ mod tests {
         assert_eq!(LocaleCode::parse("zh_TW"), Some(LocaleCode::Zh));
         assert_eq!(LocaleCode::parse("zhx"), None);
         assert_eq!(LocaleCode::Zh.code(), "zh");
+    }
+
+    #[test]
+    fn view_lists_parts() {
+        let q = Query::parse("embed=1&view=metrics,%20stage,metrics");
+        assert_eq!(q.view, Some(vec![Part::Metrics, Part::Stage]), "in order, once each");
+        assert!(q.problems.is_empty(), "{:?}", q.problems);
+        assert!(q.shows(Part::Stage) && q.shows(Part::Metrics));
+        assert!(!q.shows(Part::Hbm) && !q.shows(Part::Charts) && !q.shows(Part::Controls));
+        // without view=: everything, or embedded the stage, metrics and memory
+        let all = Query::parse("");
+        assert!(Part::ALL.iter().all(|p| all.shows(*p)));
+        let embed = Query::parse("embed");
+        let shown: Vec<Part> = Part::ALL.into_iter().filter(|p| embed.shows(*p)).collect();
+        assert_eq!(shown, Part::EMBED_DEFAULT);
+    }
+
+    #[test]
+    fn bad_view_names_the_unknown_parts_and_keeps_the_good_ones() {
+        let q = Query::parse("view=stage,graphs,,knobs");
+        assert_eq!(q.view, Some(vec![Part::Stage]));
+        assert_eq!(q.problems.len(), 1);
+        let m = &q.problems[0];
+        assert!(m.starts_with("view=\"stage,graphs,,knobs\" is ignored (unknown: graphs, knobs)"), "{m}");
+        assert!(m.contains("stage, metrics, hbm, charts, controls"), "{m}");
+        let empty = Query::parse("view=");
+        assert_eq!(empty.view, None);
+        assert!(empty.problems[0].contains("(empty)"), "{:?}", empty.problems);
+    }
+
+    #[test]
+    fn controls_are_control_ids() {
+        let q = Query::parse("controls=scheduler.max_num_seqs,classes.arrival.rate_per_s");
+        assert_eq!(q.controls, Some(vec!["scheduler.max_num_seqs", "classes.arrival.rate_per_s"]));
+        assert!(q.problems.is_empty(), "{:?}", q.problems);
+        assert!(q.shows_control("scheduler.max_num_seqs") && !q.shows_control("model"));
+        assert!(Query::parse("").shows_control("model"));
+        // embedded, naming controls shows the editor with them
+        assert!(Query::parse("embed=1&controls=model").shows(Part::Controls));
+        assert!(!Query::parse("embed=1&view=stage&controls=model").shows(Part::Controls), "view= decides");
+        let bad = Query::parse("controls=model,max_num_seqs,warp");
+        assert_eq!(bad.controls, Some(vec!["model"]));
+        let m = &bad.problems[0];
+        assert!(m.contains("controls=") && m.contains("(unknown: max_num_seqs, warp)"), "{m}");
+        assert!(m.contains("scheduler.max_num_seqs"), "lists the control ids: {m}");
+    }
+
+    #[test]
+    fn preset_lesson_exercise_and_autoplay() {
+        let lesson = sim_core::lessons::LESSONS[0].id;
+        let ex = sim_core::exercise::exercises()[0].id.clone();
+        let q = Query::parse(&format!("preset=static-batching&lesson={lesson}&exercise={ex}&autoplay=0"));
+        assert!(q.problems.is_empty(), "{:?}", q.problems);
+        assert_eq!(q.preset, Some("static-batching"));
+        assert_eq!(q.lesson, Some(lesson));
+        assert_eq!(q.exercise.as_deref(), Some(ex.as_str()));
+        assert!(q.paused);
+        assert!(!Query::parse("autoplay=1").paused && !Query::parse("").paused);
+        let bad = Query::parse("preset=fast&lesson=nope&exercise=x&autoplay=later");
+        assert_eq!((bad.preset, bad.lesson, bad.exercise.clone(), bad.paused), (None, None, None, false));
+        let names: Vec<&str> = bad.problems.iter().map(|m| m.split('=').next().unwrap()).collect();
+        assert_eq!(names, ["preset", "lesson", "exercise", "autoplay"]);
+        assert!(bad.problems[0].contains("chat-latency-first") && bad.problems[0].contains("static-batching"));
+        assert!(bad.problems[1].contains(lesson));
+        assert!(bad.problems[2].contains(&ex));
+        assert!(bad.problems[3].contains("0 / false / no"));
+    }
+
+    #[test]
+    fn opening_follows_link_then_preset_then_lesson_and_exercise() {
+        let lesson = sim_core::lessons::LESSONS[1].id;
+        // nothing asked: the default opening
+        assert_eq!(Query::parse("embed=1").opening(None), None);
+        // a preset alone
+        let p = Query::parse("preset=mixed-shared").opening(None).unwrap();
+        assert_eq!(p, ShareState::new(presets::find("mixed-shared").unwrap().scenario()));
+        // a link wins over preset= (and says so), lesson= wins over the link's lesson
+        let mut link = ShareState::new(presets::find("static-batching").unwrap().scenario());
+        link.lesson = Some("other".into());
+        link.step = Some(3);
+        let q = Query::parse(&format!("lab={}&preset=mixed-shared&lesson={lesson}", link.encode()));
+        assert!(q.problems.len() == 1 && q.problems[0].starts_with("preset=\"mixed-shared\" is ignored: lab="));
+        let opened = q.opening(Some(link.clone())).unwrap();
+        assert_eq!(opened.scenario, link.scenario);
+        assert_eq!((opened.lesson.as_deref(), opened.step), (Some(lesson), Some(0)));
+        // a link that could not be opened: the preset asked for
+        assert_eq!(q.opening(None).unwrap().scenario, presets::find("mixed-shared").unwrap().scenario());
+        // a lesson alone opens over the default preset
+        let l = Query::parse(&format!("lesson={lesson}")).opening(None).unwrap();
+        assert_eq!(l.scenario, presets::find(presets::DEFAULT_PRESET).unwrap().scenario());
+        assert_eq!(l.lesson.as_deref(), Some(lesson));
+        // a link's exercise stays unless exercise= names another
+        let mut with_ex = link;
+        with_ex.exercise = Some("kept".into());
+        assert_eq!(Query::parse("").opening(Some(with_ex.clone())).unwrap().exercise.as_deref(), Some("kept"));
+    }
+
+    #[test]
+    fn shown_parameters_survive_address_rewrites() {
+        let q = Query::parse("embed=1&view=stage&controls=model&autoplay=0&preset=static-batching&locale=zh");
+        assert_eq!(q.kept(&Param::SHOWN), ["embed=1", "view=stage", "controls=model", "autoplay=0"]);
+        assert_eq!(q.kept(&Param::KEPT_ON_RESET), ["embed=1", "view=stage", "controls=model", "locale=zh"]);
     }
 }

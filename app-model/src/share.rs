@@ -1,9 +1,10 @@
 //! The page's state in a shared link: the scenario (and the second one of an A/B comparison)
 //! plus what the page had open — lesson and step, exercise, locked controls, language.
 //!
-//! sim-core owns the envelope and the scenarios' part (`sim_core::share`: `1.<base64url JSON>`,
-//! version checks, scenario validation); this module adds the page's fields. Links made before
-//! the split read the same, since the JSON is the same object.
+//! sim-core owns the envelope and the scenarios' part (`sim_core::share`: `2.<base64url JSON>`
+//! with each scenario as a preset id and what differs from it, version checks, scenario
+//! validation); this module adds the page's fields. Version-1 links (whole scenarios) read the
+//! same as before, since the JSON is the same object.
 
 use serde::{Deserialize, Serialize};
 use sim_core::share::{self as envelope, SharedRun};
@@ -42,9 +43,14 @@ impl ShareState {
         }
     }
 
-    /// The link's `lab=` value.
+    /// The link's `lab=` value: short (version 2, only what differs from a preset).
     pub fn encode(&self) -> String {
         envelope::encode(self)
+    }
+
+    /// The same state as a version-1 link (whole scenarios), as the lab wrote them before.
+    pub fn encode_v1(&self) -> String {
+        envelope::encode_v1(self)
     }
 
     /// Reads a shared state; its scenarios are validated like any other.
@@ -58,6 +64,47 @@ impl ShareState {
     pub fn run(&self) -> SharedRun {
         SharedRun { scenario: self.scenario.clone(), compare: self.compare.clone() }
     }
+}
+
+/// The embed sizes the Share dialog offers (width × height, CSS px); any other is "custom".
+pub const EMBED_SIZES: [(u32, u32); 2] = [(640, 400), (800, 500)];
+
+/// The sizes a custom embed may have, px.
+pub const EMBED_WIDTH: (u32, u32) = (320, 2000);
+pub const EMBED_HEIGHT: (u32, u32) = (240, 1500);
+
+/// A custom embed size typed by hand, or why it cannot be used (the field and its range).
+pub fn embed_size(width: &str, height: &str) -> Result<(u32, u32), String> {
+    let read =
+        |name: &str, text: &str, (lo, hi): (u32, u32)| {
+            text.trim().parse::<u32>().ok().filter(|v| (lo..=hi).contains(v)).ok_or_else(|| {
+                format!("{name} must be a whole number of pixels from {lo} to {hi}, got {:?}", text.trim())
+            })
+        };
+    Ok((read("width", width, EMBED_WIDTH)?, read("height", height, EMBED_HEIGHT)?))
+}
+
+/// The address an embed opens: `base` (the lab's page) with `embed=1`, the parts shown when
+/// they are not the embed's default, and the state.
+pub fn embed_src(base: &str, state: &ShareState, parts: &[crate::query::Part]) -> String {
+    use crate::query::Part;
+    let mut q = vec!["embed=1".to_string()];
+    let default: Vec<Part> = Part::ALL.into_iter().filter(|p| Part::EMBED_DEFAULT.contains(p)).collect();
+    let chosen: Vec<Part> = Part::ALL.into_iter().filter(|p| parts.contains(p)).collect();
+    if chosen != default && !chosen.is_empty() {
+        q.push(format!("view={}", chosen.iter().map(|p| p.name()).collect::<Vec<_>>().join(",")));
+    }
+    q.push(format!("lab={}", state.encode()));
+    format!("{base}?{}", q.join("&"))
+}
+
+/// The `<iframe>` snippet for a docs page.
+pub fn embed_code(src: &str, (width, height): (u32, u32)) -> String {
+    let src = src.replace('&', "&amp;").replace('"', "&quot;");
+    format!(
+        "<iframe src=\"{src}\" width=\"{width}\" height=\"{height}\" title=\"LLM Serving Lab\" \
+         style=\"border:0;max-width:100%\" loading=\"lazy\" allow=\"clipboard-write\"></iframe>"
+    )
 }
 
 #[cfg(test)]
@@ -81,7 +128,8 @@ mod tests {
     fn links_made_before_still_open() {
         let old = ShareState::decode(OLD_LINK.trim()).unwrap();
         assert_eq!(old, state());
-        assert_eq!(old.encode(), OLD_LINK.trim(), "the same state encodes to the same link");
+        assert_eq!(old.encode_v1(), OLD_LINK.trim(), "the same state encodes to the same old link");
+        assert_eq!(ShareState::decode(&old.encode()).unwrap(), old, "and to a short link of the same state");
         // the model's part reads from the whole link too
         assert_eq!(SharedRun::decode(OLD_LINK.trim()).unwrap(), state().run());
     }
@@ -90,6 +138,58 @@ mod tests {
     fn round_trips() {
         let s = state();
         assert_eq!(ShareState::decode(&s.encode()).unwrap(), s);
+    }
+
+    fn preset(id: &str) -> sim_core::Scenario {
+        sim_core::presets::find(id).unwrap().scenario()
+    }
+
+    /// Typical links, long (version 1) and short: the default preset with one change, a lesson
+    /// link, an A/B link.
+    fn typical() -> Vec<(&'static str, ShareState)> {
+        let mut one = ShareState::new(preset(sim_core::presets::DEFAULT_PRESET));
+        one.scenario.classes[0].arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 12.0 };
+        one.locale = Some("en".into());
+        let mut ab = ShareState::new(preset("static-batching"));
+        ab.compare = Some(preset("continuous-batching"));
+        ab.compare.as_mut().unwrap().scheduler.max_num_seqs = 64;
+        ab.locale = Some("en".into());
+        vec![("default preset, one change", one), ("lesson", state()), ("A/B", ab)]
+    }
+
+    #[test]
+    fn typical_links_are_short() {
+        for (what, s) in typical() {
+            let (long, short) = (s.encode_v1().len(), s.encode().len());
+            println!("{what}: {long} -> {short} characters");
+            assert!(short * 5 < long, "{what}: {short} of {long}");
+            assert!(short < 260, "{what}: {short}");
+            assert_eq!(ShareState::decode(&s.encode()).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn page_fields_of_a_short_link_are_checked_too() {
+        let bad = format!(
+            "2.{}",
+            base64_url(&serde_json::json!({ "scenario": { "preset": "static-batching" }, "step": "two" }).to_string())
+        );
+        let msg = ShareState::decode(&bad).unwrap_err();
+        assert!(msg.contains("step invalid type"), "{msg}");
+    }
+
+    /// base64url without padding (the envelope's encoding), for hand-made links.
+    fn base64_url(text: &str) -> String {
+        const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let b = text.as_bytes();
+        let mut out = String::new();
+        for chunk in b.chunks(3) {
+            let n = chunk.iter().enumerate().fold(0u32, |n, (i, x)| n | (*x as u32) << (16 - 8 * i));
+            for i in 0..=chunk.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            }
+        }
+        out
     }
 
     #[test]
@@ -102,5 +202,37 @@ mod tests {
         s.compare.as_mut().unwrap().num_gpus = 3;
         let msg = ShareState::decode(&s.encode()).unwrap_err();
         assert!(msg.contains("comparison scenario is invalid: num_gpus"), "{msg}");
+    }
+
+    #[test]
+    fn embed_code_has_its_size_parts_and_state() {
+        use crate::query::{Part, Query};
+        let s = state();
+        let src = embed_src("https://x.org/lab/", &s, &[Part::Metrics, Part::Stage]);
+        assert!(src.starts_with("https://x.org/lab/?embed=1&view=stage,metrics&lab=2."), "{src}");
+        let default = embed_src("https://x.org/lab/", &s, &Part::EMBED_DEFAULT);
+        assert!(!default.contains("view="), "{default}");
+        // the page reads back what the code says
+        let q = Query::parse(src.split_once('?').unwrap().1);
+        assert!(q.embed && q.problems.is_empty(), "{:?}", q.problems);
+        assert_eq!(q.view, Some(vec![Part::Stage, Part::Metrics]));
+        assert_eq!(ShareState::decode(q.lab.as_deref().unwrap()).unwrap(), s);
+        let code = embed_code(&src, (640, 400));
+        assert!(
+            code.starts_with("<iframe src=\"https://x.org/lab/?embed=1&amp;view=stage,metrics&amp;lab=2."),
+            "{code}"
+        );
+        assert!(code.contains("width=\"640\" height=\"400\""), "{code}");
+        assert!(code.ends_with("></iframe>"));
+    }
+
+    #[test]
+    fn custom_embed_sizes_are_checked() {
+        assert_eq!(embed_size(" 720 ", "450"), Ok((720, 450)));
+        assert!(embed_size("100", "450")
+            .unwrap_err()
+            .starts_with("width must be a whole number of pixels from 320 to 2000"));
+        assert!(embed_size("720", "4.5").unwrap_err().contains("height"));
+        assert!(embed_size("", "450").is_err());
     }
 }

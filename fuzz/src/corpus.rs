@@ -1,5 +1,6 @@
 //! The starting points of the mutations: every built-in preset, every complete example of
-//! docs/scenario.md, a valid share link of each, and the built-in traces under the trace preset.
+//! docs/scenario.md, a valid share link of each (the whole form, version 1, and the short one,
+//! version 2: a preset and what differs), and the built-in traces under the trace preset.
 
 use crate::input::{Input, TRACE_PATH};
 use sim_core::presets::PRESETS;
@@ -65,18 +66,25 @@ pub fn seeds() -> Vec<(String, Input)> {
     for (name, json) in &scenarios {
         if let Ok(s) = Scenario::from_json(json) {
             out.push((format!("link-{name}"), Input::Share(crate::input::encode_link(&state_json(&s, None)))));
+            out.push((format!("short-link-{name}"), Input::Share(short_link(&state_json(&s, None)))));
         }
     }
     if let (Ok(a), Ok(b)) =
         (Scenario::from_json(&scenarios[0].1), Scenario::from_json(&scenarios[scenarios.len() / 2].1))
     {
         out.push(("link-full-state".into(), Input::Share(crate::input::encode_link(&state_json(&a, Some(&b))))));
+        out.push(("short-link-full-state".into(), Input::Share(short_link(&state_json(&a, Some(&b))))));
     }
     let trace_json = trace_scenario();
     for (name, csv) in BUILTIN_TRACES {
         out.push((format!("trace-{name}"), Input::Trace { scenario: trace_json.clone(), csv: csv.to_string() }));
     }
     out
+}
+
+/// The short (version-2) link of a state JSON, as the lab writes it.
+fn short_link(state_json: &str) -> String {
+    sim_core::share::encode(&serde_json::from_str::<serde_json::Value>(state_json).unwrap_or_default())
 }
 
 /// The JSON of a share state holding `scenario` (and a comparison, lesson, step, locks).
@@ -133,6 +141,13 @@ pub fn dictionary(seeds: &[(String, Input)]) -> Vec<String> {
         "zh",
         "mixed-20",
         "chat-cheapest",
+        "preset",
+        "diff",
+        "scheduler.max_num_seqs",
+        "classes[0].arrival.rate_per_s",
+        "classes[1].slo.ttft_ms",
+        "classes[9]",
+        "seed",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -145,6 +160,7 @@ pub fn dictionary(seeds: &[(String, Input)]) -> Vec<String> {
             collect_words(&serde_json::from_str(j).unwrap_or_default(), &mut words);
         }
     }
+    words.extend(PRESETS.iter().map(|p| p.id.to_string()));
     words.sort();
     words.dedup();
     words

@@ -13,7 +13,7 @@ const CSV_MARK: &str = "\n----- fuzz.csv -----\n";
 pub enum Input {
     /// Scenario JSON, as a file, a preset or the editor hands it over.
     Scenario(String),
-    /// The value of a share link's `lab=` parameter (`1.<base64url JSON>`).
+    /// The value of a share link's `lab=` parameter (`1.<base64url JSON>` or the short `2.…`).
     Share(String),
     /// A scenario and the CSV served as `fuzz.csv` to its trace classes.
     Trace { scenario: String, csv: String },

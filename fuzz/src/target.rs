@@ -96,7 +96,8 @@ pub fn run_input(input: &Input, limits: RunLimits) -> Result<Outcome, Finding> {
 /// The scenarios a share link holds (the main one, then the A/B comparison), or its message,
 /// read as the page reads it (`app_model::share::ShareState`). A link the page accepts, the
 /// model's reader (`sim_core::share::SharedRun`, which ignores the page's fields) accepts with
-/// the same scenarios; an accepted state, encoded again, is accepted again.
+/// the same scenarios; an accepted state, encoded again (short, and whole as version 1), is
+/// accepted again.
 fn share_scenarios(link: &str) -> Result<Result<Vec<Scenario>, String>, Finding> {
     use app_model::share::ShareState;
     use sim_core::share::SharedRun;
@@ -111,6 +112,9 @@ fn share_scenarios(link: &str) -> Result<Result<Vec<Scenario>, String>, Finding>
     }
     if let Err(e) = ShareState::decode(&state.encode()) {
         return Err(finding("invariant", format!("the accepted link, encoded again, is rejected: {e}")));
+    }
+    if let Err(e) = ShareState::decode(&state.encode_v1()) {
+        return Err(finding("invariant", format!("the accepted link, encoded as version 1, is rejected: {e}")));
     }
     Ok(Ok(std::iter::once(state.scenario).chain(state.compare).collect()))
 }

@@ -44,12 +44,15 @@ pub fn mutate_link(rng: &mut FuzzRng, pool: &Pool, link: &str) -> String {
         7 => {
             // valid base64 of bytes that are not UTF-8 or not JSON
             let junk: &[&[u8]] = &[b"\xff\xfe{}", b"not json", b"{\"scenario\":", b"[]", b"null", b"\"x\""];
-            s = format!("1.{}", base64_url(pick::<&[u8]>(rng, junk)));
+            let v = *pick(rng, &["1", "2"]);
+            s = format!("{v}.{}", base64_url(pick::<&[u8]>(rng, junk)));
         }
         8 => s = s.to_uppercase(),
         _ => {
             let state = link_json(&s).unwrap_or_default();
-            s = encode_link(&mutate_text(rng, pool, &state));
+            let prefix = s.split_once('.').map_or("1", |(v, _)| v).to_string();
+            let body = encode_link(&mutate_text(rng, pool, &state));
+            s = format!("{prefix}{}", &body[1..]);
         }
     }
     s
