@@ -129,6 +129,7 @@ pub fn section_view(run: Run, section: Section, class: usize, wrap: Option<&'sta
     let draft = use_ui().drafts[run.index()];
     let fields = move || {
         in_section(section)
+            .filter(|ctl| crate::share::query().shows_control(ctl.id))
             .map(|ctl| {
                 let applies = Memo::new(move |_| draft.with(|s| ctl.applies_to(s, class)));
                 move || {
@@ -140,7 +141,11 @@ pub fn section_view(run: Run, section: Section, class: usize, wrap: Option<&'sta
     match wrap {
         None => fields().into_any(),
         Some(wrap) => {
-            let any = Memo::new(move |_| draft.with(|s| in_section(section).any(|c| c.applies_to(s, class))));
+            let any = Memo::new(move |_| {
+                draft.with(|s| {
+                    in_section(section).any(|c| crate::share::query().shows_control(c.id) && c.applies_to(s, class))
+                })
+            });
             (move || any.get().then(|| view! { <div class=wrap>{fields()}</div> })).into_any()
         }
     }

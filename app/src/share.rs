@@ -9,14 +9,19 @@
 //! * `embed=1` gives a compact layout for iframes (links open in a new tab), and the page posts
 //!   events to its parent window: `ready`, `error`, and those other panels send through
 //!   [`post_event`]. `docs/embed.md` lists them.
+//! * `view=`, `controls=` choose the parts and controls shown, `preset=`, `lesson=`, `exercise=`
+//!   what opens, `autoplay=0` starts paused; a value the page cannot use is a message above the
+//!   lab ([`QueryBanner`]), and the page goes on without it.
 //! * `locale=zh|en` picks the language; `contrast=high` the projector colour profile.
 //!   Every parameter is declared and read in `app_model::query`; the address is read once.
+//! * The Share dialog also gives an embed code: an `<iframe>` for a chosen size and parts, with
+//!   a live preview.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use app_model::link::{self, LinkProblem};
-use app_model::query::{Param, Query};
+use app_model::query::{Param, Part, Query};
 use app_model::share::ShareState;
 use app_model::tabs::lesson::Step;
 use app_model::Run;
@@ -72,21 +77,36 @@ pub fn init(ui: Ui) {
         ui.embed.set(true);
         mark_embedded();
     }
+    mark_parts(&q);
     if q.high_contrast {
         theme::set_projector(true);
     }
     let mut locale = None;
+    let mut opened = None;
     if let Some(code) = &q.lab {
         match link::open(code) {
-            Ok(state) => {
-                locale = state.locale.as_deref().and_then(Locale::parse);
-                apply(ui, state);
-            }
+            Ok(state) => opened = Some(state),
             Err(problem) => {
                 post_event("error", json!({ "kind": problem.event_kind(), "message": problem.message() }));
                 link_problem().set(Some(problem));
             }
         }
+    }
+    // preset=, lesson=, exercise= over (or instead of) the link
+    let state = q.opening(opened);
+    let teaching = state.as_ref().is_some_and(|s| s.lesson.is_some() || s.exercise.is_some());
+    if q.embed && !teaching {
+        // an embed without a lesson or exercise shows the lab alone
+        if let Some(body) = window().document().and_then(|d| d.body()) {
+            let _ = body.class_list().add_1("no-workbench");
+        }
+    }
+    if let Some(state) = state {
+        locale = state.locale.as_deref().and_then(Locale::parse);
+        apply(ui, state);
+    }
+    if q.paused {
+        ui.playing.set(false);
     }
     if let Some(l) = q.locale.and_then(|l| Locale::parse(l.code())) {
         locale = Some(l);
@@ -183,6 +203,20 @@ pub fn post_event(kind: &str, payload: Value) {
     }
     if let Ok(value) = js_sys::JSON::parse(&Value::Object(msg).to_string()) {
         let _ = parent.post_message(&value, "*");
+    }
+}
+
+/// `view=` and `controls=`: a `hide-<part>` class on the body for each part not shown
+/// (static/embed.css hides it), `only-controls` when `controls=` names the controls.
+fn mark_parts(q: &Query) {
+    let Some(body) = window().document().and_then(|d| d.body()) else { return };
+    for part in Part::ALL {
+        if !q.shows(part) {
+            let _ = body.class_list().add_1(&format!("hide-{}", part.name()));
+        }
+    }
+    if q.controls.is_some() {
+        let _ = body.class_list().add_1("only-controls");
     }
 }
 
@@ -376,9 +410,155 @@ pub fn ShareButton() -> impl IntoView {
                         <a class="btn small-btn" href=move || link.get().unwrap_or_default() target="_blank" rel="noopener">{tx("share.open")}</a>
                         <button class="btn small-btn" data-testid="share-close" on:click=move |_| close()>{tx("share.close")}</button>
                     </div>
+                    <EmbedCode/>
                 </div>
             </Show>
         </div>
+    }
+}
+
+/// "Copy embed code": an `<iframe>` for a chosen size and parts, a live preview at that size
+/// (scaled to fit the dialog), and a copy button that says when it copied.
+#[component]
+fn EmbedCode() -> impl IntoView {
+    use app_model::share::{embed_code, embed_size, embed_src, EMBED_SIZES};
+    let ui = use_ui();
+    // the index into EMBED_SIZES, or EMBED_SIZES.len() for a custom size
+    let size = RwSignal::new(0usize);
+    let custom = RwSignal::new(("720".to_string(), "450".to_string()));
+    let parts = RwSignal::new(Part::EMBED_DEFAULT.to_vec());
+    let status = RwSignal::new(None::<&'static str>);
+    let state = state_of(&ui, &[]);
+    let chosen = Memo::new(move |_| {
+        let i = size.get();
+        EMBED_SIZES.get(i).copied().map(Ok).unwrap_or_else(|| custom.with(|(w, h)| embed_size(w, h)))
+    });
+    let src = Memo::new(move |_| parts.with(|p| embed_src(&base_url(), &state, p)));
+    let code = move || chosen.get().map(|wh| embed_code(&src.get(), wh)).unwrap_or_default();
+    let size_options = EMBED_SIZES
+        .iter()
+        .enumerate()
+        .map(|(i, (w, h))| view! { <option value=i.to_string() selected=i == 0>{format!("{w} × {h}")}</option> })
+        .collect_view();
+    let part_boxes = Part::ALL
+        .into_iter()
+        .map(|p| {
+            view! {
+                <label class="check-line">
+                    <input
+                        type="checkbox"
+                        data-testid=format!("embed-part-{}", p.name())
+                        checked=Part::EMBED_DEFAULT.contains(&p)
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            parts.update(|v| {
+                                v.retain(|x| *x != p);
+                                if on {
+                                    v.push(p);
+                                }
+                            });
+                        }
+                    />
+                    {tx(match p {
+                        Part::Stage => "features.embed.part.stage",
+                        Part::Metrics => "features.embed.part.metrics",
+                        Part::Hbm => "features.embed.part.hbm",
+                        Part::Charts => "features.embed.part.charts",
+                        Part::Controls => "features.embed.part.controls",
+                    })}
+                </label>
+            }
+        })
+        .collect_view();
+    let on_copy = move |_| {
+        status.set(None);
+        copy_text(&code(), move |ok| {
+            status.set(Some(if ok { "features.embed.copied" } else { "features.embed.copy_hint" }))
+        });
+    };
+    let custom_field = move |label: &'static str, id: &'static str, second: bool| {
+        view! {
+            <label class="embed-size-field">
+                {tx(label)} " "
+                <input
+                    type="number"
+                    inputmode="numeric"
+                    data-testid=id
+                    prop:value=move || custom.with(|c| if second { c.1.clone() } else { c.0.clone() })
+                    on:input=move |ev| {
+                        let v = event_target_value(&ev);
+                        custom.update(|c| if second { c.1 = v } else { c.0 = v });
+                    }
+                />
+            </label>
+        }
+    };
+    let preview = move || {
+        chosen.get().ok().map(|(w, h)| {
+            // scaled so that the frame fits the dialog's width
+            let scale = (300.0 / w as f64).min(1.0);
+            view! {
+                <div class="embed-preview" style=format!("width:{}px;height:{}px", (w as f64 * scale).round(), (h as f64 * scale).round())>
+                    <iframe
+                        data-testid="embed-preview"
+                        title=tx("features.embed.preview")
+                        src=src.get()
+                        width=w.to_string()
+                        height=h.to_string()
+                        style=format!("transform:scale({scale:.4})")
+                    ></iframe>
+                </div>
+            }
+        })
+    };
+    view! {
+        <section class="embed-code" aria-label=tx("features.embed.title") data-testid="embed-code-section">
+            <h3>{tx("features.embed.title")}</h3>
+            <label class="embed-size-field">
+                {tx("features.embed.size")} " "
+                <select data-testid="embed-size" on:change=move |ev| size.set(event_target_value(&ev).parse().unwrap_or(0))>
+                    {size_options}
+                    <option value=EMBED_SIZES.len().to_string()>{tx("features.embed.custom")}</option>
+                </select>
+            </label>
+            <Show when=move || size.get() >= EMBED_SIZES.len()>
+                {custom_field("features.embed.width", "embed-width", false)}
+                {custom_field("features.embed.height", "embed-height", true)}
+            </Show>
+            <p class="small error-text" data-testid="embed-size-error">{move || chosen.get().err()}</p>
+            <fieldset class="embed-parts">
+                <legend class="small">{tx("features.embed.parts")}</legend>
+                {part_boxes}
+            </fieldset>
+            <textarea readonly rows="4" data-testid="embed-code" aria-label=tx("features.embed.title") prop:value=code></textarea>
+            <p class="share-actions">
+                <button class="btn small-btn" data-testid="copy-embed" on:click=on_copy>{tx("features.embed.copy")}</button>
+                <span class="small" aria-live="polite" data-testid="embed-status">{move || status.get().map(t)}</span>
+            </p>
+            <p class="small muted">{tx("features.embed.privacy")}</p>
+            {preview}
+        </section>
+    }
+}
+
+/// Values of the address the page could not use: the parameter, what it was, what it may be
+/// (`app_model::query`'s words under a translated lead-in); the page goes on without them.
+#[component]
+pub fn QueryBanner() -> impl IntoView {
+    let problems = RwSignal::new(query().problems);
+    move || {
+        let list = problems.get();
+        (!list.is_empty()).then(|| {
+            view! {
+                <div class="banner error link-banner" role="alert" data-testid="query-problems">
+                    <h3>{tx("features.embed.bad_params")}</h3>
+                    <ul>{list.into_iter().map(|m| view! { <li><code data-testid="query-problem">{m}</code></li> }).collect_view()}</ul>
+                    <button class="btn small-btn" data-testid="query-problems-dismiss" on:click=move |_| problems.set(Vec::new())>
+                        {tx("share.dismiss")}
+                    </button>
+                </div>
+            }
+        })
     }
 }
 
@@ -396,7 +576,7 @@ fn focus_share_input_select() {
 #[component]
 pub fn LinkBanner() -> impl IntoView {
     let problem = link_problem();
-    move || {
+    let link = move || {
         problem.get().map(|p| {
             let lead = match p {
                 LinkProblem::Unreadable(_) => "share.bad_link",
@@ -416,5 +596,6 @@ pub fn LinkBanner() -> impl IntoView {
                 </div>
             }
         })
-    }
+    };
+    view! { <QueryBanner/> {link} }
 }
