@@ -493,6 +493,7 @@ fn EmbedCode() -> impl IntoView {
             </label>
         }
     };
+    let is_custom = move || size.get() >= EMBED_SIZES.len();
     let preview = move || {
         chosen.get().ok().map(|(w, h)| {
             // scaled so that the frame fits the dialog's width
@@ -521,7 +522,7 @@ fn EmbedCode() -> impl IntoView {
                     <option value=EMBED_SIZES.len().to_string()>{tx("features.embed.custom")}</option>
                 </select>
             </label>
-            <Show when=move || size.get() >= EMBED_SIZES.len()>
+            <Show when=is_custom>
                 {custom_field("features.embed.width", "embed-width", false)}
                 {custom_field("features.embed.height", "embed-height", true)}
             </Show>
