@@ -3,6 +3,7 @@
 //! batch cap with SLO-aware admission (a queue timeout below the TTFT target) brings it back.
 
 use super::*;
+use crate::metric::{Censorable, CensoredStat};
 
 /// The strict SLO of the `risk-strict-slo` preset.
 const SLO_TTFT_MS: f64 = 300.0;
@@ -42,6 +43,10 @@ fn outcome(r: &[Summary]) -> Outcome {
         ),
         ("c_ttft_ok", c.ttft_ms.p99 <= SLO_TTFT_MS),
         ("c_refused", c.requests.timed_out > 0),
+        // survivorship: the completed-only p99 is over the answered; counting the turned-away at
+        // their wait gives a lower bound over every arrival, and with more than 1 in 100 never
+        // answered no percentile over the answered can show them
+        ("c_survivors", c.requests.timed_out > 0 && c.ttft_ms_censored.censored * 100 > c.requests.arrived),
         ("c_beats_a", answer == 2 && good[2] > good[0]),
         ("a_best", answer == 0),
         ("b_best", answer == 1),
@@ -62,6 +67,9 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("peak_running_b", 1, Metric::PeakRunning, 1.0),
         ("timed_out_c", 2, timed_out, 1.0),
         ("arrived_c", 2, Metric::Requests(Count::Arrived), 1.0),
+        ("completed_c", 2, Metric::Requests(Count::Completed), 1.0),
+        ("unanswered_c", 2, Metric::Censored(Censorable::Ttft, CensoredStat::Censored), 1.0),
+        ("ttft_p99_all_c_ms", 2, Metric::Censored(Censorable::Ttft, CensoredStat::Stat(Stat::P99)), 1.0),
     ];
     let extra =
         [("gain_growth", good[2] / good[1].max(1e-9)), ("slo_tpot_ms", SLO_TPOT_MS), ("slo_ttft_ms", SLO_TTFT_MS)];
@@ -82,6 +90,7 @@ pub(super) const LESSON: Lesson = Lesson {
         "c_tpot_over",
         "c_ttft_ok",
         "c_refused",
+        "c_survivors",
         "c_beats_a",
         "a_best",
         "b_best",

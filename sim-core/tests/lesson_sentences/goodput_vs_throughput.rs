@@ -31,6 +31,19 @@ pub fn check(sentence: &str, sums: &[Summary], o: &Outcome) -> Option<bool> {
         }
         "c_ttft_ok" => quoted("ttft_p99_c_ms", c.ttft_ms.p99) && c.ttft_ms.p99 <= SLO_TTFT_MS,
         "c_refused" => quoted("timed_out_c", c.requests.timed_out as f64) && c.requests.timed_out > 0,
+        "c_survivors" => {
+            let all = &c.ttft_ms_censored;
+            quoted("ttft_p99_c_ms", c.ttft_ms.p99)
+                && quoted("ttft_p99_all_c_ms", all.p99)
+                && quoted("completed_c", c.requests.completed as f64)
+                && quoted("unanswered_c", all.censored as f64)
+                && quoted("arrived_c", c.requests.arrived as f64)
+                && c.requests.timed_out > 0
+                && all.censored >= c.requests.timed_out
+                && all.count == c.requests.arrived
+                && c.ttft_ms.count == c.requests.completed
+                && all.censored * 100 > all.count
+        }
         "c_beats_a" => good(c) == most && good(c) > good(a) && good(c) > good(b),
         "a_best" => good(a) == most,
         "b_best" => good(b) == most && good(b) > good(a),
