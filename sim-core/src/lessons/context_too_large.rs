@@ -21,6 +21,7 @@ pub(super) const LESSON: Lesson = Lesson {
         "docs-delay-chat",
     ],
     runs: context_runs,
+    watch: &[0, 1],
     outcome: context,
 };
 

@@ -96,5 +96,6 @@ pub(super) const LESSON: Lesson = Lesson {
         "b_best",
     ],
     runs,
+    watch: &[1, 2],
     outcome,
 };

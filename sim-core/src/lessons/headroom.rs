@@ -23,6 +23,7 @@ pub(super) const LESSON: Lesson = Lesson {
         "overcommit-survived",
     ],
     runs: headroom_runs,
+    watch: &[0, 1],
     outcome: headroom,
 };
 

@@ -11,6 +11,7 @@ pub(super) const LESSON: Lesson = Lesson {
     focus_class: None,
     sentences: &["per-token", "totals", "gauge-agrees", "article-overstates", "article-right-without-gqa"],
     runs: kv_runs,
+    watch: &[0, 1],
     outcome: kv_arithmetic,
 };
 

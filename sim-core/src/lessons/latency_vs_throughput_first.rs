@@ -130,6 +130,7 @@ pub(super) const LESSON: Lesson = Lesson {
     focus_class: None,
     sentences: SENTENCES,
     runs,
+    watch: &[2, 3],
     outcome,
 };
 

@@ -66,5 +66,6 @@ pub(super) const LESSON: Lesson = Lesson {
         "overlong_rejected_many",
     ],
     runs,
+    watch: &[0],
     outcome,
 };

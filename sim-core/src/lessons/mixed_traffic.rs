@@ -145,5 +145,6 @@ pub(super) const LESSON: Lesson = Lesson {
     focus_class: Some("chat"),
     sentences: SENTENCES,
     runs,
+    watch: &[0, 1],
     outcome,
 };

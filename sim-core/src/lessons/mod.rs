@@ -26,11 +26,13 @@ mod kv_arithmetic;
 mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod mixed_traffic;
+mod moments;
 mod safe_zone;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
 pub use cost_per_good_token::{CostGpu, COST_GPUS};
+pub use moments::{moments_of, Moment, MomentKind, KV_FULL, QUEUE_FILLS};
 pub use safe_zone::SAFE_ZONE_RATES;
 
 /// The lessons, in teaching order.
@@ -85,6 +87,9 @@ pub struct Lesson {
     pub sentences: &'static [&'static str],
     /// The runs for a seed; [`Lesson::scenarios`] gives every run that seed.
     pub runs: fn(u64) -> Vec<LessonRun>,
+    /// The runs the stage plays while the learner watches (positions in `runs`): one, or two as
+    /// A and B, chosen to show the point.
+    pub watch: &'static [usize],
     pub outcome: fn(&[Summary]) -> Outcome,
 }
 

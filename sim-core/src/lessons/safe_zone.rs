@@ -124,5 +124,6 @@ pub(super) const LESSON: Lesson = Lesson {
     focus_class: None,
     sentences: SENTENCES,
     runs,
+    watch: &[0],
     outcome,
 };

@@ -46,5 +46,6 @@ pub(super) const LESSON: Lesson = Lesson {
     focus_class: None,
     sentences: &["itl_far", "itl_some", "itl_same", "typical_gap", "no_request_that_slow", "worst_gap", "itl_pools"],
     runs,
+    watch: &[0],
     outcome,
 };

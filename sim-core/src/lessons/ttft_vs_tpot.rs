@@ -89,5 +89,6 @@ pub(super) const LESSON: Lesson = Lesson {
         "c_tpot_lower",
     ],
     runs,
+    watch: &[1, 2],
     outcome,
 };

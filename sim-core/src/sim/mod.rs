@@ -198,6 +198,11 @@ impl Simulation {
     pub fn is_finished(&self) -> bool {
         self.events.is_empty()
     }
+    /// The request counts of all traffic so far, without building a summary (`in_flight` is not
+    /// filled in): what a caller watching for a first rejection or preemption reads each event.
+    pub fn counts(&self) -> crate::metrics::Counts {
+        self.replica.recorder().total.counts
+    }
     pub fn series(&self) -> &[Sample] {
         &self.replica.recorder().series.samples
     }
