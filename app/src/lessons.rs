@@ -11,9 +11,10 @@
 mod steps;
 
 use app_model::jobs::{Runs, Status};
-use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step};
+use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState, Watching};
+use app_model::Run;
 use leptos::prelude::*;
-use sim_core::lessons::{self as core, Lesson, Outcome, LESSONS, SAFE_ZONE_RATES};
+use sim_core::lessons::{self as core, Lesson, Moment, MomentKind, Outcome, LESSONS, SAFE_ZONE_RATES};
 use sim_core::metrics::Summary;
 use sim_core::sweep::{SweepParam, SweepPoint};
 use sim_core::Scenario;
@@ -23,7 +24,7 @@ use crate::format;
 use crate::i18n::{self, t, tf};
 use crate::share;
 use crate::sweep_panel;
-use crate::ui::{use_ui, Ui};
+use crate::ui::{use_ui, Ui, MAX_SPEED, MIN_SPEED};
 use crate::workbench::{self, text, Jobs};
 
 /// Class the page puts on the element a lesson points at.
@@ -119,11 +120,12 @@ fn page_seed(ui: Ui) -> u64 {
     ui.drafts[0].with_untracked(|s| s.seed)
 }
 
-/// Puts the lesson's first run (and, for a two-run lesson, the second as B) into the lab.
+/// Puts the runs the lesson plays on the stage ([`Lesson::watch`]: one, or two as A and B) into
+/// the lab.
 fn load_scenarios(ui: Ui, lesson: &Lesson) {
     let runs = lesson.scenarios(page_seed(ui));
     let named = |i: usize| -> Option<Scenario> {
-        runs.get(i).map(|r| {
+        lesson.watch.get(i).and_then(|&i| runs.get(i)).map(|r| {
             let mut s = r.scenario.clone();
             s.name = Some(variant_label(lesson.id, r.variant));
             s
@@ -133,7 +135,7 @@ fn load_scenarios(ui: Ui, lesson: &Lesson) {
         ui.exercise.set(None);
         ui.locked.set(Vec::new());
     }
-    let two = runs.len() == 2;
+    let two = lesson.watch.len() == 2;
     if let Some(a) = named(0) {
         ui.drafts[0].set(a);
     }
@@ -148,6 +150,7 @@ fn load_scenarios(ui: Ui, lesson: &Lesson) {
 
 pub fn open(ui: Ui, id: &'static str) {
     if let Some(lesson) = core::find(id) {
+        ui.watch.set(WatchState::default());
         load_scenarios(ui, lesson);
         ui.lesson.set(Some((id.to_string(), Step::Setup)));
     }
@@ -161,6 +164,119 @@ fn set_step(ui: Ui, step: Step) {
     });
 }
 
+/// Plays the lesson's runs on the stage from t = 0 at the speed `w` chose, with its moments.
+fn begin_watch(ui: Ui, lesson: &'static Lesson, w: Watching) {
+    load_scenarios(ui, lesson);
+    ui.speed.set(w.speed);
+    ui.watch.update(|s| {
+        s.watching = Some(w);
+        s.closed_by_preset = None;
+    });
+    ui.apply(true);
+    ui.playing.set(true);
+}
+
+/// The explanation: playback is skipped (the stage runs to its end) and the text shows.
+fn skip_to_explanation(ui: Ui) {
+    if !ui.finished() {
+        ui.fast_forward.set(true);
+    }
+    set_step(ui, Step::Explain);
+}
+
+/// The stage shows the open lesson's runs (tracked): when not, the lesson pauses and its
+/// callouts hide, so no text points at runs that are not there.
+fn stage_matches(ui: Ui) -> bool {
+    let Some(lesson) = ui.lesson.with(|l| l.as_ref().and_then(|(id, _)| core::find(id))) else { return true };
+    let seed = ui.drafts[0].with(|s| s.seed);
+    let n = if ui.ab.get() { 2 } else { 1 };
+    let on: Vec<Scenario> =
+        (0..n).filter_map(|i| ui.infos[i].with(|x| x.as_ref().map(|x| x.scenario.clone()))).collect();
+    model::stage_shows(&on, &model::stage_scenarios(lesson, seed))
+}
+
+/// The open lesson's watching on the page's seed, in a step that shows it (tracked).
+fn shown_watch<T>(ui: Ui, f: impl FnOnce(&Watching) -> T) -> Option<T> {
+    let seed = ui.drafts[0].with(|s| s.seed);
+    ui.lesson.with(|l| ui.watch.with(|w| w.shown(l.as_ref().map(|(id, s)| (id.as_str(), *s)), seed).map(f)))
+}
+
+/// What the page does around an open lesson wherever the learner is: choosing a preset closes
+/// it (and says so in the lessons tab); playback reaching the end shows the explanation; a
+/// closed or other lesson drops the watched runs' moments. Call once at mount.
+pub fn follow_stage(ui: Ui) {
+    let seen = StoredValue::new(ui.preset_choices.get_untracked());
+    workbench::effect(Box::new(move || {
+        let n = ui.preset_choices.get();
+        if n == seen.get_value() {
+            return;
+        }
+        seen.set_value(n);
+        let open = ui.lesson.get_untracked().map(|(id, _)| id);
+        if ui.watch.try_update(|w| w.preset_chosen(open.as_deref())).unwrap_or(false) {
+            ui.lesson.set(None);
+        }
+    }));
+    workbench::effect(Box::new(move || {
+        let open = ui.lesson.get();
+        let stale =
+            ui.watch.with(|w| w.watching.as_ref().is_some_and(|w| open.as_ref().is_none_or(|(id, _)| id != w.id)));
+        if stale {
+            ui.watch.update(|w| w.watching = None);
+            return;
+        }
+        let watching = matches!(&open, Some((_, Step::Run))) && shown_watch(ui, |_| ()).is_some();
+        if watching && ui.finished() && stage_matches(ui) {
+            set_step(ui, Step::Explain);
+        }
+    }));
+}
+
+/// Words of a moment, with its value.
+fn moment_text(m: &Moment) -> String {
+    let value = match m.kind {
+        MomentKind::KvFull => format::pct(m.value),
+        _ => format::int(m.value.max(0.0).round() as u64),
+    };
+    tf(&format!("lessons.watch.moment.{}", m.kind.name()), &[("value", value)])
+}
+
+/// The moments of one stage run playback has passed, pinned under that run's stage.
+#[component]
+pub fn StageCallouts(run: Run) -> impl IntoView {
+    let ui = use_ui();
+    let passed = Memo::new(move |_| {
+        let now = ui.views[run.index()].with(|v| v.as_ref().map(|v| v.now_s))?;
+        if !stage_matches(ui) {
+            return None;
+        }
+        let list: Vec<Moment> = shown_watch(ui, |w| w.passed(run.index(), now).cloned().collect())?;
+        (!list.is_empty()).then_some(list)
+    });
+    move || {
+        passed.get().map(|list| {
+            let last = list.len() - 1;
+            let items = list
+                .iter()
+                .enumerate()
+                .map(|(i, m)| {
+                    view! {
+                        <li class="callout" class:callout-new=i == last data-kind=m.kind.name()>
+                            <span class="callout-time">{format::sim_time(m.at_us as f64 / 1e6)}</span>
+                            " "{moment_text(m)}
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <ol class="callouts" data-testid="lesson-callouts" aria-live="polite" aria-label=t("lessons.watch.callouts")>
+                    {items}
+                </ol>
+            }
+        })
+    }
+}
+
 /// What the panel's views and actions share.
 #[derive(Clone, Copy)]
 struct Ctx {
@@ -170,12 +286,29 @@ struct Ctx {
     prediction: Memo<Option<usize>>,
     running: Memo<bool>,
     finished: Memo<Option<Finished>>,
+    /// The stage shows the lesson's runs (else the lesson pauses).
+    stage_ok: Memo<bool>,
 }
 
 impl Ctx {
     fn cancel(self) {
         workbench::cancel(self.runner);
         self.panel.update(LessonPanel::cancelled);
+        self.ui.watch.update(|w| w.watching = None);
+    }
+
+    /// Plays the finished runs on the stage again from t = 0 (the runs are put back first).
+    fn replay(self, lesson: &'static Lesson) {
+        let w = self
+            .panel
+            .with_untracked(|p| p.finished().map(|f| Watching::new(lesson, f.seed, &f.sums, (MIN_SPEED, MAX_SPEED))));
+        match w {
+            Some(w) => {
+                set_step(self.ui, Step::Run);
+                begin_watch(self.ui, lesson, w);
+            }
+            None => load_scenarios(self.ui, lesson),
+        }
     }
 
     /// Runs every scenario of the lesson in slices, then reads the outcome.
@@ -204,11 +337,17 @@ impl Ctx {
                 "lesson-completed",
                 serde_json::json!({ "id": lesson.id, "predicted": predicted, "answer": answer, "correct": correct }),
             );
+            // watching: the lesson's runs play on the stage from t = 0, the explanation follows;
+            // else the lab on the page catches up, so the numbers it shows are the ones the text
+            // quotes
             if ui.lesson.with_untracked(|l| l.as_ref().is_some_and(|(id, s)| id == lesson.id && *s == Step::Run)) {
-                set_step(ui, Step::Explain);
-            }
-            // the lab on the page catches up, so the numbers it shows are the ones the text quotes
-            if !ui.finished() {
+                let w = panel.with_untracked(|p| {
+                    p.finished().map(|f| Watching::new(lesson, f.seed, &f.sums, (MIN_SPEED, MAX_SPEED)))
+                });
+                if let Some(w) = w {
+                    begin_watch(ui, lesson, w);
+                }
+            } else if !ui.finished() {
                 ui.fast_forward.set(true);
             }
         });
@@ -271,6 +410,7 @@ pub fn LessonsPanel() -> impl IntoView {
         prediction: Memo::new(move |_| panel.with(|p| p.prediction)),
         running: Memo::new(move |_| panel.with(|p| p.running)),
         finished: Memo::new(move |_| panel.with(|p| p.finished().cloned())),
+        stage_ok: Memo::new(move |_| stage_matches(ui)),
     };
 
     // Follow ui.lesson and the page's seed: a newly opened lesson starts clean; the run and
@@ -428,8 +568,20 @@ fn list(cx: Ctx) -> AnyView {
             }
         })
         .collect_view();
+    let closed = move || {
+        let id = cx.ui.watch.with(|w| w.closed_by_preset)?;
+        let title = text_of(id, "title");
+        let reopen = cx.act(move |cx| open(cx.ui, id));
+        Some(view! {
+            <div class="lesson-closed" role="status" data-testid="lesson-closed">
+                <p>{tf("lessons.watch.closed", &[("title", title)])}</p>
+                {workbench::button("small-btn", Some("lesson-reopen"), "lessons.watch.reopen", None, reopen)}
+            </div>
+        })
+    };
     view! {
         {workbench::panel_head("lessons.title", Box::new(|| t("features.lesson.list_hint")))}
+        {closed}
         <ol class="lesson-list">{cards}</ol>
     }
     .into_any()

@@ -126,6 +126,7 @@ pub fn App() -> impl IntoView {
     });
 
     share::watch(ui);
+    lessons::follow_stage(ui);
     start_animation(ui);
     gloo_timers::callback::Interval::new(CALM_TICK_MS, move || ui.refresh(false)).forget();
     let keys = window_event_listener(leptos::ev::keydown, move |ev| on_key(ui, &ev));

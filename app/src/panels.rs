@@ -86,6 +86,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                 role="img"
                 aria-label=tx("panels.stage_aria")
             ></canvas>
+            <crate::lessons::StageCallouts run=run/>
             <ul class="legend stage-legend" aria-label=tx("panels.legend")>
                 <li class="legend-note muted">{tx("panels.legend_classes")}</li>
                 {legend}

@@ -2,7 +2,7 @@
 //! the numbers the calm tick publishes. Applying a draft builds fresh simulations; the rule is
 //! simple and shown in the page: every scenario change restarts from t = 0 with the same seed.
 
-use app_model::tabs::lesson::Step;
+use app_model::tabs::lesson::{Step, WatchState};
 use app_model::Run;
 use leptos::prelude::*;
 use sim_core::presets;
@@ -46,6 +46,10 @@ pub struct Ui {
     pub locked: RwSignal<Vec<String>>,
     /// Open lesson and its step.
     pub lesson: RwSignal<Option<(String, Step)>>,
+    /// The lesson's runs playing on the stage and their moments; a lesson a preset closed.
+    pub watch: RwSignal<WatchState>,
+    /// Presets chosen so far (a choice closes an open lesson).
+    pub preset_choices: RwSignal<u32>,
     /// Open exercise.
     pub exercise: RwSignal<Option<String>>,
     /// Compact layout for iframes (`embed=1`).
@@ -74,6 +78,8 @@ impl Ui {
             restarts: RwSignal::new(0),
             locked: RwSignal::new(Vec::new()),
             lesson: RwSignal::new(None),
+            watch: RwSignal::new(WatchState::default()),
+            preset_choices: RwSignal::new(0),
             exercise: RwSignal::new(None),
             embed: RwSignal::new(false),
         }
@@ -182,6 +188,7 @@ impl Ui {
         if let Some(s) = presets::find(id).and_then(|p| Scenario::from_json(p.json).ok()) {
             self.presets[run.index()].set(id.to_string());
             self.drafts[run.index()].set(s);
+            self.preset_choices.update(|n| *n += 1);
         }
     }
 

@@ -1,9 +1,9 @@
 //! The lessons tab's state: the steps of a guided lesson, the learner's prediction, the runs'
 //! results and what the panel does when the open lesson or its step changes.
 
-use sim_core::lessons::{self, Lesson, Outcome, LESSONS};
+use sim_core::lessons::{self, Lesson, Moment, Outcome, LESSONS};
 use sim_core::metric::{Count, Latency, Metric, Stat};
-use sim_core::Summary;
+use sim_core::{Scenario, Summary};
 
 use crate::jobs::RunsProgress;
 
@@ -285,6 +285,102 @@ impl LessonPanel {
     }
 }
 
+/// Wall-clock seconds a lesson's run takes to play on the stage (the speed is chosen for it).
+pub const WATCH_S: f64 = 25.0;
+
+/// The speed (simulated seconds per wall second, within the page's `min..=max`) at which a run
+/// of `duration_s` simulated seconds plays in about [`WATCH_S`].
+pub fn watch_speed(duration_s: f64, min: f64, max: f64) -> f64 {
+    let v = if duration_s.is_finite() && duration_s > 0.0 { duration_s / WATCH_S } else { 1.0 };
+    // two significant digits, so the toolbar shows what the stage does
+    let scale = 10f64.powi(1 - v.log10().floor() as i32);
+    ((v * scale).round() / scale).clamp(min, max)
+}
+
+/// The lesson's runs playing on the stage while the learner watches, and what to notice in them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Watching {
+    pub id: &'static str,
+    pub seed: u64,
+    /// The lesson's runs on the stage, A then B (positions in [`Lesson::scenarios`]).
+    pub runs: Vec<usize>,
+    /// Each stage run's simulated length, seconds.
+    pub durations_s: Vec<f64>,
+    pub moments: Vec<Moment>,
+    pub speed: f64,
+}
+
+impl Watching {
+    /// From the finished runs' summaries (in the lesson's order): the stage's runs, their length
+    /// and the speed that plays the longest in about [`WATCH_S`].
+    pub fn new(lesson: &'static Lesson, seed: u64, sums: &[Summary], speeds: (f64, f64)) -> Watching {
+        let runs = lesson.watch.to_vec();
+        let durations_s: Vec<f64> = runs.iter().map(|&i| sums.get(i).map_or(0.0, |s| s.duration_s)).collect();
+        let longest = durations_s.iter().copied().fold(0.0, f64::max);
+        Watching {
+            id: lesson.id,
+            seed,
+            runs,
+            durations_s,
+            moments: lesson.moments(seed),
+            speed: watch_speed(longest, speeds.0, speeds.1),
+        }
+    }
+
+    /// The stage position (0 = A, 1 = B) of the lesson's run `run`.
+    pub fn stage_of(&self, run: usize) -> Option<usize> {
+        self.runs.iter().position(|&r| r == run)
+    }
+
+    /// The moments of stage run `stage` that playback has passed at `now_s`, in time order.
+    pub fn passed(&self, stage: usize, now_s: f64) -> impl Iterator<Item = &Moment> + '_ {
+        let run = self.runs.get(stage).copied();
+        let now_us = (now_s.max(0.0) * 1e6).round() as u64;
+        self.moments.iter().filter(move |m| Some(m.run) == run && m.at_us <= now_us)
+    }
+}
+
+/// What the stage and the open lesson are doing, shared by the lesson panel and the stage.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WatchState {
+    pub watching: Option<Watching>,
+    /// A lesson closed because the learner chose a preset: its id, so the page can say so and
+    /// offer to reopen it.
+    pub closed_by_preset: Option<&'static str>,
+}
+
+impl WatchState {
+    /// The learner chose a preset: an open lesson closes (its runs are no longer on the stage).
+    /// Returns whether it closed one.
+    pub fn preset_chosen(&mut self, open: Option<&str>) -> bool {
+        let Some(lesson) = open.and_then(lessons::find) else { return false };
+        self.watching = None;
+        self.closed_by_preset = Some(lesson.id);
+        true
+    }
+
+    /// The watching of lesson `id` on the page's `seed`, in a step that shows it (watching the
+    /// run, or its explanation).
+    pub fn shown(&self, open: Option<(&str, Step)>, seed: u64) -> Option<&Watching> {
+        let (id, step) = open?;
+        self.watching.as_ref().filter(|w| w.id == id && w.seed == seed && matches!(step, Step::Run | Step::Explain))
+    }
+}
+
+/// The scenarios the stage must show for `lesson` on `seed` (A, then B), named as the page
+/// names them is not part of the comparison.
+pub fn stage_scenarios(lesson: &Lesson, seed: u64) -> Vec<Scenario> {
+    let runs = lesson.scenarios(seed);
+    lesson.watch.iter().filter_map(|&i| runs.get(i).map(|r| r.scenario.clone())).collect()
+}
+
+/// The stage shows exactly `expected` (names aside): if not, a lesson's text about its runs would
+/// point at other runs, so the page pauses the lesson.
+pub fn stage_shows(on_stage: &[Scenario], expected: &[Scenario]) -> bool {
+    let unnamed = |s: &Scenario| Scenario { name: None, ..s.clone() };
+    on_stage.len() == expected.len() && on_stage.iter().zip(expected).all(|(a, b)| unnamed(a) == unnamed(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,5 +473,64 @@ mod tests {
         assert_eq!(position(LESSONS[0].id), 0);
         assert_eq!(next(LESSONS[0].id).map(|l| l.id), Some(LESSONS[1].id));
         assert!(next(LESSONS[LESSONS.len() - 1].id).is_none());
+    }
+
+    #[test]
+    fn a_watched_run_plays_in_about_25_seconds_within_the_speed_range() {
+        assert_eq!(watch_speed(83.0, 0.1, 100.0), 3.3);
+        assert_eq!(watch_speed(25.0, 0.1, 100.0), 1.0);
+        assert_eq!(watch_speed(1.0, 0.1, 100.0), 0.1, "a short run is held to the slowest speed");
+        assert_eq!(watch_speed(1e6, 0.1, 100.0), 100.0);
+        assert_eq!(watch_speed(f64::NAN, 0.1, 100.0), 1.0);
+        for d in [10.0, 60.0, 150.0, 400.0, 900.0] {
+            let wall = d / watch_speed(d, 0.1, 100.0);
+            assert!((15.0..=40.0).contains(&wall), "{d} s plays in {wall} s");
+        }
+    }
+
+    #[test]
+    fn watching_pins_each_moment_to_its_stage_run_and_time() {
+        let lesson = lessons::find("goodput-vs-throughput").expect("lesson");
+        let (sums, _) = lesson.run(7);
+        let w = Watching::new(lesson, 7, &sums, (0.1, 100.0));
+        assert_eq!(w.runs, vec![1, 2]);
+        assert_eq!(w.durations_s, vec![sums[1].duration_s, sums[2].duration_s]);
+        let wall = w.durations_s.iter().copied().fold(0.0, f64::max) / w.speed;
+        assert!((15.0..=40.0).contains(&wall), "{wall}");
+        // run C turns requests away: B on the stage shows when the first one timed out
+        let first = w.moments.iter().find(|m| m.kind == lessons::MomentKind::FirstTimedOut).expect("timeouts");
+        assert_eq!((first.run, w.stage_of(first.run)), (2, Some(1)));
+        let at = first.at_us as f64 / 1e6;
+        assert!(w.passed(1, at).any(|m| m == first));
+        assert!(!w.passed(1, at - 1e-6).any(|m| m == first));
+        assert!(!w.passed(0, f64::MAX).any(|m| m.run == 2), "A shows only run B's moments");
+        assert_eq!(w.passed(1, f64::MAX).count(), w.moments.iter().filter(|m| m.run == 2).count());
+    }
+
+    #[test]
+    fn a_preset_closes_the_open_lesson_and_a_changed_stage_pauses_it() {
+        let mut st = WatchState::default();
+        assert!(!st.preset_chosen(None));
+        assert!(!st.preset_chosen(Some("no-such")));
+        let lesson = lessons::find("kv-arithmetic").expect("lesson");
+        let (sums, _) = lesson.run(7);
+        st.watching = Some(Watching::new(lesson, 7, &sums, (0.1, 100.0)));
+        assert!(st.shown(Some((lesson.id, Step::Run)), 7).is_some());
+        assert!(st.shown(Some((lesson.id, Step::Run)), 8).is_none(), "moments of another seed");
+        assert!(st.shown(Some((lesson.id, Step::Play)), 7).is_none());
+        assert!(st.shown(Some(("mean-hides-tail", Step::Run)), 7).is_none());
+        assert!(st.preset_chosen(Some(lesson.id)));
+        assert_eq!((st.watching.is_none(), st.closed_by_preset), (true, Some(lesson.id)));
+
+        let expected = stage_scenarios(lesson, 7);
+        assert_eq!(expected.len(), 2);
+        let mut named = expected.clone();
+        named[0].name = Some("Llama-3-8B (GQA)".into());
+        assert!(stage_shows(&named, &expected), "names aside");
+        assert!(!stage_shows(&expected[..1], &expected), "B is gone");
+        let mut edited = expected.clone();
+        edited[1].scheduler.max_num_seqs += 1;
+        assert!(!stage_shows(&edited, &expected));
+        assert!(!stage_shows(&stage_scenarios(lesson, 8), &expected), "another seed");
     }
 }

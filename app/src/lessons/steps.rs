@@ -6,12 +6,16 @@ use sim_core::lessons::Lesson;
 use sim_core::metrics::{ClassSummary, Summary};
 use sim_core::sweep::SweepParam;
 
-use super::{explanation, load_scenarios, open, set_step, text_of, variant_label, Ctx, HIGHLIGHT_CLASS};
+use super::{
+    explanation, load_scenarios, moment_text, open, set_step, shown_watch, skip_to_explanation, text_of, variant_label,
+    Ctx, HIGHLIGHT_CLASS,
+};
 use crate::format;
 use crate::i18n::{self, t, tf};
 use crate::sweep_panel;
 use crate::workbench::{self, actions, button};
 use app_model::tabs::lesson::{self as model, Finished, Step};
+use app_model::Run;
 
 fn choice_text(id: &str, i: usize) -> String {
     text_of(id, &format!("choice.{i}"))
@@ -32,14 +36,20 @@ pub(super) fn step(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
     match step {
         Step::Setup => {
             let seed = super::page_seed(cx.ui);
-            let note = match lesson.scenarios(seed).len() {
+            let runs = lesson.scenarios(seed);
+            let same = lesson.watch.windows(2).all(|w| runs[w[0]].scenario.classes == runs[w[1]].scenario.classes);
+            let note = match lesson.watch.len() {
                 1 => t("features.lesson.loaded_one"),
-                2 if lesson.same_arrivals(seed) => t("features.lesson.loaded_ab"),
-                2 => t("features.lesson.loaded_ab_other"),
-                n => tf("features.lesson.loaded_many", &[("n", n.to_string())]),
+                _ if same => t("features.lesson.loaded_ab"),
+                _ => t("features.lesson.loaded_ab_other"),
             };
+            let more = (runs.len() > lesson.watch.len()).then(|| {
+                let n = [("n", runs.len().to_string()), ("k", lesson.watch.len().to_string())];
+                view! { <p class="small muted">{tf("lessons.watch.more_runs", &n)}</p> }
+            });
             view! {
                 <p class="lesson-note">{note}</p>
+                {more}
                 {actions(vec![
                     go(cx, "primary", Some("lesson-next"), "lessons.next", Step::Predict),
                     reload(cx, lesson, Some("lesson-reload")),
@@ -85,23 +95,15 @@ pub(super) fn step(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
             }
             .into_any()
         }
-        Step::Run => {
-            let cancel = cx.act(|cx| {
-                cx.cancel();
-                set_step(cx.ui, Step::Predict);
-            });
-            let yours = move || {
-                cx.prediction.get().map(|p| choice_text(id, p)).unwrap_or_else(|| t("features.lesson.no_prediction"))
-            };
-            view! {
-                <h3>{t("lessons.running")}</h3>
-                <p class="lesson-question">{text_of(id, "question")}</p>
-                <p class="small"><b>{t("lessons.your_prediction")}</b>": "{yours}</p>
-                {actions(vec![button("", Some("lesson-cancel"), "lessons.cancel", None, cancel)])}
+        Step::Run => (move || {
+            if cx.finished.with(Option::is_some) && !cx.stage_ok.get() {
+                return paused(cx, lesson);
             }
-            .into_any()
-        }
+            watch(cx, lesson)
+        })
+        .into_any(),
         Step::Explain => (move || match cx.finished.get() {
+            Some(_) if !cx.stage_ok.get() && shown_watch(cx.ui, |_| ()).is_some() => paused(cx, lesson),
             Some(fin) => explain(cx, lesson, fin),
             None => view! { <h3>{t("lessons.running")}</h3> }.into_any(),
         })
@@ -122,6 +124,110 @@ pub(super) fn step(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
             }
             .into_any()
         }
+    }
+}
+
+/// The run step: the runs are computed, then play on the stage at a watchable speed with the
+/// moments to notice; the explanation follows at the end, or at once on "skip".
+fn watch(cx: Ctx, lesson: &'static Lesson) -> AnyView {
+    let id = lesson.id;
+    let cancel = cx.act(|cx| {
+        cx.cancel();
+        set_step(cx.ui, Step::Predict);
+    });
+    let yours =
+        move || cx.prediction.get().map(|p| choice_text(id, p)).unwrap_or_else(|| t("features.lesson.no_prediction"));
+    let playing = Memo::new(move |_| shown_watch(cx.ui, |w| (w.speed, w.durations_s.clone())));
+    let body = move || {
+        let (speed, durations) = playing.get()?;
+        let longest = durations.iter().copied().fold(0.0, f64::max);
+        let wall = (longest / speed).round() as u64;
+        let note = tf("lessons.watch.note", &[("speed", format::speed(speed)), ("seconds", wall.to_string())]);
+        let now = Signal::derive(move || {
+            (0..durations.len())
+                .filter_map(|i| cx.ui.views[i].with(|v| v.as_ref().map(|v| v.now_s)))
+                .fold(0.0, f64::max)
+        });
+        let share = Signal::derive(move || if longest > 0.0 { now.get() / longest } else { 1.0 });
+        let label = Signal::derive(move || {
+            tf("lessons.watch.progress", &[("now", format::sim_time(now.get())), ("total", format::sim_time(longest))])
+        });
+        let count = Signal::derive(move || {
+            let now = now.get();
+            shown_watch(cx.ui, |w| (0..w.runs.len()).map(|s| w.passed(s, now).count()).sum::<usize>()).unwrap_or(0)
+        });
+        Some(view! {
+            <p class="small lesson-watch-note">{note}</p>
+            {workbench::progress("lesson-watch-progress", share, label)}
+            <p class="small muted" data-testid="lesson-watch-count">
+                {move || tf("lessons.watch.noticed", &[("n", count.get().to_string())])}
+            </p>
+        })
+    };
+    let skip = cx.act(|cx| skip_to_explanation(cx.ui));
+    let computing = move || playing.with(Option::is_none);
+    view! {
+        <h3>{move || if computing() { t("lessons.running") } else { t("lessons.watch.title") }}</h3>
+        <p class="lesson-question">{text_of(id, "question")}</p>
+        <p class="small"><b>{t("lessons.your_prediction")}</b>": "{yours}</p>
+        {body}
+        {move || {
+            let mut b = Vec::new();
+            if !computing() {
+                b.push(button("primary", Some("lesson-skip"), "lessons.watch.skip", None, skip));
+            }
+            b.push(button("", Some("lesson-cancel"), "lessons.cancel", None, cancel));
+            actions(b)
+        }}
+    }
+    .into_any()
+}
+
+/// The stage no longer shows the lesson's runs: the lesson waits, its text hidden, until the runs
+/// are put back or the lesson is closed.
+fn paused(cx: Ctx, lesson: &'static Lesson) -> AnyView {
+    let back = cx.act(move |cx| cx.replay(lesson));
+    let close = cx.act(|cx| cx.ui.lesson.set(None));
+    view! {
+        <div class="lesson-paused" role="status" data-testid="lesson-paused">
+            <h3>{t("lessons.watch.paused_title")}</h3>
+            <p>{t("lessons.watch.paused")}</p>
+        </div>
+        {actions(vec![
+            button("primary", Some("lesson-restore"), "lessons.watch.restore", None, back),
+            button("", Some("lesson-close"), "lessons.watch.close", None, close),
+        ])}
+    }
+    .into_any()
+}
+
+/// Every moment of the watched runs, in order, as the stage's callouts said them.
+fn moments_list(cx: Ctx) -> impl IntoView {
+    move || {
+        let two = cx.ui.ab.get();
+        shown_watch(cx.ui, |w| {
+            let items = w
+                .moments
+                .iter()
+                .map(|m| {
+                    let run = w.stage_of(m.run).map(|s| Run::ALL[s.min(1)].label()).filter(|_| two);
+                    let time = format::sim_time(m.at_us as f64 / 1e6);
+                    let when = match run {
+                        Some(r) => format!("{r} · {time}"),
+                        None => time,
+                    };
+                    view! { <li data-kind=m.kind.name()><span class="callout-time">{when}</span>" "{moment_text(m)}</li> }
+                })
+                .collect_view();
+            let empty = w.moments.is_empty().then(|| view! { <p class="small muted">{t("lessons.watch.none")}</p> });
+            view! {
+                <div class="lesson-moments" data-testid="lesson-moments">
+                    <h4>{t("lessons.watch.moments")}</h4>
+                    <ol class="callouts">{items}</ol>
+                    {empty}
+                </div>
+            }
+        })
     }
 }
 
@@ -162,6 +268,7 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
             i18n::has(&key).then(|| view! { <p class="lesson-why small" data-testid="lesson-why">{t(&key)}</p> })
         })}
         <p class="lesson-explanation" data-testid="lesson-explanation">{explanation(id, &outcome)}</p>
+        {moments_list(cx)}
         <div class="lesson-look">
             <span class="look-icon" aria-hidden="true">"◎"</span>
             <p><b>{t("features.lesson.where")}</b>" "{text_of(id, "highlight")}</p>
@@ -171,6 +278,7 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
         {actions(vec![
             go(cx, "primary", Some("lesson-play"), "lessons.play_freely", Step::Play),
             button("", Some("lesson-again"), "features.lesson.again", None, again),
+            button("", Some("lesson-replay"), "lessons.watch.replay", None, cx.act(move |cx| cx.replay(lesson))),
         ])}
     }
     .into_any()
