@@ -97,9 +97,8 @@ fn parse(args: &[String]) -> Result<Args, Fail> {
     Ok(a)
 }
 
-/// The benchmark the arguments describe: the server as a scenario with vLLM's defaults
-/// (`--max-num-seqs 256`, `--max-num-batched-tokens 8192`, chunked prefill, paged KV in blocks of
-/// 16, `--gpu-memory-utilization 0.9`, `--max-model-len` the model's context) and the client.
+/// The benchmark the arguments describe: the server with vLLM's defaults
+/// (`sim_core::bench::vllm_server_json`), the flags given written over them, and the client.
 fn bench_of(a: &Args) -> Result<Bench, Fail> {
     let model = a.require("--model")?;
     let gpu = a.require("--gpu")?;
@@ -128,37 +127,26 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
         (None, Some(r)) => Load::Rate { per_s: r, burstiness },
         (None, None) => Load::AllAtOnce,
     };
-    let max_model_len = match a.whole("--max-model-len")? {
-        Some(n) => n,
-        None => sim_core::catalog::find_model(model).map(|m| m.max_context as u64).unwrap_or(8192),
-    };
-    let dtype = a.get("--dtype").unwrap_or("bf16");
-    let mut server = serde_json::json!({
-        "version": 1,
-        "name": "llmsim bench",
-        "seed": a.whole("--seed")?.unwrap_or(0),
-        "model": model,
-        "gpu": gpu,
-        "num_gpus": a.whole("--num-gpus")?.unwrap_or(1),
-        "dtype": dtype,
-        "gpu_memory_utilization": a.number("--gpu-memory-utilization")?.unwrap_or(0.9),
-        "scheduler": {
-            "batching": "continuous",
-            "max_num_seqs": a.whole("--max-num-seqs")?.unwrap_or(256),
-            "max_num_batched_tokens": a.whole("--max-num-batched-tokens")?.unwrap_or(8192),
-            "chunked_prefill": true,
-            "kv_layout": "paged",
-            "block_size": 16,
-            "max_model_len": max_model_len,
-        },
-        "classes": [{
-            "name": sim_core::bench::CLASS,
-            "arrival": { "kind": "closed_loop", "users": 1, "think_time_ms": 0.0 },
-            "num_requests": 1,
-            "input_tokens": { "kind": "fixed", "value": 1 },
-            "output_tokens": { "kind": "fixed", "value": 1 },
-        }],
-    });
+    let mut server = sim_core::bench::vllm_server_json(
+        model,
+        gpu,
+        a.whole("--num-gpus")?.unwrap_or(1),
+        a.get("--dtype").unwrap_or("bf16"),
+    );
+    let whole = [
+        ("--seed", "/seed"),
+        ("--max-num-seqs", "/scheduler/max_num_seqs"),
+        ("--max-num-batched-tokens", "/scheduler/max_num_batched_tokens"),
+        ("--max-model-len", "/scheduler/max_model_len"),
+    ];
+    for (flag, at) in whole {
+        if let (Some(v), Some(slot)) = (a.whole(flag)?, server.pointer_mut(at)) {
+            *slot = v.into();
+        }
+    }
+    if let Some(u) = a.number("--gpu-memory-utilization")? {
+        server["gpu_memory_utilization"] = u.into();
+    }
     if let Some(kv) = a.get("--kv-dtype") {
         server["kv_dtype"] = kv.into();
     }

@@ -10,15 +10,6 @@ fn score(e: &EngineConfig, rows: &dyn Fn(&str) -> bool) -> f64 {
     errs.iter().map(|x| (1.0 + x).ln().powi(2)).sum::<f64>() / errs.len() as f64
 }
 
-/// The `q` quantile (0..1, nearest rank) of `v`.
-fn quantile(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * q).round() as usize]
-}
-
 /// `--serving`: the closed-loop serving benchmarks replayed through the whole simulation, as a
 /// markdown table per engine, model and TP degree (`--rows` adds every row).
 fn serving(engine: &EngineConfig, every_row: bool) {
@@ -61,22 +52,19 @@ fn serving(engine: &EngineConfig, every_row: bool) {
     println!("| rows | replayed | TPOT median abs error | TPOT p90 abs error | TPOT median error | TTFT median abs error | TTFT median error |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (key, e, n) in &groups {
-        let mut tpot_abs: Vec<f64> = e.iter().map(|x| x.1.abs()).collect();
-        let mut tpot: Vec<f64> = e.iter().map(|x| x.1).collect();
-        let mut ttft_abs: Vec<f64> = e.iter().map(|x| x.0.abs()).collect();
-        let mut ttft: Vec<f64> = e.iter().map(|x| x.0).collect();
-        if e.is_empty() {
+        let x = sim_core::fit::Errors::of(e, *n);
+        if x.replayed == 0 {
             println!("| {key} | 0/{n} | — | — | — | — | — |");
             continue;
         }
         println!(
             "| {key} | {}/{n} | {:.1}% | {:.1}% | {:+.1}% | {:.1}% | {:+.1}% |",
-            e.len(),
-            quantile(&mut tpot_abs, 0.5) * 100.0,
-            quantile(&mut tpot_abs, 0.9) * 100.0,
-            quantile(&mut tpot, 0.5) * 100.0,
-            quantile(&mut ttft_abs, 0.5) * 100.0,
-            quantile(&mut ttft, 0.5) * 100.0
+            x.replayed,
+            x.tpot_median_abs * 100.0,
+            x.tpot_p90_abs * 100.0,
+            x.tpot_median * 100.0,
+            x.ttft_median_abs * 100.0,
+            x.ttft_median * 100.0
         );
     }
 }

@@ -54,6 +54,41 @@ pub struct Bench {
 /// The name of the benchmark's one traffic class.
 pub const CLASS: &str = "bench";
 
+/// The server a benchmark runs against, as scenario JSON (so a caller can override fields and
+/// validation names them): vLLM's defaults for online serving — 256 sequences, an 8,192-token
+/// budget, chunked prefill, paged KV in blocks of 16, `gpu_memory_utilization` 0.9,
+/// `max_model_len` the model's context (8,192 for a model the catalogue lacks) — seed 0, and a
+/// placeholder class that [`Bench::scenario`] replaces.
+pub fn vllm_server_json(model: &str, gpu: &str, num_gpus: u64, dtype: &str) -> serde_json::Value {
+    let max_model_len = crate::catalog::find_model(model).map(|m| m.max_context).unwrap_or(8192);
+    serde_json::json!({
+        "version": 1,
+        "name": "llmsim bench",
+        "seed": 0,
+        "model": model,
+        "gpu": gpu,
+        "num_gpus": num_gpus,
+        "dtype": dtype,
+        "gpu_memory_utilization": 0.9,
+        "scheduler": {
+            "batching": "continuous",
+            "max_num_seqs": 256,
+            "max_num_batched_tokens": 8192,
+            "chunked_prefill": true,
+            "kv_layout": "paged",
+            "block_size": 16,
+            "max_model_len": max_model_len,
+        },
+        "classes": [{
+            "name": CLASS,
+            "arrival": { "kind": "closed_loop", "users": 1, "think_time_ms": 0.0 },
+            "num_requests": 1,
+            "input_tokens": { "kind": "fixed", "value": 1 },
+            "output_tokens": { "kind": "fixed", "value": 1 },
+        }],
+    })
+}
+
 impl Bench {
     /// The scenario the benchmark runs: the server with one class of fixed-length prompts.
     pub fn scenario(&self) -> Scenario {

@@ -229,21 +229,15 @@ pub mod serving {
             .collect()
     }
 
-    /// The benchmark a row describes, on a vLLM-default server (256 sequences, 8,192-token
-    /// budget, chunked prefill, paged KV, utilisation 0.9) with `engine`'s constants.
+    /// The benchmark a row describes, on a vLLM-default server
+    /// ([`crate::bench::vllm_server_json`], long enough for the row's lengths) with `engine`'s
+    /// constants.
     pub fn bench(row: &Row, engine: &EngineConfig) -> Option<Bench> {
         let dtype = Dtype::parse(&row.dtype)?;
         let model = crate::catalog::find_model(&row.model)?;
         crate::catalog::find_gpu(&row.gpu)?;
-        let json = serde_json::json!({
-            "version": 1, "seed": 1, "model": row.model, "gpu": row.gpu, "num_gpus": row.tp,
-            "dtype": dtype.name(), "gpu_memory_utilization": 0.9,
-            "scheduler": { "batching": "continuous", "max_num_seqs": 256, "max_num_batched_tokens": 8192,
-                "chunked_prefill": true, "kv_layout": "paged", "block_size": 16,
-                "max_model_len": model.max_context.max(row.isl + row.osl) },
-            "classes": [{ "name": crate::bench::CLASS, "arrival": { "kind": "closed_loop", "users": 1, "think_time_ms": 0.0 },
-                "num_requests": 1, "input_tokens": { "kind": "fixed", "value": 1 }, "output_tokens": { "kind": "fixed", "value": 1 } }],
-        });
+        let mut json = crate::bench::vllm_server_json(&row.model, &row.gpu, row.tp as u64, dtype.name());
+        json["scheduler"]["max_model_len"] = model.max_context.max(row.isl + row.osl).into();
         let mut server = Scenario::from_json(&json.to_string()).ok()?;
         server.engine = engine.clone();
         Some(Bench {

@@ -62,12 +62,15 @@ pub struct Errors {
     pub rows: usize,
     pub tpot_median_abs: f64,
     pub tpot_p90_abs: f64,
+    /// Median of the signed error: above 0 the lab is too slow.
+    pub tpot_median: f64,
     pub ttft_median_abs: f64,
+    pub ttft_median: f64,
     /// The objective: weighted mean squared log error.
     pub score: f64,
 }
 
-fn nearest_rank(v: &mut [f64], q: f64) -> f64 {
+fn nearest_rank(mut v: Vec<f64>, q: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
@@ -75,27 +78,37 @@ fn nearest_rank(v: &mut [f64], q: f64) -> f64 {
     v[((v.len() - 1) as f64 * q).round() as usize]
 }
 
-/// The lab's error on `rows` with `engine`.
-pub fn errors(rows: &[Row], engine: &EngineConfig) -> Errors {
-    let mut tpot = Vec::new();
-    let mut ttft = Vec::new();
-    let mut score = 0.0;
-    for r in rows {
-        if let Some((t, p)) = predict(r, engine) {
-            tpot.push((p / r.tpot_ms - 1.0).abs());
-            ttft.push((t / r.ttft_ms - 1.0).abs());
-            score += (p / r.tpot_ms).ln().powi(2) + TTFT_WEIGHT * (t / r.ttft_ms).ln().powi(2);
+impl Errors {
+    /// The figures over `rows` rows of which these were replayed, each given by its relative
+    /// errors `(TTFT, TPOT)` (prediction / measurement − 1); quantiles by nearest rank, NaN
+    /// when none was replayed.
+    pub fn of(replayed: &[(f64, f64)], rows: usize) -> Errors {
+        let ttft: Vec<f64> = replayed.iter().map(|e| e.0).collect();
+        let tpot: Vec<f64> = replayed.iter().map(|e| e.1).collect();
+        let abs = |v: &[f64]| v.iter().map(|x| x.abs()).collect::<Vec<f64>>();
+        let score: f64 =
+            replayed.iter().map(|(t, p)| (1.0 + p).ln().powi(2) + TTFT_WEIGHT * (1.0 + t).ln().powi(2)).sum();
+        let n = replayed.len();
+        Errors {
+            replayed: n,
+            rows,
+            tpot_median_abs: nearest_rank(abs(&tpot), 0.5),
+            tpot_p90_abs: nearest_rank(abs(&tpot), 0.9),
+            tpot_median: nearest_rank(tpot, 0.5),
+            ttft_median_abs: nearest_rank(abs(&ttft), 0.5),
+            ttft_median: nearest_rank(ttft, 0.5),
+            score: if n > 0 { score / n as f64 } else { f64::INFINITY },
         }
     }
-    let n = tpot.len();
-    Errors {
-        replayed: n,
-        rows: rows.len(),
-        tpot_median_abs: nearest_rank(&mut tpot.clone(), 0.5),
-        tpot_p90_abs: nearest_rank(&mut tpot, 0.9),
-        ttft_median_abs: nearest_rank(&mut ttft, 0.5),
-        score: if n > 0 { score / n as f64 } else { f64::INFINITY },
-    }
+}
+
+/// The lab's error on `rows` with `engine`.
+pub fn errors(rows: &[Row], engine: &EngineConfig) -> Errors {
+    let replayed: Vec<(f64, f64)> = rows
+        .iter()
+        .filter_map(|r| predict(r, engine).map(|(t, p)| (t / r.ttft_ms - 1.0, p / r.tpot_ms - 1.0)))
+        .collect();
+    Errors::of(&replayed, rows.len())
 }
 
 /// A fit's outcome: the constants, and the error before and after.
