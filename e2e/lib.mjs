@@ -132,9 +132,13 @@ export function collectErrors(page) {
     if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
   });
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  page.on('requestfailed', (req) =>
-    errors.push(`requestfailed: ${req.url()} ${req.failure()?.errorText ?? ''}`),
-  );
+  page.on('requestfailed', (req) => {
+    const why = req.failure()?.errorText ?? '';
+    // The Share dialog's embed preview is a frame of the lab itself: closing the dialog removes
+    // it, and the loads it still had in flight are aborted. That is not the page failing.
+    if (why === 'net::ERR_ABORTED' && req.frame() !== page.mainFrame()) return;
+    errors.push(`requestfailed: ${req.url()} ${why}`);
+  });
   return errors;
 }
 
