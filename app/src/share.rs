@@ -418,7 +418,8 @@ pub fn ShareButton() -> impl IntoView {
 }
 
 /// "Copy embed code": an `<iframe>` for a chosen size and parts, a live preview at that size
-/// (scaled to fit the dialog), and a copy button that says when it copied.
+/// (scaled to fit the dialog; a second lab, so it loads only when asked for), and a copy
+/// button that says when it copied.
 #[component]
 fn EmbedCode() -> impl IntoView {
     use app_model::share::{embed_code, embed_size, embed_src, EMBED_SIZES};
@@ -428,6 +429,7 @@ fn EmbedCode() -> impl IntoView {
     let custom = RwSignal::new(("720".to_string(), "450".to_string()));
     let parts = RwSignal::new(Part::EMBED_DEFAULT.to_vec());
     let status = RwSignal::new(None::<&'static str>);
+    let previewing = RwSignal::new(false);
     let state = state_of(&ui, &[]);
     let chosen = Memo::new(move |_| {
         let i = size.get();
@@ -495,7 +497,7 @@ fn EmbedCode() -> impl IntoView {
     };
     let is_custom = move || size.get() >= EMBED_SIZES.len();
     let preview = move || {
-        chosen.get().ok().map(|(w, h)| {
+        chosen.get().ok().filter(|_| previewing.get()).map(|(w, h)| {
             // scaled so that the frame fits the dialog's width
             let scale = (300.0 / w as f64).min(1.0);
             view! {
@@ -537,6 +539,14 @@ fn EmbedCode() -> impl IntoView {
                 <span class="small" aria-live="polite" data-testid="embed-status">{move || status.get().map(t)}</span>
             </p>
             <p class="small muted">{tx("features.embed.privacy")}</p>
+            <p>
+                <button
+                    class="btn small-btn"
+                    data-testid="embed-preview-toggle"
+                    aria-expanded=move || previewing.get().to_string()
+                    on:click=move |_| previewing.update(|v| *v = !*v)
+                >{move || t(if previewing.get() { "features.embed.hide_preview" } else { "features.embed.show_preview" })}</button>
+            </p>
             {preview}
         </section>
     }
