@@ -74,6 +74,21 @@ impl Bin {
 /// A rectangle: x, y, width, height.
 pub type Rect = (f64, f64, f64, f64);
 
+/// Space between the outcome bins, CSS px.
+const BIN_GAP: f64 = 8.0;
+/// Room for a count beside its bin's label (seven digits with separators at the title font).
+const BIN_COUNT_W: f64 = 52.0;
+
+/// An outcome bin's height for its label above its count.
+fn bin_two_lines(f: Fonts) -> f64 {
+    (4.0 + f.small + 4.0 + f.title + 6.0).ceil()
+}
+
+/// An outcome bin's height for its label and count on one line.
+fn bin_one_line(f: Fonts) -> f64 {
+    (f.small.max(f.title) + 10.0).ceil()
+}
+
 /// Stages narrower than this (CSS px) use the compact layout: more rows for the stations'
 /// counts, the footer and the lane labels, so nothing is cut or scaled below [`MIN_TEXT_PX`].
 pub const COMPACT_BELOW: f64 = 520.0;
@@ -146,6 +161,8 @@ pub struct Geo {
     pub cell_h: f64,
     pub fonts: Fonts,
     pub compact: bool,
+    /// The outcome bins are too short for a count under the label: it sits at the label's right.
+    pub bin_inline: bool,
     /// Baselines: the station titles, then each row of their counts.
     pub title_y: f64,
     pub sub_rows: usize,
@@ -199,7 +216,12 @@ impl Geo {
             })
             .collect();
         // the outcome bins are as wide as their labels need (icon, label, padding)
-        let o_w = (0.14 * w).max(needs.bin_label_w + 21.0 + 8.0).min(0.3 * w);
+        // bins too short for a label above a count put the count at the label's right, so the
+        // bins are as wide as both need
+        let bin_h = (bottom - top - 3.0 * BIN_GAP) / 4.0;
+        let bin_inline = bin_h < bin_two_lines(fonts);
+        let count_w = if bin_inline { BIN_COUNT_W } else { 0.0 };
+        let o_w = (0.14 * w).max(needs.bin_label_w + 21.0 + 8.0 + count_w).min(0.3 * w);
         let o0 = w - 6.0 - o_w;
         let (d0, d1) = (0.5 * w, o0 - 0.015 * w);
         let cells = max_seqs.clamp(1, MAX_CELLS);
@@ -237,6 +259,7 @@ impl Geo {
             cell_h: (body / rows as f64).min(40.0),
             fonts,
             compact,
+            bin_inline,
             title_y,
             sub_rows,
             foot_rows,
@@ -287,9 +310,25 @@ impl Geo {
     }
 
     pub fn bin_rect(&self, bin: Bin) -> Rect {
-        let gap = 8.0;
+        let gap = BIN_GAP;
         let h = ((self.bottom - self.top) - gap * 3.0) / 4.0;
         (self.o0, self.top + bin.index() as f64 * (h + gap), self.o1 - self.o0, h)
+    }
+
+    /// The height an outcome bin needs: for its label above its count, or (when
+    /// [`Geo::bin_inline`]) for one line holding both.
+    pub fn bin_min_h(&self) -> f64 {
+        if self.bin_inline {
+            bin_one_line(self.fonts)
+        } else {
+            bin_two_lines(self.fonts)
+        }
+    }
+
+    /// The shortest stage of this width and text whose four outcome bins hold their label and
+    /// count on one line each: what a stage fitted to a small frame may shrink to.
+    pub fn min_height(&self) -> f64 {
+        (self.top + (self.h - self.bottom) + 4.0 * bin_one_line(self.fonts) + 3.0 * BIN_GAP).ceil()
     }
 
     /// Where flights end: the bin's icon, so its label and count stay readable.
@@ -477,6 +516,45 @@ mod tests {
         assert_eq!(g.lane_mid(9), g.lane_mid(2));
         // no lanes asked: one lane
         assert_eq!(Geo::new(800.0, 300.0, 0, 1).lanes.len(), 1);
+    }
+
+    #[test]
+    fn outcome_bins_keep_label_and_count_apart_down_to_the_min_height() {
+        for (w, scale) in [(624.0, 1.0), (784.0, 1.0), (390.0, 1.0), (624.0, 1.25)] {
+            let needs = TextNeeds { scale, bin_label_w: 60.0 };
+            let min = Geo::with_text(w, 360.0, 1, 32, needs).min_height();
+            // the same asked at any height: it depends on the width and the text only
+            assert_eq!(Geo::with_text(w, 500.0, 1, 32, needs).min_height(), min, "w {w}, scale {scale}");
+            for h in [min, min + 30.0, min + 60.0, 360.0] {
+                let g = Geo::with_text(w, h, 1, 32, needs);
+                for bin in Bin::ALL {
+                    let (x, y, bw, bh) = g.bin_rect(bin);
+                    assert!(bh + 1e-9 >= g.bin_min_h(), "{bin:?} w {w} h {h}: {bh} < {}", g.bin_min_h());
+                    if g.bin_inline {
+                        // the label (icon, words) ends before the count's room begins
+                        assert!(
+                            x + 21.0 + needs.bin_label_w + 8.0 <= x + bw - BIN_COUNT_W + 1e-9 || bw >= 0.3 * w - 1e-9
+                        );
+                    } else {
+                        let label = y + 4.0 + g.fonts.small;
+                        let count_top = y + bh - 6.0 - g.fonts.title;
+                        assert!(
+                            label <= count_top + 1e-9,
+                            "{bin:?} w {w} h {h}: label {label}, count from {count_top}"
+                        );
+                    }
+                }
+            }
+            // tall stages have label above count; the shortest, both on a line
+            assert!(!Geo::with_text(w, 460.0, 1, 32, needs).bin_inline || w < COMPACT_BELOW);
+            assert!(Geo::with_text(w, min, 1, 32, needs).bin_inline);
+        }
+        // the compact layout (more text rows) needs more height
+        let needs = TextNeeds::default();
+        assert!(
+            Geo::with_text(390.0, 360.0, 1, 32, needs).min_height()
+                > Geo::with_text(624.0, 360.0, 1, 32, needs).min_height()
+        );
     }
 
     #[test]

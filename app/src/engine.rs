@@ -51,6 +51,30 @@ const FRAME_BUDGET_MS: f64 = 9.0;
 /// Sim work per frame while fast-forwarding to the end, ms.
 const FAST_FORWARD_BUDGET_MS: f64 = 40.0;
 
+/// Space kept below an embedded stage, CSS px (its block's padding and border).
+const STAGE_BELOW_EMBED: f64 = 8.0;
+
+/// The height that makes `canvas` end at the bottom of the window (the iframe) when the page is
+/// scrolled to its top, between the stage's smallest readable height
+/// ([`crate::stage::min_height`]) and `tallest`: an embedded lab shows the key numbers and the
+/// whole stage without scrolling; the panels follow below.
+fn fit_to_frame(canvas: &web_sys::HtmlCanvasElement, tallest: f64) -> f64 {
+    use wasm_bindgen::JsCast;
+    let Some(w) = web_sys::window() else { return tallest };
+    let inner = w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let top = canvas.get_bounding_client_rect().top() + w.scroll_y().unwrap_or(0.0);
+    let Some(ctx) =
+        canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+    else {
+        return tallest;
+    };
+    let shortest = crate::stage::min_height(&ctx, f64::from(canvas.client_width()).max(STAGE_MIN_W)).min(tallest);
+    if inner <= 0.0 {
+        return tallest;
+    }
+    (inner - top - STAGE_BELOW_EMBED).floor().clamp(shortest, tallest)
+}
+
 /// One simulation and what its stage remembers.
 pub struct LiveRun {
     pub sim: Simulation,
@@ -183,6 +207,8 @@ pub struct FrameInput {
     pub playing: bool,
     pub speed: f64,
     pub fast_forward: bool,
+    /// Embedded (`embed=1`): the stage ends at the frame's bottom edge (see [`fit_to_frame`]).
+    pub fit_to_frame: bool,
 }
 
 /// What a frame reports back.
@@ -313,7 +339,10 @@ impl Engine {
         for (i, r) in self.runs.iter_mut().enumerate() {
             let Some(canvas) = charts::canvas_by_id(STAGE_IDS[i.min(1)]) else { continue };
             let compact = f64::from(canvas.client_width()) < app_model::stage_layout::COMPACT_BELOW;
-            let h = if compact { STAGE_H_COMPACT } else { stage_h };
+            let mut h = if compact { STAGE_H_COMPACT } else { stage_h };
+            if input.fit_to_frame && i == 0 {
+                h = fit_to_frame(&canvas, h);
+            }
             let Some((ctx, w, h)) = charts::fit_canvas(&canvas, STAGE_MIN_W, h) else { continue };
             let live = r.sim.live_requests();
             r.stage.set_speed(if input.fast_forward { f64::INFINITY } else { input.speed });

@@ -51,7 +51,7 @@ use crate::a11y::LiveSummary;
 use crate::controls::Controls;
 use crate::first::StartHere;
 use crate::header::{PageFooter, PageHeader};
-use crate::metrics_panel::MetricsPanel;
+use crate::metrics_panel::{KeyNumbers, MetricsPanel};
 use crate::panels::{AbPairs, AbTabs, ChartsRow, ErrorBanner, StageBlock};
 use crate::share::LinkBanner;
 use crate::toolbar::Toolbar;
@@ -147,6 +147,9 @@ pub fn App() -> impl IntoView {
             </aside>
             <div class="stage-col">
                 <ErrorBanner/>
+                <Show when=move || ui.embed.get()>
+                    <KeyNumbers run=Run::A/>
+                </Show>
                 <StageBlock run=Run::A/>
                 <Show when=move || ui.ab.get()>
                     <StageBlock run=Run::B/>
@@ -229,6 +232,7 @@ fn frame(ui: Ui, perf: web_sys::Performance) {
         playing: ui.playing.get_untracked(),
         speed: ui.speed.get_untracked(),
         fast_forward: ui.fast_forward.get_untracked(),
+        fit_to_frame: ui.embed.get_untracked(),
     };
     if let Some(out) = engine::with(|e| e.frame(input, &perf)) {
         if out.all_finished && (input.playing || input.fast_forward) {

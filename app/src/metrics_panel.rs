@@ -110,9 +110,16 @@ impl Figure {
     }
 }
 
-/// Metrics of `run`.
-#[component]
-pub fn MetricsPanel(run: Run) -> impl IntoView {
+/// The numbers a panel shows for `run`: the summary part of the selected class (or all), and
+/// that class's SLO (or the only class's).
+#[derive(Clone, Copy)]
+struct Shown {
+    picked: Memo<Option<Picked>>,
+    slo: Memo<Option<Slo>>,
+    class_name: Memo<Option<String>>,
+}
+
+fn shown(run: Run) -> Shown {
     let ui = use_ui();
     let view_sig = ui.views[run.index()];
     let info = ui.infos[run.index()];
@@ -125,6 +132,38 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
         let name = class_name.get();
         view_sig.with(|v| v.as_ref().map(|v| pick(&v.summary, name.as_deref())))
     });
+    // SLOs of the selected class (or of the only class).
+    let slo = Memo::new(move |_| {
+        let c = ui.class_view.get();
+        info.with(|i| {
+            let i = i.as_ref()?;
+            let idx = match c {
+                Some(c) => c,
+                None if i.scenario.classes.len() == 1 => 0,
+                None => return None,
+            };
+            i.scenario.classes.get(idx).map(|c| c.slo.clone())
+        })
+    });
+
+    Shown { picked, slo, class_name }
+}
+
+/// Whether `row`'s SLO is missed at the tail by either view (answered-only or every arrival).
+fn missed_at_p99(row: &LatencyRow, c: &ClassSummary, slo: Option<&Slo>) -> bool {
+    let Some(l) = slo.and_then(|s| (row.slo)(s)) else { return false };
+    let done = Figure::Completed(row.latency).read(c, Stat::P99);
+    let all = Censorable::of_latency(row.latency).and_then(|v| Figure::Censored(v).read(c, Stat::P99));
+    done.is_some_and(|v| v > l) || all.is_some_and(|v| v > l)
+}
+
+/// Metrics of `run`.
+#[component]
+pub fn MetricsPanel(run: Run) -> impl IntoView {
+    let ui = use_ui();
+    let view_sig = ui.views[run.index()];
+    let info = ui.infos[run.index()];
+    let Shown { picked, slo, class_name } = shown(run);
     // run A's numbers, for B's "vs A" marks (A/B mode, run B only)
     let against = Memo::new(move |_| {
         if run == Run::A || !ui.ab.get() {
@@ -143,20 +182,6 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
     };
     let get =
         move |f: fn(&Picked) -> String| move || picked.with(|p| p.as_ref().map_or_else(|| format::NONE.to_string(), f));
-    // SLOs of the selected class (or of the only class).
-    let slo = Memo::new(move |_| {
-        let c = ui.class_view.get();
-        info.with(|i| {
-            let i = i.as_ref()?;
-            let idx = match c {
-                Some(c) => c,
-                None if i.scenario.classes.len() == 1 => 0,
-                None => return None,
-            };
-            i.scenario.classes.get(idx).map(|c| c.slo.clone())
-        })
-    });
-
     let limit_of = move |row: LatencyRow| slo.with(|s| s.as_ref().and_then(|s| (row.slo)(s)));
     // one cell of a figure: red (▲) when it misses the SLO
     let cell = move |row: LatencyRow, fig: Figure, key: String, stat: Stat| {
@@ -178,15 +203,7 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
             let slo_text = move || limit_of(row).map(|v| format!("SLO {}", format::ms(v))).unwrap_or_default();
             // the SLO is missed at the tail by either view
             let missed = move || {
-                let Some(l) = limit_of(row) else { return false };
-                picked.with(|p| {
-                    p.as_ref().is_some_and(|p| {
-                        let done = Figure::Completed(row.latency).read(&p.c, Stat::P99);
-                        let all = Censorable::of_latency(row.latency)
-                            .and_then(|v| Figure::Censored(v).read(&p.c, Stat::P99));
-                        done.is_some_and(|v| v > l) || all.is_some_and(|v| v > l)
-                    })
-                })
+                slo.with(|l| picked.with(|p| p.as_ref().is_some_and(|p| missed_at_p99(&row, &p.c, l.as_ref()))))
             };
             // how many the completed-only figures are over
             let over_text = move || {
@@ -456,5 +473,93 @@ fn vs_mark(c: &ab::Change, key: String) -> impl IntoView {
             <span>{ab::relative_text(c)}</span>
             <span class="sr-only">{t(words)}</span>
         </span>
+    }
+}
+
+/// The key numbers above the stage in an embedded lab (`embed=1`), where the whole panel would
+/// not fit beside it: p99 TTFT and p99 TPOT (red when the SLO is missed, by either view, as in
+/// the panel), with how many they are over or the every-arrival lower bound; goodput beside the
+/// raw throughput; the KV pool in use. The panel itself follows further down.
+#[component]
+pub fn KeyNumbers(run: Run) -> impl IntoView {
+    let ui = use_ui();
+    let view_sig = ui.views[run.index()];
+    let info = ui.infos[run.index()];
+    let Shown { picked, slo, .. } = shown(run);
+    let latency = move |row: &'static LatencyRow, label: &'static str| {
+        let value = move || {
+            picked.with(|p| {
+                p.as_ref()
+                    .map_or_else(|| format::NONE.to_string(), |p| Figure::Completed(row.latency).text(&p.c, Stat::P99))
+            })
+        };
+        let missed =
+            move || slo.with(|l| picked.with(|p| p.as_ref().is_some_and(|p| missed_at_p99(row, &p.c, l.as_ref()))));
+        // the every-arrival lower bound when some are still unanswered, else what it is over
+        let sub = move || {
+            picked.with(|p| {
+                let Some(p) = p.as_ref() else { return String::new() };
+                match Censorable::of_latency(row.latency).filter(|v| v.of(&p.c).censored > 0) {
+                    Some(v) => tf("metrics.key_all", &[("v", Figure::Censored(v).text(&p.c, Stat::P99))]),
+                    None => tf(
+                        "metrics.key_over",
+                        &[("n", format::int(row.latency.of(&p.c).count)), ("m", format::int(p.c.requests.ended()))],
+                    ),
+                }
+            })
+        };
+        let slo_text = move || {
+            slo.with(|s| s.as_ref().and_then(|s| (row.slo)(s)))
+                .map(|v| format!("SLO {}", format::ms(v)))
+                .unwrap_or_default()
+        };
+        view! {
+            <div class="key" class:over=missed data-testid=format!("key-{}", row.key)>
+                <span class="key-label"><Term label=label def=row.def/>" "<span class="key-slo">{slo_text}</span></span>
+                <span class="key-value">{value}</span>
+                <span class="key-sub" data-testid=format!("key-{}-sub", row.key)>{sub}</span>
+            </div>
+        }
+    };
+    let goodput = move || {
+        picked.with(|p| {
+            p.as_ref().map_or_else(
+                || format::NONE.to_string(),
+                |p| format!("{} tok/s", format::rate(p.c.goodput.output_tokens_per_s)),
+            )
+        })
+    };
+    let throughput = move || {
+        picked.with(|p| {
+            p.as_ref().map_or_else(String::new, |p| {
+                tf("metrics.key_of_throughput", &[("x", format::rate(p.c.throughput.output_tokens_per_s))])
+            })
+        })
+    };
+    let kv = move || {
+        view_sig.with(|v| v.as_ref().map_or_else(|| format::NONE.to_string(), |v| format::pct(v.hbm.kv_pool_share())))
+    };
+    let pool = move || {
+        info.with(|i| {
+            i.as_ref().map_or_else(String::new, |i| {
+                tf("metrics.key_pool", &[("size", format::gib(i.plan.kv_capacity_bytes))])
+            })
+        })
+    };
+    view! {
+        <section class="key-numbers" data-testid=format!("key-numbers-{}", run.slug()) aria-label=tx("metrics.key_aria")>
+            {latency(&ROWS[0], "metrics.key_ttft")}
+            {latency(&ROWS[1], "metrics.key_tpot")}
+            <div class="key" data-testid="key-goodput">
+                <span class="key-label"><Term label="metrics.goodput" def=defs::GOODPUT/></span>
+                <span class="key-value good">{goodput}</span>
+                <span class="key-sub">{throughput}</span>
+            </div>
+            <div class="key" data-testid="key-kv">
+                <span class="key-label"><Term label="metrics.key_kv" def=defs::KV_USED/></span>
+                <span class="key-value">{kv}</span>
+                <span class="key-sub">{pool}</span>
+            </div>
+        </section>
     }
 }

@@ -77,7 +77,7 @@ pub fn Toolbar() -> impl IntoView {
     view! {
         <div class="toolbar" role="group" aria-label=tx("toolbar.aria")>
             <button class="btn primary" data-testid="play" on:click=on_play aria-keyshortcuts="Space">{play_label}</button>
-            <button class="btn" data-testid="step" title=tx("toolbar.step_title") aria-keyshortcuts="ArrowRight" on:click=move |_| ui.step()>{icon::svg(icon::STEP)}{tx("toolbar.step")}</button>
+            <button class="btn" data-testid="step" title=tx("toolbar.step_title") aria-keyshortcuts="ArrowRight" on:click=move |_| ui.step()>{icon::svg(icon::STEP)}<span class="lbl">{tx("toolbar.step")}</span></button>
             <div class="speed">
                 <label for="speed">{tx("toolbar.speed")}</label>
                 <input
@@ -104,8 +104,8 @@ pub fn Toolbar() -> impl IntoView {
                 title=tx("toolbar.run_to_end_title")
                 disabled=move || finished.get()
                 on:click=move |_| ui.fast_forward.set(true)
-            >{icon::svg(icon::TO_END)}{tx("toolbar.run_to_end")}</button>
-            <button class="btn" data-testid="reset" title=tx("toolbar.reset_title") on:click=move |_| ui.reset()>{icon::svg(icon::RESET)}{tx("toolbar.reset")}</button>
+            >{icon::svg(icon::TO_END)}<span class="lbl">{tx("toolbar.run_to_end")}</span></button>
+            <button class="btn" data-testid="reset" title=tx("toolbar.reset_title") on:click=move |_| ui.reset()>{icon::svg(icon::RESET)}<span class="lbl">{tx("toolbar.reset")}</span></button>
             <div class="seed">
                 <label for="seed">{tx("toolbar.seed")}</label>
                 <input

@@ -240,14 +240,22 @@ impl StageState {
             round_rect(ctx, x, y, w, h, 6.0);
             ctx.fill();
             ctx.stroke();
-            let count = bin.count(&calm.counts);
-            bin_icon(ctx, bin, colour, x + 11.0, y + 6.0 + g.fonts.small * 0.6, g.fonts.small * 0.45);
+            let count = format::int(bin.count(&calm.counts));
+            // label above count, or (a short stage) both on one line, the count at the right
+            let label_y = if g.bin_inline { y + h / 2.0 + g.fonts.small * 0.36 } else { y + 4.0 + g.fonts.small };
+            bin_icon(ctx, bin, colour, x + 11.0, label_y - g.fonts.small * 0.36, g.fonts.small * 0.45);
             ctx.set_font(&f.small);
             ctx.set_fill_style_str(pal.text);
             // the bins are laid out as wide as the widest label (`text_needs`)
-            let _ = ctx.fill_text(&t_untracked(bin.label()), x + 21.0, y + 4.0 + g.fonts.small);
+            let _ = ctx.fill_text(&t_untracked(bin.label()), x + 21.0, label_y);
             ctx.set_font(&f.title);
-            let _ = ctx.fill_text(&format::int(count), x + 6.0, y + h - 6.0);
+            if g.bin_inline {
+                ctx.set_text_align("right");
+                let _ = ctx.fill_text(&count, x + w - 6.0, label_y);
+                ctx.set_text_align("left");
+            } else {
+                let _ = ctx.fill_text(&count, x + 6.0, y + h - 6.0);
+            }
         }
 
         // Preemption: an arrow from the batch back to the queue.

@@ -23,6 +23,12 @@ mod draw;
 
 pub use draw::{dash, round_rect};
 
+/// The shortest a `w` wide stage may be drawn with this page's text (language, profile): its
+/// outcome bins keep their labels and counts apart ([`Geo::min_height`]).
+pub fn min_height(ctx: &CanvasRenderingContext2d, w: f64) -> f64 {
+    Geo::with_text(w, 1000.0, 1, 1, draw::text_needs(ctx, w)).min_height()
+}
+
 /// Template text in the current language, without tracking (the canvas redraws every frame).
 fn tr(key: &str, args: &[(&str, String)]) -> String {
     fill(&t_untracked(key), args)

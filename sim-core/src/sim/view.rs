@@ -79,6 +79,17 @@ impl HbmUse {
             0.0
         }
     }
+
+    /// Share of the KV pool allocated now (holding tokens, or reserved and empty); 0 without a
+    /// pool. At most 1: an over-committing server that holds more than its pool is at 1.
+    pub fn kv_pool_share(&self) -> f64 {
+        let pool = self.kv_used + self.kv_waste + self.kv_free;
+        if pool > 0.0 {
+            (self.kv_used + self.kv_waste) / pool
+        } else {
+            0.0
+        }
+    }
 }
 
 /// What the last iteration did.

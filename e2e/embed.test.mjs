@@ -1,0 +1,176 @@
+// Embedding in a docs page: ?embed=1 fits frames of 640×400 and 800×500 with the stage and the
+// key numbers in view without scrolling (in English and Chinese, on a preset whose badge takes two
+// lines); the key numbers are the metrics panel's; view=, controls= and autoplay=0 choose what
+// shows and whether it plays; an address value the page cannot use is named; the Share dialog's
+// embed code and its preview, which loads only when asked for.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { artifact, cutText, sleep, tid, useLab } from './lib.mjs';
+
+const ready = async (page) => {
+  await page.locator(tid('stage')).first().waitFor({ timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="run-state"]')?.dataset.state);
+};
+
+/** Where an element lies, and whether all of it is inside the viewport (scrolled to the top). */
+function placed(page, selector) {
+  return page.evaluate((sel) => {
+    const el = document.querySelector(sel);
+    if (!el || !el.getClientRects().length) return { shown: false };
+    const r = el.getBoundingClientRect();
+    const box = [r.left, r.top, r.right, r.bottom].map(Math.round);
+    const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5;
+    return { shown: r.width > 0 && r.height > 0, inside, box, width: r.width, view: [innerWidth, innerHeight] };
+  }, selector);
+}
+
+describe('embedding', { timeout: 300_000 }, () => {
+  const lab = useLab({ ready });
+
+  const cases = [
+    [640, 400, {}],
+    [800, 500, {}],
+    [640, 400, { locale: 'zh' }],
+    [640, 400, { preset: 'static-batching' }],
+  ];
+  for (const [w, h, extra] of cases) {
+    const name = `${w}x${h}${Object.entries(extra).map(([k, v]) => `-${k}-${v}`).join('')}`;
+    test(`embed=1 at ${name}: stage and key numbers in view, nothing cut, no sideways scroll`, async () => {
+      const { page, errors } = await lab.open('', { viewport: { width: w, height: h }, query: { embed: 1, ...extra } });
+      await page.locator(tid('key-numbers-a')).waitFor();
+      await sleep(1500);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await sleep(200);
+      const stage = await placed(page, '#stage');
+      const keys = await placed(page, tid('key-numbers-a'));
+      const toolbar = await placed(page, '.toolbar');
+      await page.screenshot({ path: await artifact(`embed-${name}.png`) });
+      assert.ok(stage.shown && stage.inside, `stage ${JSON.stringify(stage)}`);
+      assert.ok(stage.width >= 0.9 * w, `the stage spans the frame: ${JSON.stringify(stage)}`);
+      assert.ok(keys.shown && keys.inside, `key numbers ${JSON.stringify(keys)}`);
+      assert.ok(toolbar.inside, `toolbar ${JSON.stringify(toolbar)}`);
+      // the four key numbers each show a value
+      for (const id of ['key-ttft', 'key-tpot', 'key-goodput', 'key-kv']) {
+        const text = (await page.locator(`${tid('key-numbers-a')} ${tid(id)} .key-value`).textContent())?.trim();
+        assert.ok(text, `${id} is empty`);
+      }
+      const cut = [];
+      for (const scope of ['.toolbar', tid('key-numbers-a'), '.stage-head']) cut.push(...(await cutText(page, { scope })));
+      assert.deepEqual(cut, [], `cut text: ${JSON.stringify(cut, null, 1)}`);
+      assert.ok(
+        await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1),
+        'the frame does not scroll sideways',
+      );
+      // the rest of the lab is below the fold, not gone
+      assert.ok((await placed(page, tid('metrics-a'))).shown, 'the metrics panel follows below');
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
+
+  test('the key numbers are the metrics panel\'s, red where the panel is', async () => {
+    // static batching with a queue timeout at 30 req/s: most requests time out, the answered few are fast
+    const { page, errors } = await lab.open('', { viewport: { width: 640, height: 400 }, query: { embed: 1, preset: 'static-batching' } });
+    await page.locator(tid('key-numbers-a')).waitFor();
+    await sleep(2500);
+    await page.locator(tid('play')).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-state"]')?.dataset.state === 'paused');
+    await sleep(400);
+    const text = async (sel) => (await page.locator(sel).first().textContent())?.trim();
+    const key = (id) => text(`${tid('key-numbers-a')} ${tid(id)} .key-value`);
+    assert.equal(await key('key-ttft'), await text(tid('metric-ttft-p99')));
+    assert.equal(await key('key-tpot'), await text(tid('metric-tpot-p99')));
+    assert.equal(await key('key-goodput'), await text(tid('metric-goodput')));
+    // the lower bound over every arrival, as the panel's censored row gives it
+    const censored = await text(tid('metric-ttft-censored-p99'));
+    if (censored.startsWith('≥')) assert.ok((await text(tid('key-ttft-sub'))).includes(censored), 'the key TTFT names the all-arrivals bound');
+    // red exactly when the panel's SLO tag is red
+    const keyRed = await page.locator(`${tid('key-numbers-a')} ${tid('key-ttft')}`).evaluate((e) => e.classList.contains('over'));
+    const panelRed = await page.locator(tid('metric-ttft-slo')).evaluate((e) => e.classList.contains('missed'));
+    assert.equal(keyRed, panelRed);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('view= shows only the parts named; controls= only the controls named', async () => {
+    // the stage may be hidden: wait for the toolbar's state only
+    const started = (page) => page.waitForFunction(() => document.querySelector('[data-testid="run-state"]')?.dataset.state);
+    const displayed = (page, sel) =>
+      page.evaluate((s) => {
+        const el = document.querySelector(s);
+        return !!el && el.getClientRects().length > 0;
+      }, sel);
+    {
+      const { page, errors } = await lab.open('', { viewport: { width: 800, height: 500 }, query: { embed: 1, view: 'metrics' }, ready: started });
+      await page.locator(tid('metrics-a')).waitFor();
+      await sleep(500);
+      assert.equal(await displayed(page, '#stage'), false, 'no stage');
+      assert.equal(await displayed(page, tid('hbm-gauge')), false, 'no memory gauge');
+      assert.equal(await displayed(page, tid('metrics-a')), true, 'the metrics panel');
+      assert.equal(await displayed(page, tid('key-numbers-a')), false, 'no key numbers without the stage beside them');
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+    {
+      const { page, errors } = await lab.open('', { viewport: { width: 800, height: 500 }, query: { embed: 1, view: 'stage,controls', controls: 'gpu_memory_utilization' }, ready: started });
+      await sleep(800);
+      assert.equal(await displayed(page, '#stage'), true);
+      assert.equal(await displayed(page, tid('metrics-a')), false, 'no metrics panel');
+      assert.equal(await displayed(page, tid('key-numbers-a')), false, 'no key numbers');
+      assert.equal(await displayed(page, tid('field-gpu_memory_utilization')), true, 'the named control');
+      const fields = await page.evaluate(() => [...document.querySelectorAll('.controls-col [data-testid^="field-"]')]
+        .filter((e) => e.getClientRects().length).map((e) => e.dataset.testid));
+      assert.deepEqual([...new Set(fields)], ['field-gpu_memory_utilization'], 'only that control');
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
+  test('autoplay=0 starts paused; a bad view= value is named with what it may be', async () => {
+    const { page, errors } = await lab.open('', { viewport: { width: 640, height: 400 }, query: { embed: 1, autoplay: 0, view: 'stage,bogus' } });
+    await sleep(1200);
+    assert.equal(await page.locator(tid('run-state')).getAttribute('data-state'), 'paused');
+    assert.equal((await page.locator(tid('sim-time')).textContent()).trim(), '0.000');
+    const problem = await page.locator(tid('query-problem')).first().textContent();
+    assert.match(problem, /view/);
+    assert.match(problem, /bogus/);
+    assert.match(problem, /stage, metrics, hbm, charts, controls/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Share gives the embed code for the chosen size; the preview loads only when asked for', async () => {
+    const { page, errors } = await lab.open('', { viewport: { width: 1280, height: 900 } });
+    await page.locator(tid('share')).click();
+    await page.locator(tid('embed-code-section')).waitFor();
+    const code = () => page.locator(tid('embed-code')).inputValue();
+    let html = await code();
+    assert.match(html, /<iframe[^>]*\swidth="640"[^>]*\sheight="400"/);
+    const src = html.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&');
+    assert.equal(new URL(src).searchParams.get('embed'), '1');
+    assert.ok(new URL(src).searchParams.get('lab'), 'the code carries the lab state');
+    // no second lab until the preview is asked for
+    assert.equal(await page.locator(tid('embed-preview')).count(), 0, 'no preview frame yet');
+    assert.equal(page.frames().length, 1);
+    await page.locator(tid('embed-size')).selectOption('1');
+    html = await code();
+    assert.match(html, /\swidth="800"[^>]*\sheight="500"/);
+    await page.locator(tid('embed-preview-toggle')).click();
+    assert.equal(await page.locator(tid('embed-preview-toggle')).getAttribute('aria-expanded'), 'true');
+    const frameEl = page.locator(tid('embed-preview'));
+    await frameEl.waitFor();
+    assert.equal(await frameEl.getAttribute('width'), '800');
+    assert.equal(await frameEl.getAttribute('height'), '500');
+    assert.equal((await frameEl.getAttribute('src')).replaceAll('&amp;', '&'), html.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&'));
+    const frame = await (await frameEl.elementHandle()).contentFrame();
+    await frame.locator(tid('key-numbers-a')).waitFor({ timeout: 20_000 });
+    assert.ok(await frame.evaluate(() => document.body.classList.contains('embed')));
+    await page.screenshot({ path: await artifact('embed-share-preview.png') });
+    // hiding it removes the frame
+    await page.locator(tid('embed-preview-toggle')).click();
+    assert.equal(await page.locator(tid('embed-preview')).count(), 0);
+    await page.locator(tid('share-close')).click();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
