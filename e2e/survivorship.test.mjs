@@ -10,7 +10,7 @@ describe('honest live numbers', { timeout: 180_000 }, () => {
     },
   });
 
-  test('survivorship: static batching at 30 req/s with a queue timeout shows "over N of M" and a red ≥ lower bound', async () => {
+  test('survivorship: static batching at 30 req/s with a queue timeout shows "over N of M", a red ≥ lower bound and its CDF', async () => {
     const { page, errors } = await lab.open('', { viewport: { width: 1280, height: 720 } });
     await selectPreset(page, 'static-batching');
     const rate = page.locator(tid('field-classes[0].arrival.rate_per_s'));
@@ -42,6 +42,8 @@ describe('honest live numbers', { timeout: 180_000 }, () => {
         over: el('metric-ttft-over').textContent,
         all: el('metric-ttft-censored-over').textContent,
         p99: el('metric-ttft-p99').textContent,
+        p50: el('metric-ttft-p50').textContent,
+        boundP50: el('metric-ttft-censored-p50').textContent,
         p99Red: el('metric-ttft-p99').classList.contains('over'),
         bound: el('metric-ttft-censored-p99').textContent,
         boundRed: el('metric-ttft-censored-p99').classList.contains('over'),
@@ -80,6 +82,32 @@ describe('honest live numbers', { timeout: 180_000 }, () => {
     assert.ok(seen.sloMissed, `the row's SLO tag is marked missed: ${detail}`);
     // the completed-only p99 is red only if it misses by itself
     assert.equal(seen.p99Red, parseShown(seen.p99) > 500, detail);
+
+    // the TTFT CDF draws every arrival too: its data table has an "all arrivals (≥)" column of
+    // lower bounds beside the answered-only one
+    const btn = page.locator(tid('chart-ttft-data-btn'));
+    await btn.scrollIntoViewIfNeeded();
+    await btn.click();
+    const table = page.locator(tid('chart-ttft-table'));
+    await table.waitFor({ state: 'visible' });
+    const cdf = await table.evaluate((t) => ({
+      head: [...t.querySelectorAll('thead th')].map((th) => th.textContent.trim()),
+      rows: [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent.trim())),
+    }));
+    const col = cdf.head.findIndex((h) => h.includes('all arrivals'));
+    assert.ok(col > 0, `an every-arrival column: ${JSON.stringify(cdf.head)}`);
+    assert.ok(cdf.rows.every((r) => r[col].startsWith('≥ ')), `its figures are lower bounds: ${JSON.stringify(cdf.rows)}`);
+    // its 50 % row is the panel's p50 of each view (the same buckets, the same rank)
+    const at50 = cdf.rows.find((r) => r[0].startsWith('50'));
+    assert.ok(at50, `a 50 % row: ${JSON.stringify(cdf.rows)}`);
+    assert.equal(at50[col], seen.boundP50, `the curve's 50 % is the panel's p50 lower bound: ${JSON.stringify(cdf)}`);
+    assert.equal(at50[1], seen.p50, JSON.stringify(cdf));
+    const summary = await page.evaluate(() => {
+      const c = document.getElementById('chart-ttft');
+      return document.getElementById(c.getAttribute('aria-describedby') ?? '')?.textContent ?? '';
+    });
+    assert.match(summary, /all arrivals \(≥\)[^;]*≥ /, `the chart's summary names the bound curve: ${summary}`);
+    await page.locator('#chart-ttft').screenshot({ path: await artifact('survivorship-cdf-1280x720.png') });
 
     // the definition is one focus away and says it is a lower bound
     const term = page.locator(`${tid('metrics-a')} tr.censored .term`).first();

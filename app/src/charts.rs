@@ -386,6 +386,8 @@ pub struct ChartInput<'a> {
 }
 
 const RUN_DASH: [&[f64]; 2] = [&[], &[6.0, 4.0]];
+/// The every-arrival TTFT curve (the unanswered at a lower bound): dotted, thinner.
+const BOUND_DOTS: &[f64] = &[2.0, 3.0];
 
 /// Chart canvases: id, title (a translation key).
 pub const CHARTS: [(&str, &str); 6] = [
@@ -440,8 +442,10 @@ fn cdf_chart(
     which: Latency,
     index: usize,
 ) {
-    // curves: (run, class, points)
+    // curves: (run, class, points); for TTFT, every arrival's curve (a lower bound) where some
+    // requests have no answer
     let mut curves: Vec<Curve> = Vec::new();
+    let mut bounds: Vec<Curve> = Vec::new();
     let mut slos: Vec<(usize, f64)> = Vec::new();
     for (ri, (_, sim)) in input.runs.iter().enumerate() {
         let n = sim.class_names().len();
@@ -456,6 +460,13 @@ fn cdf_chart(
                 Latency::Ttft => sim.ttft_cdf(cls, CDF_POINTS),
                 Latency::Tpot => sim.tpot_cdf(cls, CDF_POINTS),
             };
+            if which == Latency::Ttft {
+                let all = sim.ttft_cdf_censored(cls, CDF_POINTS);
+                // drawn only when it differs: some requests counted at a lower bound
+                if all != pts {
+                    bounds.push((ri, c, all));
+                }
+            }
             curves.push((ri, c, pts));
             if let Some(cc) = sim.scenario().classes.get(c) {
                 let slo = match which {
@@ -471,7 +482,7 @@ fn cdf_chart(
         }
     }
     let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
-    for (_, _, pts) in &curves {
+    for (_, _, pts) in curves.iter().chain(&bounds) {
         for &(x, _) in pts {
             if x > 0.0 {
                 lo = lo.min(x);
@@ -490,7 +501,7 @@ fn cdf_chart(
     let xa = Axis::log_decades(lo, hi);
     let mut plot = Plot::new(ctx, w, h, title, xa, Units::Ms, Axis::Linear { min: 0.0, max: 1.0 }, Units::Share);
     if curves.iter().all(|(_, _, p)| p.is_empty()) {
-        plot.note(&t_untracked("chart.no_completed"));
+        plot.note(&t_untracked(if bounds.is_empty() { "chart.no_completed" } else { "chart.no_completed_bound" }));
     }
     plot.legend_at_bottom();
     let multi_run = input.runs.len() > 1;
@@ -502,6 +513,12 @@ fn cdf_chart(
         line.push((pts[0].0, 0.0));
         line.extend_from_slice(pts);
         plot.line(&line, glyph::colour(*c), RUN_DASH[(*ri).min(1)], 2.0);
+    }
+    for (_, c, pts) in &bounds {
+        let mut line = Vec::with_capacity(pts.len() + 1);
+        line.push((pts[0].0, 0.0));
+        line.extend_from_slice(pts);
+        plot.line(&line, glyph::colour(*c), BOUND_DOTS, 1.5);
     }
     for &(c, v) in &slos {
         plot.vline(v, glyph::colour(c), &format!("SLO {}", format::ms(v)));
@@ -518,7 +535,10 @@ fn cdf_chart(
             plot.legend(label, palette().run_line, RUN_DASH[ri.min(1)]);
         }
     }
-    publish(index, |table| cdf_text(title, input, &curves, &slos, table));
+    if !bounds.is_empty() {
+        plot.legend(&t_untracked("chart.legend_all_arrivals"), palette().run_line, BOUND_DOTS);
+    }
+    publish(index, |table| cdf_text(title, input, &curves, &bounds, &slos, table));
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -696,28 +716,43 @@ fn series_name(input: &ChartInput<'_>, run: usize, class: Option<usize>, fallbac
     }
 }
 
-fn cdf_text(title: &str, input: &ChartInput<'_>, curves: &[Curve], slos: &[(usize, f64)], table: bool) -> ChartText {
-    let named: Vec<(String, &Vec<(f64, f64)>)> = curves
+fn cdf_text(
+    title: &str,
+    input: &ChartInput<'_>,
+    curves: &[Curve],
+    bounds: &[Curve],
+    slos: &[(usize, f64)],
+    table: bool,
+) -> ChartText {
+    let name_of = |(r, c, _): &Curve| {
+        let per_class = input.runs.get(*r).is_some_and(|(_, s)| s.class_names().len() > 1);
+        series_name(input, *r, per_class.then_some(*c), title)
+    };
+    let all_arrivals = t_untracked("chart.legend_all_arrivals");
+    // (name, points, whether its figures are lower bounds)
+    let named: Vec<(String, &Vec<(f64, f64)>, bool)> = curves
         .iter()
         .filter(|(_, _, p)| !p.is_empty())
-        .map(|(r, c, p)| {
-            let per_class = input.runs.get(*r).is_some_and(|(_, s)| s.class_names().len() > 1);
-            (series_name(input, *r, per_class.then_some(*c), title), p)
-        })
+        .map(|curve| (name_of(curve), &curve.2, false))
+        .chain(bounds.iter().map(|curve| {
+            let name = name_of(curve);
+            (if name == title { all_arrivals.clone() } else { format!("{name} · {all_arrivals}") }, &curve.2, true)
+        }))
         .collect();
+    let shown = |v: f64, bound: bool| if bound { format!("≥ {}", format::ms(v)) } else { format::ms(v) };
     let at = |p: &Vec<(f64, f64)>, i: usize| p.get(i).or(p.last()).map_or(0.0, |q| q.0);
     let mut parts: Vec<String> = named
         .iter()
-        .map(|(name, p)| {
+        .map(|(name, p, bound)| {
             // a single curve is the chart's own: its name would repeat the title
             let key = if *name == title { "a11y.cdf_one" } else { "a11y.cdf_curve" };
             tu(
                 key,
                 &[
                     ("name", name.clone()),
-                    ("p50", format::ms(at(p, 39))),
-                    ("p95", format::ms(at(p, 75))),
-                    ("max", format::ms(at(p, 79))),
+                    ("p50", shown(at(p, 39), *bound)),
+                    ("p95", shown(at(p, 75), *bound)),
+                    ("max", shown(at(p, 79), *bound)),
                 ],
             )
         })
@@ -734,12 +769,12 @@ fn cdf_text(title: &str, input: &ChartInput<'_>, curves: &[Curve], slos: &[(usiz
         return ChartText { summary, ..ChartText::default() };
     }
     let mut head = vec![t_untracked("a11y.col_share")];
-    head.extend(named.iter().map(|(n, _)| n.clone()));
+    head.extend(named.iter().map(|(n, _, _)| n.clone()));
     let rows = CDF_ROWS
         .iter()
         .map(|&i| {
             let mut row = vec![format::pct((i + 1) as f64 / CDF_POINTS as f64)];
-            row.extend(named.iter().map(|(_, p)| format::ms(at(p, i))));
+            row.extend(named.iter().map(|(_, p, bound)| shown(at(p, i), *bound)));
             row
         })
         .collect();

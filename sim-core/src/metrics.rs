@@ -88,11 +88,47 @@ impl LatencyHist {
             return Censored::default();
         }
         live.sort_unstable();
+        let targets = QUANTILES.map(|q| ((q * n as f64).ceil() as u64).max(1));
+        let at = self.merged_at(open, live, &targets);
+        let max_us = self.max_us.max(open.max_us).max(live.last().copied().unwrap_or(0));
+        let live_sum: f64 = live.iter().map(|&v| v as f64).sum();
+        let ms = |us: u64| us.min(max_us) as f64 / 1000.0;
+        Censored {
+            count: n,
+            censored,
+            mean: (self.sum_us + open.sum_us + live_sum) / n as f64 / 1000.0,
+            p50: ms(at[0]),
+            p90: ms(at[1]),
+            p95: ms(at[2]),
+            p99: ms(at[3]),
+            max: max_us as f64 / 1000.0,
+        }
+    }
+
+    /// The censored view's empirical CDF in ms (`n` points, share `i/n` at point `i`), over the
+    /// same merged buckets as [`LatencyHist::censored`]: point `i` at share 0.5 or 0.99 is that
+    /// view's p50 or p99. Empty when nothing was counted.
+    fn censored_cdf(&self, open: &LatencyHist, live: &mut [u64], n: usize) -> Vec<(f64, f64)> {
+        let total = self.hist.len() + open.hist.len() + live.len() as u64;
+        if total == 0 || n == 0 {
+            return Vec::new();
+        }
+        live.sort_unstable();
+        let shares: Vec<f64> = (1..=n).map(|i| i as f64 / n as f64).collect();
+        let targets: Vec<u64> = shares.iter().map(|q| ((q * total as f64).ceil() as u64).max(1)).collect();
+        let at = self.merged_at(open, live, &targets);
+        let max_us = self.max_us.max(open.max_us).max(live.last().copied().unwrap_or(0));
+        at.iter().zip(shares).map(|(&v, q)| (v.min(max_us) as f64 / 1000.0, q)).collect()
+    }
+
+    /// Walks the buckets of this histogram, of `open` and the sorted values of `live` in order,
+    /// and returns, for each of the ascending `targets` (counts), the bucket value at which the
+    /// running count reaches it (values of `live` are bucketed as this histogram buckets them).
+    fn merged_at(&self, open: &LatencyHist, live: &[u64], targets: &[u64]) -> Vec<u64> {
         let top = self.hist.high();
         let done: Vec<(u64, u64)> = self.buckets().collect();
         let gone: Vec<(u64, u64)> = open.buckets().collect();
-        let targets = QUANTILES.map(|q| ((q * n as f64).ceil() as u64).max(1));
-        let mut at = [0u64; 4];
+        let mut at = vec![0u64; targets.len()];
         let (mut i, mut j, mut l, mut k, mut seen) = (0, 0, 0, 0, 0u64);
         while k < at.len() {
             let key_live = live.get(l).map(|&v| self.hist.highest_equivalent(v.clamp(1, top)));
@@ -117,19 +153,7 @@ impl LatencyHist {
                 k += 1;
             }
         }
-        let max_us = self.max_us.max(open.max_us).max(live.last().copied().unwrap_or(0));
-        let live_sum: f64 = live.iter().map(|&v| v as f64).sum();
-        let ms = |us: u64| us.min(max_us) as f64 / 1000.0;
-        Censored {
-            count: n,
-            censored,
-            mean: (self.sum_us + open.sum_us + live_sum) / n as f64 / 1000.0,
-            p50: ms(at[0]),
-            p90: ms(at[1]),
-            p95: ms(at[2]),
-            p99: ms(at[3]),
-            max: max_us as f64 / 1000.0,
-        }
+        at
     }
 
     /// Points of the empirical CDF in ms (at most `n` points), for charts.
@@ -398,6 +422,11 @@ impl ClassMetrics {
 
     pub(crate) fn ttft_cdf(&self, n: usize) -> Vec<(f64, f64)> {
         self.ttft.cdf(n)
+    }
+    /// The TTFT CDF over every arrival, the unanswered at a lower bound (their wait when they
+    /// ended, their age in `live` when they have not): `ttft_ms_censored` as a curve.
+    pub(crate) fn ttft_cdf_censored(&self, live: &mut Live, n: usize) -> Vec<(f64, f64)> {
+        self.ttft.censored_cdf(&self.ttft_open, &mut live.ttft, n)
     }
     pub(crate) fn tpot_cdf(&self, n: usize) -> Vec<(f64, f64)> {
         self.tpot.cdf(n)

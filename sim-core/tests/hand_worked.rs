@@ -141,9 +141,21 @@ fn censored_ttft_counts_two_timeouts_at_their_timeout() {
     assert_eq!(t.mean, (prefill + 600_000) as f64 / 3.0 / 1000.0);
     assert_eq!((e.count, e.censored, e.p99), (3, 3, 300.0));
 
+    // the curve of every arrival: request 0's first token (its prefill, to the histogram's three
+    // digits), then the two waiting at their age (the completed-only curve has nothing yet)
+    assert!(sim.ttft_cdf(None, 3).is_empty());
+    let curve = sim.ttft_cdf_censored(None, 3);
+    assert!((curve[0].0 - prefill as f64 / 1000.0).abs() <= prefill as f64 / 1000.0 * 1e-3, "{curve:?}");
+    assert_eq!(&curve[1..], &[(300.0, 2.0 / 3.0), (300.0, 1.0)]);
+
     let sum = sim.run_to_end();
     let r = sum.all.requests;
     assert_eq!((r.completed, r.timed_out, r.ended()), (1, 2, 3));
+    // {prefill, 500, 500}: a third at the prefill (to the histogram's three digits), the rest
+    // at the timeout
+    let curve = sim.ttft_cdf_censored(None, 3);
+    assert!((curve[0].0 - prefill as f64 / 1000.0).abs() <= prefill as f64 / 1000.0 * 1e-3, "{curve:?}");
+    assert_eq!(&curve[1..], &[(500.0, 2.0 / 3.0), (500.0, 1.0)]);
     // completed only: one request, its prefill; censored: {prefill, 500, 500}
     assert_eq!((sum.all.ttft_ms.count, sum.all.ttft_ms.p99), (1, prefill as f64 / 1000.0));
     let t = sum.all.ttft_ms_censored;

@@ -119,6 +119,33 @@ fn censored_views_hold(sum: &sim_core::Summary) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The censored TTFT curve is the censored view drawn: its points at shares 0.5 and 0.99 are
+/// that view's p50 and p99, it rises to share 1 at no more than the view's max, and it has
+/// points exactly when someone arrived.
+fn censored_curve_matches(sim: &Simulation) -> Result<(), TestCaseError> {
+    let sum = sim.summary();
+    let classes: Vec<Option<usize>> = std::iter::once(None).chain((0..sim.class_names().len()).map(Some)).collect();
+    for class in classes {
+        let c = match class {
+            None => &sum.all,
+            Some(i) => &sum.classes[&sim.class_names()[i]],
+        };
+        let curve = sim.ttft_cdf_censored(class, 100);
+        let v = c.ttft_ms_censored;
+        if v.count == 0 {
+            prop_assert!(curve.is_empty());
+            continue;
+        }
+        prop_assert_eq!(curve.len(), 100);
+        prop_assert_eq!(curve[49].0, v.p50, "{:?}", class);
+        prop_assert_eq!(curve[98].0, v.p99, "{:?}", class);
+        prop_assert!(curve.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1));
+        prop_assert!((curve[99].1 - 1.0).abs() < 1e-12);
+        prop_assert!(curve[99].0 <= v.max);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -146,11 +173,13 @@ proptest! {
             }
             if events.is_multiple_of(199) {
                 censored_views_hold(&sim.summary())?;
+                censored_curve_matches(&sim)?;
             }
             prop_assert!(events <= bound, "no termination after {events} events");
         }
         let sum = sim.summary();
         censored_views_hold(&sum)?;
+        censored_curve_matches(&sim)?;
         let r = sum.all.requests;
         prop_assert_eq!(r.arrived, total);
         prop_assert_eq!(r.arrived, r.completed + r.rejected + r.timed_out + r.failed + r.in_flight);

@@ -215,6 +215,13 @@ impl Simulation {
         let rec = self.replica.recorder();
         class.and_then(|c| rec.metrics.get(c)).unwrap_or(&rec.total).ttft_cdf(points)
     }
+    /// The TTFT CDF over every request that arrived (`Summary`'s `ttft_ms_censored` as a curve):
+    /// requests that timed out, were rejected or lost count at their wait, those still waiting at
+    /// their age — a lower bound on the curve the answers would have made. Points `(ms, share)`.
+    pub fn ttft_cdf_censored(&self, class: Option<usize>, points: usize) -> Vec<(f64, f64)> {
+        let live = self.replica.live_for_summary();
+        self.replica.recorder().ttft_cdf_censored(self.now, live, class, points)
+    }
     pub fn tpot_cdf(&self, class: Option<usize>, points: usize) -> Vec<(f64, f64)> {
         let rec = self.replica.recorder();
         class.and_then(|c| rec.metrics.get(c)).unwrap_or(&rec.total).tpot_cdf(points)

@@ -192,6 +192,30 @@ impl Recorder {
         self.total.ended()
     }
 
+    /// The TTFT CDF over every arrival of `class` (all with `None`) at `now`, the unanswered at
+    /// a lower bound; `live` as for [`Recorder::summary`].
+    pub fn ttft_cdf_censored(
+        &self,
+        now: Micros,
+        live: impl Iterator<Item = (u16, Micros, Option<Micros>)>,
+        class: Option<usize>,
+        points: usize,
+    ) -> Vec<(f64, f64)> {
+        let Some(m) = (match class {
+            Some(c) => self.metrics.get(c),
+            None => Some(&self.total),
+        }) else {
+            return Vec::new();
+        };
+        let mut open = Live::default();
+        for (c, arrival, first) in live {
+            if class.is_none_or(|k| k == c as usize) {
+                open.add(now.saturating_sub(arrival), first.map(|t| t.saturating_sub(arrival)));
+            }
+        }
+        m.ttft_cdf_censored(&mut open, points)
+    }
+
     /// The summary at `now`: metrics so far, the memory plan with the KV peak, and the cost.
     /// `live` holds each request not ended yet: its class, arrival and first token.
     pub fn summary(

@@ -328,8 +328,13 @@ impl Replica {
     // ---------------------------------------------------------------- reading
 
     pub fn summary(&self, now: Micros) -> crate::metrics::Summary {
-        let live = self.reqs.live().map(|r| (r.class, r.arrival, r.first_token));
+        let live = self.live_for_summary();
         self.rec.summary(now, live, &self.plan, self.pool.peak() * self.pool.unit_tokens(), self.usd_per_hour)
+    }
+
+    /// Each request not ended yet: its class, arrival and first token (for the censored views).
+    pub fn live_for_summary(&self) -> impl Iterator<Item = (u16, Micros, Option<Micros>)> + '_ {
+        self.reqs.live().map(|r| (r.class, r.arrival, r.first_token))
     }
 
     pub fn plan(&self) -> &HbmPlan {
