@@ -276,6 +276,36 @@ describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, ()
     assert.equal(text, 'rgb(0, 0, 0)');
     await sleep(400);
     assert.notEqual((await canvasStats(page, '#chart-batch')).hash, normal.hash, 'the charts keep their palette');
+    // the charts' text is larger, and so are the charts, for the room it takes (the title's
+    // height in the canvas is measured from its inked rows)
+    const inked = (id) => page.evaluate((id) => {
+      // how far right the title's ink reaches, over the rows above its baseline (15 px times
+      // the profile's chart scale): the same words, so the width follows the font size
+      const c = document.getElementById(id);
+      const r = devicePixelRatio;
+      const projector = document.body.classList.contains('projector');
+      const [w, h] = [c.width, Math.round((projector ? 18 : 14) * r)];
+      const data = c.getContext('2d').getImageData(0, 0, w, h).data;
+      let right = 0;
+      for (let y = 0; y < h; y++) {
+        for (let x = w - 1; x > right; x--) {
+          if (data[(y * w + x) * 4] < 128) {
+            right = x;
+            break;
+          }
+        }
+      }
+      return { css: c.getBoundingClientRect().height, title: right / r - 8 };
+    }, id);
+    const big = await inked('chart-batch');
+    await page.locator(tid('projector')).click();
+    await page.waitForFunction(() => !document.body.classList.contains('projector'));
+    await sleep(400);
+    const small = await inked('chart-batch');
+    assert.ok(big.css >= small.css * 1.2, `charts taller in the projector profile: ${JSON.stringify({ big, small })}`);
+    assert.ok(big.title >= small.title * 1.15, `chart titles larger: ${JSON.stringify({ big, small })}`);
+    await page.locator(tid('projector')).click();
+    await page.waitForFunction(() => document.body.classList.contains('projector'));
     await page.locator(tid('projector')).click();
     await page.waitForFunction(() => !document.body.classList.contains('projector'));
     assert.deepEqual(errors, []);

@@ -195,9 +195,19 @@ impl<'a> Plot<'a> {
         ctx.set_fill_style_str(pal.text);
         ctx.set_text_align("left");
         ctx.set_text_baseline("alphabetic");
-        let _ = ctx.fill_text(title, 8.0, 15.0);
-        let p =
-            Plot { ctx, x0: 46.0, y0: 24.0, x1: w - 20.0, y1: h - 22.0, xa, ya, legend_y: 24.0, legend_bottom: false };
+        let k = pal.chart_scale;
+        let _ = ctx.fill_text(title, 8.0, 15.0 * k);
+        let p = Plot {
+            ctx,
+            x0: 46.0 * k,
+            y0: 24.0 * k,
+            x1: w - 20.0 * k,
+            y1: h - 22.0 * k,
+            xa,
+            ya,
+            legend_y: 24.0 * k,
+            legend_bottom: false,
+        };
         ctx.set_font(pal.font_small);
         ctx.set_line_width(1.0);
         // grid and tick labels
@@ -219,7 +229,7 @@ impl<'a> Plot<'a> {
             ctx.move_to(x.round() + 0.5, p.y0);
             ctx.line_to(x.round() + 0.5, p.y1);
             ctx.stroke();
-            let _ = ctx.fill_text(&tick_label(t, xu), x, p.y1 + 14.0);
+            let _ = ctx.fill_text(&tick_label(t, xu), x, p.y1 + 14.0 * k);
         }
         ctx.set_text_align("left");
         ctx.set_stroke_style_str(pal.axis);
@@ -321,32 +331,34 @@ impl<'a> Plot<'a> {
         ctx.set_font(pal.font_small);
         let tw = ctx.measure_text(label).map(|m| m.width()).unwrap_or(60.0);
         let x = self.x1 - tw - 30.0;
+        // one row of the legend, and how far the text sits below its top
+        let (row, k) = (14.0 * pal.chart_scale, pal.chart_scale);
         if self.legend_bottom && self.legend_y == self.y0 {
-            self.legend_y = self.y1 - 22.0;
+            self.legend_y = self.y1 - 22.0 * k;
         }
-        let y = self.legend_y + 8.0;
+        let y = self.legend_y + 8.0 * k;
         ctx.set_fill_style_str(pal.legend_bg);
-        ctx.fill_rect(x - 4.0, y - 9.0, tw + 34.0, 14.0);
+        ctx.fill_rect(x - 4.0, y - 9.0 * k, tw + 34.0, row);
         ctx.set_stroke_style_str(colour);
         ctx.set_line_width(2.0);
         let _ = ctx.set_line_dash(&dash(pattern));
         ctx.begin_path();
-        ctx.move_to(x, y - 3.0);
-        ctx.line_to(x + 22.0, y - 3.0);
+        ctx.move_to(x, y - 3.0 * k);
+        ctx.line_to(x + 22.0, y - 3.0 * k);
         ctx.stroke();
         let _ = ctx.set_line_dash(&dash(&[]));
         ctx.set_line_width(1.0);
         if let Some(c) = class {
             ctx.begin_path();
-            glyph::add_path(ctx, glyph::shape(c), x + 11.0, y - 3.0, 4.5);
+            glyph::add_path(ctx, glyph::shape(c), x + 11.0, y - 3.0 * k, 4.5 * k);
             ctx.set_fill_style_str(colour);
             ctx.fill();
             ctx.set_stroke_style_str(pal.bg);
             ctx.stroke();
         }
         ctx.set_fill_style_str(pal.text);
-        let _ = ctx.fill_text(label, x + 26.0, y + 1.0);
-        self.legend_y += if self.legend_bottom { -14.0 } else { 14.0 };
+        let _ = ctx.fill_text(label, x + 26.0, y + k);
+        self.legend_y += if self.legend_bottom { -row } else { row };
     }
 
     /// Legend entries go to the bottom right.
@@ -411,7 +423,7 @@ pub fn draw(input: &ChartInput<'_>, half: Option<usize>) {
         }
         let title = &t_untracked(key);
         let Some(canvas) = canvas_by_id(id) else { continue };
-        let Some((ctx, w, h)) = fit_canvas(&canvas, CHART_MIN_W, CHART_H) else { continue };
+        let Some((ctx, w, h)) = fit_canvas(&canvas, CHART_MIN_W, CHART_H * palette().chart_scale) else { continue };
         match i {
             0 => cdf_chart(&ctx, w, h, title, input, Latency::Ttft, i),
             1 => cdf_chart(&ctx, w, h, title, input, Latency::Tpot, i),

@@ -37,6 +37,9 @@ pub struct Palette {
     pub bins: [&'static str; 4],
     /// The stage's text size against the normal profile (its layout makes room for it).
     pub text_scale: f64,
+    /// The charts' text size and margins against the normal profile (the chart fonts above are
+    /// that much larger; the charts are that much taller).
+    pub chart_scale: f64,
     /// Weight of the stage's station titles.
     pub title_weight: u16,
 }
@@ -66,6 +69,7 @@ static NORMAL: Palette = Palette {
     font_tiny: "10px system-ui, -apple-system, 'Segoe UI', sans-serif",
     bins: ["#166534", "#b91c1c", "#9a5b00", "#7f1d1d"],
     text_scale: 1.0,
+    chart_scale: 1.0,
     title_weight: 600,
 };
 
@@ -89,13 +93,14 @@ static PROJECTOR: Palette = Palette {
     run_line: "#000000",
     ref_line: "#000000",
     throughput_line: "#6b6b6b",
-    // the charts keep the normal sizes; the stage draws its text `text_scale` larger (its
-    // layout makes the room) with heavier titles
-    font_title: "700 12px system-ui, -apple-system, 'Segoe UI', sans-serif",
-    font_small: "11px system-ui, -apple-system, 'Segoe UI', sans-serif",
-    font_tiny: "10px system-ui, -apple-system, 'Segoe UI', sans-serif",
+    // the charts' text `chart_scale` larger (12, 11, 10 px × 1.25); the stage draws its text
+    // `text_scale` larger (its layout makes the room) with heavier titles
+    font_title: "700 15px system-ui, -apple-system, 'Segoe UI', sans-serif",
+    font_small: "14px system-ui, -apple-system, 'Segoe UI', sans-serif",
+    font_tiny: "12.5px system-ui, -apple-system, 'Segoe UI', sans-serif",
     bins: ["#006400", "#a00000", "#7a4200", "#5a0000"],
     text_scale: 1.25,
+    chart_scale: 1.25,
     title_weight: 700,
 };
 
