@@ -92,6 +92,28 @@ describe('messages in the page’s language', { timeout: 240_000 }, () => {
     }
   });
 
+  test('zh: a sweep whose points do not fit says why in Chinese, point by point', async () => {
+    const { page, errors } = await lab.open('', { locale: 'zh', viewport: { width: 1440, height: 900 } });
+    await page.locator(tid('wb-tab-sweep')).click();
+    await page.locator(tid('sweep-param')).selectOption('gpu_memory_utilization');
+    for (const [id, v] of [['sweep-from', '0.1'], ['sweep-to', '0.3'], ['sweep-steps', '3']]) {
+      const box = page.locator(tid(id));
+      await box.fill(v);
+      await box.press('Tab');
+    }
+    await page.locator(tid('sweep-run')).click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="sweep-point"]').length === 3, null, { timeout: 60_000 });
+    const failed = await page.locator(`${tid('sweep-point')}.point-error td`).allTextContents();
+    assert.ok(failed.length >= 1, 'at 0.1 the weights do not fit');
+    for (const text of failed) {
+      assert.match(text, /^显存放不下/, text);
+      assert.deepEqual(latinLeft(text), [], `only Chinese, units and ids: ${text}`);
+    }
+    await page.locator(tid('sweep-table')).screenshot({ path: await artifact('msg-zh-sweep.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('en: the same problems in English only; typed input is refused with label, unit and range', async () => {
     const { page, errors } = await lab.open('', { locale: 'en', viewport: { width: 1440, height: 900 } });
     await type(page, 'field-gpu_memory_utilization', '0.2');

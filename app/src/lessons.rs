@@ -529,7 +529,7 @@ fn draw_safe_zone(cx: Ctx) {
                 SAFE_ZONE_RATES
                     .iter()
                     .zip(&f.sums)
-                    .map(|(v, s)| SweepPoint { value: *v, summary: Some(s.clone()), error: None })
+                    .map(|(v, s)| SweepPoint { value: *v, summary: Some(s.clone()), error: None, problem: None })
                     .collect()
             })
             .unwrap_or_default()

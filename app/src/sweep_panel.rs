@@ -39,7 +39,7 @@ struct State {
     ui: Ui,
     form: RwSignal<SweepForm>,
     run: RwSignal<SweepRun>,
-    error: RwSignal<Option<String>>,
+    error: RwSignal<Option<sim_core::ScenarioError>>,
     runner: Jobs<SweepJob>,
 }
 
@@ -54,7 +54,7 @@ impl State {
         let sweep = match Sweep::new(&base, p, a, b, n) {
             Ok(s) => s,
             Err(e) => {
-                st.error.set(Some(e.to_string()));
+                st.error.set(Some(e));
                 return;
             }
         };
@@ -229,7 +229,11 @@ fn point_row(pt: &SweepPoint, knee_at: Option<(f64, f64)>) -> AnyView {
         None => view! {
             <tr data-testid="sweep-point" class="point-error">
                 <th scope="row">{value}</th>
-                <td colspan="5" class="err">{pt.error.clone().unwrap_or_default()}</td>
+                // in the page's language when sim-core said it as structured problems
+                <td colspan="5" class="err">{match &pt.problem {
+                    Some(e) => workbench::error_list(e),
+                    None => pt.error.clone().unwrap_or_default().into_any(),
+                }}</td>
             </tr>
         }
         .into_any(),
@@ -274,7 +278,7 @@ pub fn SweepPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
                 {form(st)}
                 {buttons(st)}
             </div>
-            <p class="err" role="alert" data-testid="sweep-error">{text(Box::new(move || st.error.get().unwrap_or_default()))}</p>
+            <div class="err" role="alert" data-testid="sweep-error">{move || st.error.with(|e| e.as_ref().map(workbench::error_list))}</div>
             {workbench::progress("sweep-progress", progress, Signal::derive(move || st.status()))}
             <p
                 class="sr-only"

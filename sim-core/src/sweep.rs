@@ -96,7 +96,12 @@ pub fn offered_rate(s: &Scenario) -> f64 {
 pub struct SweepPoint {
     pub value: f64,
     pub summary: Option<Summary>,
+    /// Why the point could not run, in English (the CSV's and JSON's `error`).
     pub error: Option<String>,
+    /// The same as structured problems (field and values), for a page that renders them in its
+    /// own language.
+    #[serde(skip)]
+    pub problem: Option<crate::ScenarioError>,
 }
 
 /// A sweep in progress.
@@ -153,7 +158,12 @@ impl Sweep {
                 match self.param.apply(&self.base, v).and_then(|s| Simulation::new(&s)) {
                     Ok(sim) => self.current = Some(sim),
                     Err(e) => {
-                        self.points.push(SweepPoint { value: v, summary: None, error: Some(e.to_string()) });
+                        self.points.push(SweepPoint {
+                            value: v,
+                            summary: None,
+                            error: Some(e.to_string()),
+                            problem: Some(e),
+                        });
                         continue;
                     }
                 }
@@ -162,7 +172,7 @@ impl Sweep {
             events -= sim.advance_events(events);
             if sim.is_finished() {
                 let v = self.values[self.next - 1];
-                self.points.push(SweepPoint { value: v, summary: Some(sim.summary()), error: None });
+                self.points.push(SweepPoint { value: v, summary: Some(sim.summary()), error: None, problem: None });
                 self.current = None;
             }
         }

@@ -263,7 +263,7 @@ mod tests {
         let point = |v: f64, good: f64| {
             let mut s = Summary::default();
             s.all.goodput.output_tokens_per_s = good;
-            sim_core::sweep::SweepPoint { value: v, summary: Some(s), error: None }
+            sim_core::sweep::SweepPoint { value: v, summary: Some(s), error: None, problem: None }
         };
         r.advanced(0.4, vec![point(4.0, 100.0)]);
         assert_eq!(r.points.len(), 1);
