@@ -6,6 +6,7 @@
 
 use app_model::Run;
 use leptos::prelude::*;
+use sim_core::catalog::AttentionForm;
 
 use crate::defs::{self, Term};
 use crate::engine::RunInfo;
@@ -203,10 +204,27 @@ fn KvFormula(info: RwSignal<Option<RunInfo>>) -> impl IntoView {
             let kv = i.scenario.kv_dtype();
             let bytes = kv.bytes();
             let name = if m.name.is_empty() { m.id.clone() } else { m.name.clone() };
-            let stored = i.plan.kv_bytes_per_token;
+            let f = &i.plan.kv;
+            let attn_layers = f.full_layers + f.window_layers;
+            // the pool counts one token per layer group: a token inside every window is one
+            // token of each group
+            let g = &i.plan.pool_growth;
+            let stored = i.plan.kv_bytes_per_token * (g.full_groups + g.window_groups) as f64;
             let replicated = (stored - i.kv_bytes_formula).abs() > 0.5;
-            let gqa = m.num_kv_heads < m.num_attention_heads;
-            let why = if gqa {
+            let why = if f.form == AttentionForm::Mla {
+                tf(
+                    "hbm.why_mla",
+                    &[
+                        ("model", name.clone()),
+                        ("rank", f.kv_lora_rank.to_string()),
+                        ("rope", f.qk_rope_head_dim.to_string()),
+                        ("heads", m.num_attention_heads.to_string()),
+                        ("hidden", format::int(u64::from(m.hidden_size))),
+                        ("bytes", format::plain(bytes)),
+                        ("dtype", kv.name().to_string()),
+                    ],
+                )
+            } else if f.form == AttentionForm::Gqa {
                 tf(
                     "hbm.why_gqa",
                     &[
@@ -225,17 +243,59 @@ fn KvFormula(info: RwSignal<Option<RunInfo>>) -> impl IntoView {
                     &[("model", name.clone()), ("bytes", format::plain(bytes)), ("dtype", kv.name().to_string())],
                 )
             };
+            let lab = if f.form == AttentionForm::Mla {
+                tf(
+                    "hbm.formula_mla",
+                    &[
+                        ("layers", attn_layers.to_string()),
+                        ("rank", f.kv_lora_rank.to_string()),
+                        ("rope", f.qk_rope_head_dim.to_string()),
+                        ("bytes", format::plain(bytes)),
+                        ("dtype", kv.name().to_string()),
+                    ],
+                )
+            } else {
+                tf(
+                    "hbm.formula_lab",
+                    &[
+                        ("layers", attn_layers.to_string()),
+                        ("kv_heads", m.num_kv_heads.to_string()),
+                        ("head_dim", m.head_dim.to_string()),
+                        ("bytes", format::plain(bytes)),
+                        ("dtype", kv.name().to_string()),
+                    ],
+                )
+            };
+            // for which layers "KV grows per token" holds
+            let mut grows = Vec::new();
+            if f.window_layers > 0 {
+                grows.push(tf(
+                    "hbm.grows_window",
+                    &[
+                        ("full", f.full_layers.to_string()),
+                        ("layers", m.num_layers.to_string()),
+                        ("n", f.window_layers.to_string()),
+                        ("window", format::int(u64::from(f.window))),
+                        ("past", format::bytes(f.bytes_per_token_past_window())),
+                    ],
+                ));
+            }
+            if f.linear_layers > 0 {
+                grows.push(tf(
+                    "hbm.grows_linear",
+                    &[
+                        ("attn", attn_layers.to_string()),
+                        ("layers", m.num_layers.to_string()),
+                        ("n", f.linear_layers.to_string()),
+                        ("state", format::bytes(f.state_bytes)),
+                    ],
+                ));
+            }
             Some(view! {
                 <div class="formula-row">
                     <span class="formula-name">{t("hbm.this_lab")}</span>
                     <code data-testid="kv-formula-lab">
-                        {tf("hbm.formula_lab", &[
-                            ("layers", m.num_layers.to_string()),
-                            ("kv_heads", m.num_kv_heads.to_string()),
-                            ("head_dim", m.head_dim.to_string()),
-                            ("bytes", format::plain(bytes)),
-                            ("dtype", kv.name().to_string()),
-                        ])}
+                        {lab}
                         <b>{format::int(i.kv_bytes_formula.round() as u64)} " B"</b>
                         {tf("hbm.formula_lab_per_token", &[("size", format::bytes(i.kv_bytes_formula))])}
                     </code>
@@ -252,6 +312,7 @@ fn KvFormula(info: RwSignal<Option<RunInfo>>) -> impl IntoView {
                     </code>
                 </div>
                 <p class="small">{why}</p>
+                {grows.into_iter().map(|g| view! { <p class="small" data-testid="kv-grows">{g}</p> }).collect::<Vec<_>>()}
                 {replicated.then(|| view! {
                     <p class="small muted">
                         {tf("hbm.stored", &[("size", format::bytes(stored)), ("n", i.scenario.num_gpus.to_string())])}
