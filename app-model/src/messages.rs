@@ -311,7 +311,15 @@ fn does_not_fit(d: &DoesNotFit) -> Msg {
             .with("len_label", setting_label("max_model_len"))
             .num("length", f64::from(*max_model_len)),
     };
-    if d.fixes.is_empty() {
+    if let (true, Some(b)) = (d.fixes.is_empty(), &d.beyond_node) {
+        Msg::new("msg.does_not_fit_nodes")
+            .msg("why", why)
+            .text("gpu", gpu_name(&d.gpu))
+            .num("gpus", f64::from(b.gpus))
+            .text("dtype", b.dtype.clone())
+            .with("util_label", setting_label("gpu_memory_utilization"))
+            .text("util", format!("{:.2}", b.utilization))
+    } else if d.fixes.is_empty() {
         Msg::new("msg.does_not_fit_none").msg("why", why).text("gpu", gpu_name(&d.gpu))
     } else {
         Msg::new("msg.does_not_fit").msg("why", why).with("fixes", Arg::Or(d.fixes.iter().map(fix_message).collect()))

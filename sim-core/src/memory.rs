@@ -264,6 +264,32 @@ impl Fix {
     }
 }
 
+/// GPU counts beyond one node that [`beyond_node`] tries: whole 8-GPU nodes, doubling.
+const MULTI_NODE_GPUS: [u32; 6] = [16, 32, 64, 128, 256, 512];
+/// The utilisation assumed for a multi-node estimate (vLLM's default is 0.9; large deployments
+/// run close to it).
+const MULTI_NODE_UTILIZATION: f64 = 0.9;
+
+/// For a model that no setting fits on one node: the fewest GPUs of this kind (16, 32, … 512)
+/// whose memory would hold its weights, activations and one sequence's KV, in the smallest
+/// weight dtype the GPU computes in, at [`MULTI_NODE_UTILIZATION`] — the same plan as one node's,
+/// with the weights spread over every GPU (as pipeline and expert parallelism spread them).
+fn beyond_node(s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> Option<message::BeyondNode> {
+    let mut t = s.clone();
+    if gpu.fp8_flops.is_some() && crate::catalog::Dtype::Fp8.bytes() < t.dtype.bytes() {
+        t.dtype = crate::catalog::Dtype::Fp8;
+    }
+    t.gpu_memory_utilization = t.gpu_memory_utilization.max(MULTI_NODE_UTILIZATION);
+    MULTI_NODE_GPUS.into_iter().find_map(|n| {
+        t.num_gpus = n;
+        HbmPlan::plan(&t, model, gpu).fits().then(|| message::BeyondNode {
+            gpus: n,
+            dtype: t.dtype.name().to_string(),
+            utilization: t.gpu_memory_utilization,
+        })
+    })
+}
+
 /// The smallest changes that make `s` fit in memory, one per setting that can (more GPUs, fp8,
 /// more utilisation, a shorter max_model_len); empty when it fits, when nothing of these makes
 /// it fit, or when its model or GPU is unknown.
@@ -455,7 +481,9 @@ impl HbmPlan {
                 max_model_len: s.scheduler.max_model_len,
             }
         };
-        message::DoesNotFit { shortfall, gpu: gpu.id.clone(), fixes: self.fixes(s, model, gpu) }
+        let fixes = self.fixes(s, model, gpu);
+        let beyond_node = if fixes.is_empty() { beyond_node(s, model, gpu) } else { None };
+        message::DoesNotFit { shortfall, gpu: gpu.id.clone(), fixes, beyond_node }
     }
 
     pub fn capacity_blocks(&self) -> u64 {

@@ -114,6 +114,18 @@ pub struct DoesNotFit {
     pub gpu: String,
     /// One per setting that can make it fit (empty: none can).
     pub fixes: Vec<Fix>,
+    /// When nothing on one 8-GPU node fits: the fewest GPUs of this kind that would hold it.
+    pub beyond_node: Option<BeyondNode>,
+}
+
+/// A model too large for one node: at least `gpus` GPUs (more than 8) in `dtype` at
+/// `utilization` would hold it — several nodes, with pipeline or expert parallelism, which the
+/// lab does not model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BeyondNode {
+    pub gpus: u32,
+    pub dtype: String,
+    pub utilization: f64,
 }
 
 /// What leaves no room for one sequence.
@@ -306,7 +318,15 @@ impl fmt::Display for DoesNotFit {
             )?,
         }
         if self.fixes.is_empty() {
-            write!(f, "; no setting of num_gpus, dtype or utilisation makes it fit on {}", self.gpu)
+            write!(f, "; no setting of num_gpus, dtype or utilisation makes it fit on {}", self.gpu)?;
+            if let Some(b) = &self.beyond_node {
+                write!(
+                    f,
+                    " (one node of up to 8). It needs at least {} × {} in {} at gpu_memory_utilization {:.2}: several nodes, with pipeline or expert parallelism, which this lab does not model",
+                    b.gpus, self.gpu, b.dtype, b.utilization
+                )?;
+            }
+            Ok(())
         } else {
             let fixes: Vec<String> = self.fixes.iter().map(Fix::describe).collect();
             write!(f, ". It would fit with {}", fixes.join(", or "))

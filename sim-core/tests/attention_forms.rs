@@ -103,9 +103,10 @@ fn every_catalogue_model_runs_on_the_fewest_gpus_that_hold_it() {
                 .map(|(d, n)| chat(&m.id, gpu, n, d))
                 .find(|s| Simulation::new(s).is_ok());
             let Some(s) = fits else {
-                // the message names what would fit, or that nothing does
+                // nothing on one node: the message says how many GPUs would hold it
                 let e = Simulation::new(&chat(&m.id, gpu, 8, Dtype::Fp8)).err().unwrap().to_string();
                 assert!(e.contains("does not fit"), "{} on {gpu}: {e}", m.id);
+                assert!(e.contains("pipeline or expert parallelism"), "{} on {gpu}: {e}", m.id);
                 continue;
             };
             let sum = common::run(&s);
@@ -134,4 +135,24 @@ fn a_windowed_sequence_kv_stops_growing_in_the_pool() {
     assert_eq!(sum.all.requests.completed, 1);
     let peak_tokens = sum.memory.kv_peak_bytes / 131_072.0;
     assert!((4096.0..=4096.0 + 16.0).contains(&peak_tokens), "{peak_tokens}");
+}
+
+#[test]
+fn a_model_beyond_one_node_is_told_how_many_gpus_would_hold_it() {
+    use sim_core::Problem;
+    // Kimi-K2 in fp8: about 956 GiB of weights. Eight H100s at 0.9 give 8 × 72 = 576 GiB; sixteen
+    // give 1,152 GiB, enough for the weights, the activations and one sequence's KV.
+    let s = chat("kimi-k2", "h100-sxm", 8, Dtype::Bf16);
+    let e = Simulation::new(&s).err().unwrap();
+    let Some(Problem::DoesNotFit(d)) = e.errors.first().map(|f| &f.problem) else { panic!("{e}") };
+    assert!(d.fixes.is_empty(), "{e}");
+    let b = d.beyond_node.as_ref().expect("a multi-node estimate");
+    assert_eq!((b.gpus, b.dtype.as_str(), b.utilization), (16, "fp8", 0.9));
+    let weights_gib = find_model("kimi-k2").unwrap().params_total / 1024f64.powi(3);
+    assert!(weights_gib > 8.0 * 72.0 && weights_gib < 16.0 * 72.0, "{weights_gib}");
+    // a model that one node holds gets fixes, not an estimate
+    let small = chat("llama-3.1-70b", "h100-sxm", 1, Dtype::Bf16);
+    let e = Simulation::new(&small).err().unwrap();
+    let Some(Problem::DoesNotFit(d)) = e.errors.first().map(|f| &f.problem) else { panic!("{e}") };
+    assert!(!d.fixes.is_empty() && d.beyond_node.is_none(), "{e}");
 }
