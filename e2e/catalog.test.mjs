@@ -43,4 +43,26 @@ describe('the catalogue in the memory gauge', { timeout: 180_000 }, () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test('"How far to trust these numbers" lists the benchmark groups and marks the run on screen', async () => {
+    const { page, errors } = await lab.open('', { viewport: { width: 1440, height: 900 } });
+    const trust = page.locator(tid('trust'));
+    await trust.locator('summary').click();
+    const rows = trust.locator(tid('trust-row'));
+    // one row per engine × model × precision × GPU × TP degree of sim-core's table (18 today)
+    assert.ok((await rows.count()) >= 10, `${await rows.count()} rows`);
+    assert.match(await trust.locator(tid('trust-summary')).textContent(), /TensorRT-LLM: TPOT [+−]\d+ % \(median\)/);
+    assert.equal(await trust.locator('tr.current').count(), 0, 'the default model is not among the benchmarks');
+    // Llama-3.1-8B on 2 GPUs: its TensorRT-LLM row is marked
+    await page.locator(tid('field-model')).selectOption('llama-3.1-8b');
+    await page.locator(tid('field-num_gpus')).selectOption('2');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="trust"] tr.current').length === 1, null, { timeout: 10_000 });
+    const marked = await trust.locator('tr.current td').allTextContents();
+    assert.equal(marked[0], 'TensorRT-LLM');
+    assert.match(marked[1], /^llama-3\.1-8b · bf16 · h100-sxm$/);
+    assert.equal(marked[2], '2');
+    await trust.screenshot({ path: await artifact('trust-1440.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

@@ -41,6 +41,7 @@ pub mod stage;
 pub mod sweep_panel;
 pub mod theme;
 pub mod toolbar;
+pub mod trust;
 pub mod ui;
 pub mod workbench;
 
@@ -160,6 +161,7 @@ pub fn App() -> impl IntoView {
                 <Show when=move || ui.ab.get()>
                     <MetricsPanel run=Run::B/>
                 </Show>
+                <crate::trust::TrustTable/>
             </div>
             <div class="charts-col">
                 <ChartsRow/>

@@ -29,6 +29,7 @@ pub mod settings;
 pub mod share;
 pub mod sim;
 pub mod sweep;
+pub mod trust;
 pub mod workload;
 
 pub use catalog::{Dtype, GpuSpec, ModelSpec};
