@@ -3,7 +3,8 @@
 //! Rows come from `data/calibration_measurements.csv` (TensorRT-LLM performance tables and
 //! blogs, a vLLM blog post). Each row is replayed through [`StepModel`] the way the benchmark
 //! ran it: a batch-1 first-token latency is one prefill iteration; a static-batch offline
-//! throughput is one prefill of the whole batch followed by `output − 1` decode iterations.
+//! throughput is one prefill of the whole batch followed by `output − 1` decode iterations. The
+//! engines of then captured no CUDA graphs: every iteration pays the per-layer launch cost.
 
 use crate::catalog::{find_gpu, find_model, Dtype, ModelSpec};
 use crate::memory::kv_traffic;
@@ -118,7 +119,9 @@ pub fn predict(row: &Row, engine: &EngineConfig) -> Option<f64> {
     let model = model_for(&row.model)?;
     let dtype = if Dtype::parse(&row.precision) == Some(Dtype::Fp8) { Dtype::Fp8 } else { Dtype::Fp16 };
     let kv = kv_traffic(&model, dtype.bytes());
-    let sm = StepModel::new(&model, &gpu, row.tp, dtype, kv, engine);
+    // 2023 engines paid a launch cost in every iteration: TensorRT-LLM's runtime of then made
+    // CUDA graphs opt-in; vLLM before 0.6 spent milliseconds of Python per step
+    let sm = StepModel::new(&model, &gpu, row.tp, dtype, kv, engine).without_cuda_graphs();
     let prefill = |batch: u64, len: u64| {
         let mut w = BatchWork::default();
         for _ in 0..batch {
@@ -177,6 +180,9 @@ pub mod serving {
     /// Prompts each user sends in a replay: the first wave (every user's first prompt, sent
     /// together at t = 0) is one in this many of the TTFTs averaged.
     pub const PROMPTS_PER_USER: u64 = 8;
+
+    /// SGLang's default prefill batch (`max_prefill_tokens` in its `server_args.py`).
+    pub const SGLANG_MAX_PREFILL_TOKENS: u32 = 16_384;
 
     /// One measurement: `concurrency` users with no think time, fixed lengths, mean TTFT and TPOT.
     #[derive(Clone, Debug, PartialEq)]
@@ -238,6 +244,16 @@ pub mod serving {
         crate::catalog::find_gpu(&row.gpu)?;
         let mut json = crate::bench::vllm_server_json(&row.model, &row.gpu, row.tp as u64, dtype.name());
         json["scheduler"]["max_model_len"] = model.max_context.max(row.isl + row.osl).into();
+        if row.backend == "sglang" {
+            // SGLang's scheduler: a waiting prompt goes first in a prefill-only batch of up to
+            // `max_prefill_tokens` (16,384) tokens; decodes are not mixed in
+            // (`enable_mixed_chunk` off). The lab's scheduler without chunked prefill does the
+            // same; it asks the token budget to hold the longest sequence.
+            let budget = SGLANG_MAX_PREFILL_TOKENS.max(row.isl + row.osl);
+            json["scheduler"]["chunked_prefill"] = false.into();
+            json["scheduler"]["max_num_batched_tokens"] = budget.into();
+            json["scheduler"]["max_model_len"] = budget.into();
+        }
         let mut server = Scenario::from_json(&json.to_string()).ok()?;
         server.engine = engine.clone();
         Some(Bench {

@@ -26,6 +26,10 @@ pub struct GpuSpec {
     /// Dense fp8 tensor FLOP/s; `None` when the part has no fp8 tensor cores.
     #[serde(default)]
     pub fp8_flops: Option<f64>,
+    /// Dense fp4 tensor FLOP/s (NVFP4/MXFP4 products); `None` when the part has no fp4 tensor
+    /// cores (everything before Blackwell).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp4_flops: Option<f64>,
     /// GPU-to-GPU bandwidth in one direction, bytes/s (half the bidirectional figure).
     pub interconnect_bw: f64,
     /// Name of the link, for display.
@@ -33,6 +37,23 @@ pub struct GpuSpec {
     pub interconnect: String,
     /// Default price per GPU-hour in USD (a scenario may override it).
     pub usd_per_hour: f64,
+}
+
+impl GpuSpec {
+    fn with_fp4(mut self, tflops: f64) -> GpuSpec {
+        self.fp4_flops = Some(tflops * 1e12);
+        self
+    }
+    /// An AMD Instinct part (by its catalogue id or name).
+    pub fn is_amd(&self) -> bool {
+        self.id.starts_with("mi") || self.name.starts_with("AMD")
+    }
+    /// Whether the GPUs of a node reach each other over a direct link (NVLink, AMD Infinity
+    /// Fabric) on which custom all-reduce kernels read peer memory; otherwise (PCIe, or an inline
+    /// GPU naming no link) tensor parallelism reduces over a ring.
+    pub fn direct_link(&self) -> bool {
+        self.interconnect.starts_with("NVLink") || self.interconnect.starts_with("Infinity Fabric")
+    }
 }
 
 /// A transformer as the step-time and memory models see it.
@@ -199,6 +220,7 @@ fn gpu(
         mem_bandwidth: tbps * 1e12,
         bf16_flops: bf16_tf * 1e12,
         fp8_flops: fp8_tf.map(|t| t * 1e12),
+        fp4_flops: None,
         interconnect_bw: link_bidir_gbps * 1e9 / 2.0,
         interconnect: link.into(),
         usd_per_hour: usd,
@@ -226,8 +248,10 @@ pub fn gpus() -> Vec<GpuSpec> {
             128.0,
             "PCIe Gen5 x16",
             1.79,
-        ),
-        gpu("b200", "NVIDIA B200 180GB (HGX, 1000 W)", 180.0, 8.0, 2250.0, Some(4500.0), 1800.0, "NVLink5", 5.98),
+        )
+        .with_fp4(2000.0),
+        gpu("b200", "NVIDIA B200 180GB (HGX, 1000 W)", 180.0, 8.0, 2250.0, Some(4500.0), 1800.0, "NVLink5", 5.98)
+            .with_fp4(9000.0),
         gpu(
             "b300",
             "NVIDIA B300 288GB (HGX, Blackwell Ultra)",
@@ -238,7 +262,8 @@ pub fn gpus() -> Vec<GpuSpec> {
             1800.0,
             "NVLink5",
             5.98,
-        ),
+        )
+        .with_fp4(13125.0),
         gpu(
             "gb200",
             "NVIDIA GB200 (one Blackwell GPU of NVL72) 186GB",
@@ -249,7 +274,8 @@ pub fn gpus() -> Vec<GpuSpec> {
             1800.0,
             "NVLink5",
             4.54,
-        ),
+        )
+        .with_fp4(10000.0),
         gpu("h20", "NVIDIA H20 96GB", 96.0, 4.0, 148.0, Some(296.0), 900.0, "NVLink4", 2.45),
         gpu("mi325x", "AMD Instinct MI325X 256GB", 256.0, 6.0, 1307.4, Some(2614.9), 896.0, "Infinity Fabric", 2.00),
     ]
@@ -422,20 +448,37 @@ pub enum Dtype {
     Fp16,
     Bf16,
     Fp8,
+    /// 4-bit integer weights with a 16-bit scale and a 4-bit zero point per group of 128
+    /// (AWQ, GPTQ); the products run in bf16 (weight-only, W4A16).
+    Int4,
+    /// OCP microscaling fp4: e2m1 values with an 8-bit power-of-two scale per block of 32
+    /// (gpt-oss's expert weights).
+    Mxfp4,
+    /// NVIDIA's fp4: e2m1 values with an fp8 (e4m3) scale per block of 16.
+    Nvfp4,
 }
 
 impl Dtype {
-    pub const ALL: [Dtype; 3] = [Dtype::Bf16, Dtype::Fp16, Dtype::Fp8];
+    pub const ALL: [Dtype; 6] = [Dtype::Bf16, Dtype::Fp16, Dtype::Fp8, Dtype::Int4, Dtype::Mxfp4, Dtype::Nvfp4];
+    /// The precisions a KV cache can be stored in (4-bit formats are for weights only).
+    pub const KV: [Dtype; 3] = [Dtype::Bf16, Dtype::Fp16, Dtype::Fp8];
 
-    /// The dtype named `name` (`bf16`, `fp16`, `fp8`, any case).
+    /// The dtype named `name` (`bf16`, `fp16`, `fp8`, `int4`, `mxfp4`, `nvfp4`, any case).
     pub fn parse(name: &str) -> Option<Dtype> {
         Dtype::ALL.into_iter().find(|d| d.name().eq_ignore_ascii_case(name))
     }
 
+    /// Bytes per element, the block scales included.
     pub fn bytes(self) -> f64 {
         match self {
             Dtype::Fp16 | Dtype::Bf16 => 2.0,
             Dtype::Fp8 => 1.0,
+            // 4 bits + 16-bit scale / 128 + 4-bit zero / 128 = 4.156 bits
+            Dtype::Int4 => (4.0 + 16.0 / 128.0 + 4.0 / 128.0) / 8.0,
+            // 4 bits + 8-bit scale / 32 = 4.25 bits
+            Dtype::Mxfp4 => (4.0 + 8.0 / 32.0) / 8.0,
+            // 4 bits + 8-bit scale / 16 = 4.5 bits (the one fp32 scale per tensor is negligible)
+            Dtype::Nvfp4 => (4.0 + 8.0 / 16.0) / 8.0,
         }
     }
     pub fn name(self) -> &'static str {
@@ -443,6 +486,25 @@ impl Dtype {
             Dtype::Fp16 => "fp16",
             Dtype::Bf16 => "bf16",
             Dtype::Fp8 => "fp8",
+            Dtype::Int4 => "int4",
+            Dtype::Mxfp4 => "mxfp4",
+            Dtype::Nvfp4 => "nvfp4",
+        }
+    }
+    /// A 4-bit weight format (never a KV cache's).
+    pub fn is_4bit(self) -> bool {
+        matches!(self, Dtype::Int4 | Dtype::Mxfp4 | Dtype::Nvfp4)
+    }
+    /// Whether `gpu` runs weights in this precision, and so which dtypes it offers: fp8 needs
+    /// fp8 tensor cores (vLLM has no fp8 path before Ada/Hopper in the lab's catalogue: A100s
+    /// refuse it); the fp4 formats run on fp4 tensor cores (Blackwell) or weight-only through
+    /// the Marlin kernels of vLLM and SGLang, which need an NVIDIA GPU (compute capability ≥ 7.5,
+    /// every NVIDIA GPU here) — AMD parts have neither; int4 (AWQ/GPTQ) runs everywhere.
+    pub fn runs_on(self, gpu: &GpuSpec) -> bool {
+        match self {
+            Dtype::Fp8 => gpu.fp8_flops.is_some(),
+            Dtype::Mxfp4 | Dtype::Nvfp4 => gpu.fp4_flops.is_some() || !gpu.is_amd(),
+            _ => true,
         }
     }
 }
@@ -563,6 +625,9 @@ mod tests {
             check("gpu_interconnect_GBps_bidir", 0.5e9, g.interconnect_bw);
             if let Some(f) = g.fp8_flops {
                 check("fp8_dense_TFLOPS", 1e12, f);
+            }
+            if let Some(f) = g.fp4_flops {
+                check("fp4_dense_TFLOPS", 1e12, f);
             }
             assert!(!r["spec_source"].is_empty(), "{}", g.id);
             assert!(!new_row || !r["price_sources"].is_empty(), "{}: a price source or the assumption", g.id);

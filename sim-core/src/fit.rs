@@ -20,7 +20,7 @@ pub struct Param {
 }
 
 /// Every constant `llmsim fit` can fit, named as the scenario's `engine` block names it.
-pub const PARAMS: [Param; 6] = [
+pub const PARAMS: [Param; 8] = [
     Param { name: "mfu", get: |e| e.mfu, set: |e, v| e.mfu = v, min: 0.05, max: 1.0 },
     Param { name: "mbu", get: |e| e.mbu, set: |e, v| e.mbu = v, min: 0.05, max: 1.0 },
     Param {
@@ -34,6 +34,20 @@ pub const PARAMS: [Param; 6] = [
         name: "allreduce_latency_us",
         get: |e| e.allreduce_latency_us,
         set: |e, v| e.allreduce_latency_us = v,
+        min: 0.1,
+        max: 1000.0,
+    },
+    Param {
+        name: "layer_launch_us",
+        get: |e| e.layer_launch_us,
+        set: |e, v| e.layer_launch_us = v,
+        min: 0.01,
+        max: 1000.0,
+    },
+    Param {
+        name: "pcie_allreduce_latency_us",
+        get: |e| e.pcie_allreduce_latency_us,
+        set: |e, v| e.pcie_allreduce_latency_us = v,
         min: 0.1,
         max: 1000.0,
     },
@@ -124,6 +138,19 @@ pub struct Fit {
 /// `max_evals` bounds the replays of all rows.
 pub fn fit(rows: &[Row], start: &EngineConfig, params: &[&'static Param], max_evals: usize) -> Fit {
     let before = errors(rows, start);
+    let engine = minimise(start, params, &|e| errors(rows, e).score, max_evals);
+    Fit { after: errors(rows, &engine), engine, fitted: params.iter().map(|p| p.name).collect(), before }
+}
+
+/// The constants `params` that minimise `score`, starting from `start` (the others stay): the
+/// search [`fit`] runs, for an objective of one's own (the calibration over both measurement
+/// sets). `max_evals` bounds the calls of `score`.
+pub fn minimise(
+    start: &EngineConfig,
+    params: &[&'static Param],
+    score: &dyn Fn(&EngineConfig) -> f64,
+    max_evals: usize,
+) -> EngineConfig {
     let to_engine = |x: &[f64]| {
         let mut e = start.clone();
         for (p, v) in params.iter().zip(x) {
@@ -137,7 +164,7 @@ pub fn fit(rows: &[Row], start: &EngineConfig, params: &[&'static Param], max_ev
     // distance, so the search is led back inside instead of wandering on a flat plateau
     let score = |x: &[f64]| {
         let out: f64 = x.iter().zip(&bounds).map(|(v, (lo, hi))| (lo - v).max(0.0) + (v - hi).max(0.0)).sum();
-        errors(rows, &to_engine(x)).score + out * out
+        score(&to_engine(x)) + out * out
     };
     // restarted from its best point: a simplex that collapsed along a valley starts again with
     // its full size
@@ -148,8 +175,7 @@ pub fn fit(rows: &[Row], start: &EngineConfig, params: &[&'static Param], max_ev
             *v = v.clamp(*lo, *hi);
         }
     }
-    let engine = to_engine(&best);
-    Fit { after: errors(rows, &engine), engine, fitted: params.iter().map(|p| p.name).collect(), before }
+    to_engine(&best)
 }
 
 const RESTARTS: usize = 4;

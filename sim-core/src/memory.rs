@@ -402,7 +402,7 @@ impl HbmPlan {
         if let Some(n) = gpus.into_iter().find(|&n| fits(&with(&|t| t.num_gpus = n))) {
             out.push(fix("num_gpus", Value::Number(n as f64), Bound::AtLeast));
         }
-        if s.dtype != crate::catalog::Dtype::Fp8
+        if s.dtype.bytes() > crate::catalog::Dtype::Fp8.bytes()
             && gpu.fp8_flops.is_some()
             && fits(&with(&|t| t.dtype = crate::catalog::Dtype::Fp8))
         {

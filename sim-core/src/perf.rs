@@ -21,10 +21,17 @@ use crate::scenario::EngineConfig;
 pub const DEFAULT_MFU: f64 = 0.65;
 /// Achievable share of peak memory bandwidth (calibrated).
 pub const DEFAULT_MBU: f64 = 0.85;
-/// Fixed cost of one iteration: scheduling, kernel launches, sampling (calibrated).
-pub const DEFAULT_OVERHEAD_MS: f64 = 3.0;
-/// Latency of one all-reduce besides its transfer (calibrated).
-pub const DEFAULT_ALLREDUCE_US: f64 = 80.0;
+/// Fixed cost of one iteration: scheduling, sampling, launching the step (calibrated).
+pub const DEFAULT_OVERHEAD_MS: f64 = 0.8;
+/// Kernel launches of one layer, paid by iterations that are not replayed from a CUDA graph
+/// (those with prompt tokens; engines capture graphs for decode-only batches) (calibrated).
+pub const DEFAULT_LAYER_LAUNCH_US: f64 = 90.0;
+/// Latency of one all-reduce over a direct GPU link (NVLink, Infinity Fabric) by a custom
+/// one-shot/two-shot kernel, besides its transfer (calibrated).
+pub const DEFAULT_ALLREDUCE_US: f64 = 28.0;
+/// Latency of one ring all-reduce (NCCL) over PCIe, besides its transfer (calibrated on the
+/// 2023 rows).
+pub const DEFAULT_PCIE_ALLREDUCE_US: f64 = 80.0;
 /// Exponent of the smoothed roofline max (1 = sum of the two times, ∞ = the plain max).
 pub const DEFAULT_SHARPNESS: f64 = 1.6;
 /// Share of the fp8 peak reached relative to the bf16 share (fp8 GEMMs sit further from
@@ -150,14 +157,22 @@ pub struct StepModel {
     hidden: f64,
     layers: f64,
     link_bw: f64,
+    direct_link: bool,
     overhead: f64,
+    layer_launch: f64,
+    /// Decode-only iterations replay a captured CUDA graph (true for the engines the lab models).
+    decode_graphs: bool,
     allreduce_latency: f64,
+    pcie_allreduce_latency: f64,
 }
 
 impl StepModel {
     pub fn new(model: &ModelSpec, gpu: &GpuSpec, tp: u32, dtype: Dtype, kv: KvTraffic, engine: &EngineConfig) -> Self {
+        // fp8 and fp4 products on their tensor cores, at `fp8_efficiency` of that peak; int4, and
+        // fp4 on a GPU without fp4 tensor cores, run weight-only: dequantised into bf16 products
         let peak = match dtype {
             Dtype::Fp8 => gpu.fp8_flops.map(|f| f * engine.fp8_efficiency).unwrap_or(gpu.bf16_flops),
+            Dtype::Mxfp4 | Dtype::Nvfp4 => gpu.fp4_flops.map(|f| f * engine.fp8_efficiency).unwrap_or(gpu.bf16_flops),
             _ => gpu.bf16_flops,
         };
         StepModel {
@@ -177,9 +192,20 @@ impl StepModel {
             hidden: model.hidden_size as f64,
             layers: model.num_layers as f64,
             link_bw: gpu.interconnect_bw,
+            direct_link: gpu.direct_link(),
             overhead: engine.iteration_overhead_ms * 1e-3,
+            layer_launch: engine.layer_launch_us * 1e-6,
+            decode_graphs: true,
             allreduce_latency: engine.allreduce_latency_us * 1e-6,
+            pcie_allreduce_latency: engine.pcie_allreduce_latency_us * 1e-6,
         }
+    }
+
+    /// The same GPU model for an engine that captures no CUDA graphs: every iteration launches
+    /// every layer's kernels (the 2023 engines of the calibration rows).
+    pub fn without_cuda_graphs(mut self) -> Self {
+        self.decode_graphs = false;
+        self
     }
 
     /// Expected share of a MoE layer's experts that at least one of `tokens` tokens is routed to.
@@ -244,16 +270,36 @@ impl StepModel {
         }
         let attn_compute = attn_flops / tp / self.flops;
         let attn_memory = (kv_read + kv_write) / tp / self.bw;
-        // Tensor parallel: two ring all-reduces of the activations per layer.
-        let comm = if self.tp > 1.0 {
-            let bytes = t * self.hidden * 2.0;
-            let per = 2.0 * (tp - 1.0) / tp * bytes / self.link_bw + self.allreduce_latency;
-            2.0 * self.layers * per
+        // Tensor parallel: two all-reduces of the activations per layer.
+        let comm = if self.tp > 1.0 { 2.0 * self.layers * self.allreduce(t * self.hidden * 2.0) } else { 0.0 };
+        // Decode-only iterations replay a captured CUDA graph; an iteration with prompt tokens
+        // launches every layer's kernels.
+        let launches = w.prefill_tokens > 0 || !self.decode_graphs;
+        let overhead = self.overhead + if launches { self.layers * self.layer_launch } else { 0.0 };
+        let total = linear + self.smooth_max(attn_compute, attn_memory) + comm + overhead;
+        StepTime { linear_compute, linear_memory, attn_compute, attn_memory, comm, overhead, total }
+    }
+
+    /// One all-reduce of `bytes` per GPU across the `tp` GPUs. Over a direct link (NVLink,
+    /// Infinity Fabric) a custom kernel as vLLM's `custom_all_reduce.cuh` dispatches it: one-shot
+    /// (every GPU reads the `tp − 1` other buffers: one latency, `(tp − 1) · bytes` in) with 2
+    /// GPUs, or up to 4 GPUs below 512 KiB, or up to 8 below 256 KiB; otherwise two-shot
+    /// (reduce-scatter then all-gather: two latencies, `2 (tp − 1)/tp · bytes`). Over PCIe a ring
+    /// all-reduce (NCCL) with its own latency.
+    fn allreduce(&self, bytes: f64) -> f64 {
+        let tp = self.tp;
+        let two_shot = 2.0 * (tp - 1.0) / tp * bytes / self.link_bw;
+        if self.direct_link {
+            const KIB: f64 = 1024.0;
+            let one_shot = tp <= 2.0 || (tp <= 4.0 && bytes < 512.0 * KIB) || (tp <= 8.0 && bytes < 256.0 * KIB);
+            if one_shot {
+                self.allreduce_latency + (tp - 1.0) * bytes / self.link_bw
+            } else {
+                2.0 * self.allreduce_latency + two_shot
+            }
         } else {
-            0.0
-        };
-        let total = linear + self.smooth_max(attn_compute, attn_memory) + comm + self.overhead;
-        StepTime { linear_compute, linear_memory, attn_compute, attn_memory, comm, overhead: self.overhead, total }
+            self.pcie_allreduce_latency + two_shot
+        }
     }
 }
 
@@ -330,5 +376,41 @@ mod tests {
         w2.add_prefill_chunk(0, 2, false);
         w2.add_prefill_chunk(2, 2, true);
         assert_eq!(w2.prefill_attn_pairs, 10.0);
+    }
+
+    fn on(gpu: &str, tp: u32) -> StepModel {
+        let m = find_model("llama-3-8b").unwrap();
+        let e = EngineConfig::default();
+        StepModel::new(&m, &find_gpu(gpu).unwrap(), tp, Dtype::Bf16, KvTraffic::uniform(131072.0), &e)
+    }
+
+    #[test]
+    fn small_all_reduces_are_one_shot_large_ones_two_shot() {
+        let s = on("h100-sxm", 8);
+        let (a, bw) = (s.allreduce_latency, s.link_bw);
+        // 16 tokens of 4096 bf16 activations: one latency and 7 peers' buffers
+        let small = 16.0 * 4096.0 * 2.0;
+        assert!((s.allreduce(small) - (a + 7.0 * small / bw)).abs() < 1e-12);
+        // 8192 tokens: two latencies and 2·7/8 of the buffer
+        let large = 8192.0 * 4096.0 * 2.0;
+        assert!((s.allreduce(large) - (2.0 * a + 1.75 * large / bw)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn pcie_reduces_over_a_slower_ring() {
+        let w = BatchWork { decode_seqs: 8, decode_ctx_tokens: 8000, logit_tokens: 8, ..Default::default() };
+        let (nvlink, pcie) = (on("h100-sxm", 4).step_time(&w).comm, on("l40s", 4).step_time(&w).comm);
+        assert!(find_gpu("h100-sxm").unwrap().direct_link() && !find_gpu("l40s").unwrap().direct_link());
+        assert!(pcie > 2.0 * nvlink, "PCIe {pcie} s vs NVLink {nvlink} s");
+    }
+
+    #[test]
+    fn only_iterations_with_prompt_tokens_launch_every_layer() {
+        let s = llama8b_h100();
+        let d = BatchWork { decode_seqs: 4, decode_ctx_tokens: 4000, logit_tokens: 4, ..Default::default() };
+        assert_eq!(s.step_time(&d).overhead, s.overhead);
+        let mut p = d;
+        p.add_prefill_chunk(0, 16, true);
+        assert!((s.step_time(&p).overhead - s.overhead - 32.0 * s.layer_launch).abs() < 1e-12);
     }
 }

@@ -170,9 +170,17 @@ pub struct EngineConfig {
     /// Fixed CPU and launch cost of every iteration.
     #[serde(default = "default_overhead_ms")]
     pub iteration_overhead_ms: f64,
-    /// Latency of one tensor-parallel all-reduce, besides its transfer time.
+    /// Kernel launch cost per layer of an iteration with prompt tokens (decode-only iterations
+    /// replay a CUDA graph and do not pay it).
+    #[serde(default = "default_layer_launch_us")]
+    pub layer_launch_us: f64,
+    /// Latency of one tensor-parallel all-reduce over NVLink (custom one-shot/two-shot kernel),
+    /// besides its transfer time.
     #[serde(default = "default_allreduce_us")]
     pub allreduce_latency_us: f64,
+    /// Latency of one ring all-reduce over PCIe (GPUs without NVLink), besides its transfer time.
+    #[serde(default = "default_pcie_allreduce_us")]
+    pub pcie_allreduce_latency_us: f64,
     /// Share of the fp8 peak reached, relative to `mfu` (fp8 kernels sit further from the roof).
     #[serde(default = "default_fp8_eff")]
     pub fp8_efficiency: f64,
@@ -194,6 +202,12 @@ pub(crate) fn default_overhead_ms() -> f64 {
 pub(crate) fn default_allreduce_us() -> f64 {
     crate::perf::DEFAULT_ALLREDUCE_US
 }
+pub(crate) fn default_layer_launch_us() -> f64 {
+    crate::perf::DEFAULT_LAYER_LAUNCH_US
+}
+pub(crate) fn default_pcie_allreduce_us() -> f64 {
+    crate::perf::DEFAULT_PCIE_ALLREDUCE_US
+}
 pub(crate) fn default_fp8_eff() -> f64 {
     crate::perf::DEFAULT_FP8_EFFICIENCY
 }
@@ -207,7 +221,9 @@ impl Default for EngineConfig {
             mfu: default_mfu(),
             mbu: default_mbu(),
             iteration_overhead_ms: default_overhead_ms(),
+            layer_launch_us: default_layer_launch_us(),
             allreduce_latency_us: default_allreduce_us(),
+            pcie_allreduce_latency_us: default_pcie_allreduce_us(),
             fp8_efficiency: default_fp8_eff(),
             roofline_sharpness: default_sharpness(),
         }
@@ -427,7 +443,8 @@ impl Scenario {
     }
 
     pub fn kv_dtype(&self) -> Dtype {
-        self.kv_dtype.unwrap_or(self.dtype)
+        // 4-bit weights keep a bf16 cache unless told otherwise (vLLM's `kv_cache_dtype` "auto")
+        self.kv_dtype.unwrap_or(if self.dtype.is_4bit() { Dtype::Bf16 } else { self.dtype })
     }
 
     pub fn usd_per_hour_per_gpu(&self) -> f64 {
@@ -449,9 +466,16 @@ impl Scenario {
                 validate_gpu(&mut v, &g);
                 if self.dtype == Dtype::Fp8 && g.fp8_flops.is_none() {
                     v.err("dtype", Problem::Fp8Unsupported { gpu: g.id.clone() });
+                } else if !self.dtype.runs_on(&g) {
+                    let options = Dtype::ALL.iter().filter(|d| d.runs_on(&g)).map(|d| d.name().to_string()).collect();
+                    v.err("dtype", Problem::NotListed { options, got: self.dtype.name().to_string() });
                 }
             }
             Err(e) => v.errors.extend(e.errors),
+        }
+        if let Some(kv) = self.kv_dtype.filter(|d| d.is_4bit()) {
+            let options = Dtype::KV.iter().map(|d| d.name().to_string()).collect();
+            v.err("kv_dtype", Problem::NotListed { options, got: kv.name().to_string() });
         }
         crate::settings::check_ranges(self, &mut v.errors);
         // An optional number set to NaN by code reads as unset in JSON: name it here.

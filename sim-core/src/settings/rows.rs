@@ -120,7 +120,7 @@ pub const SETTINGS: &[Setting] = &[
     select("gpu", "gpu", gpu_ids).custom(gpu_get, gpu_set),
     int("num_gpus", "num_gpus", Unit::None, 1.0, 8.0, (1.0, 8.0)).choices(&[1.0, 2.0, 4.0, 8.0]),
     select("dtype", "dtype", dtypes),
-    select("kv_dtype", "kv_dtype", dtypes).unset(),
+    select("kv_dtype", "kv_dtype", kv_dtypes).unset(),
     num("gpu_usd_per_hour", "gpu_usd_per_hour", Unit::UsdPerHour, 0.0, 1000.0, (0.1, 20.0)).log().switchable(2.0),
     num("gpu_memory_utilization", "gpu_memory_utilization", Unit::Share, 0.05, 1.0, (0.3, 1.0)).step(0.01).sweep(),
     num("other_process_gib", "other_process_gib", Unit::Gib, 0.0, 1024.0, (0.0, 16.0))
@@ -147,7 +147,9 @@ pub const SETTINGS: &[Setting] = &[
     engine("mfu", "engine.mfu", Unit::Share, 0.01, 1.0),
     engine("mbu", "engine.mbu", Unit::Share, 0.01, 1.0),
     engine("iteration_overhead_ms", "engine.iteration_overhead_ms", Unit::Ms, 0.0, 1000.0),
+    engine("layer_launch_us", "engine.layer_launch_us", Unit::None, 0.0, 10_000.0),
     engine("allreduce_latency_us", "engine.allreduce_latency_us", Unit::None, 0.0, 10_000.0),
+    engine("pcie_allreduce_latency_us", "engine.pcie_allreduce_latency_us", Unit::None, 0.0, 10_000.0),
     engine("fp8_efficiency", "engine.fp8_efficiency", Unit::Share, 0.1, 1.0),
     engine("roofline_sharpness", "engine.roofline_sharpness", Unit::None, 1.0, 64.0),
     Setting { kind: Kind::Text, ..select("class_name", "classes[{i}].name", Vec::new) },
@@ -199,6 +201,9 @@ fn gpu_ids() -> Vec<String> {
 }
 fn dtypes() -> Vec<String> {
     Dtype::ALL.iter().map(|d| d.name().to_string()).collect()
+}
+fn kv_dtypes() -> Vec<String> {
+    Dtype::KV.iter().map(|d| d.name().to_string()).collect()
 }
 fn trace_names() -> Vec<String> {
     crate::workload::BUILTIN_TRACES.iter().map(|(n, _)| n.to_string()).collect()
@@ -372,7 +377,9 @@ pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<
         "mfu" => put(&mut s.engine.mfu, json),
         "mbu" => put(&mut s.engine.mbu, json),
         "iteration_overhead_ms" => put(&mut s.engine.iteration_overhead_ms, json),
+        "layer_launch_us" => put(&mut s.engine.layer_launch_us, json),
         "allreduce_latency_us" => put(&mut s.engine.allreduce_latency_us, json),
+        "pcie_allreduce_latency_us" => put(&mut s.engine.pcie_allreduce_latency_us, json),
         "fp8_efficiency" => put(&mut s.engine.fp8_efficiency, json),
         "roofline_sharpness" => put(&mut s.engine.roofline_sharpness, json),
         "class_name" => put(&mut class(s, i)?.name, json),

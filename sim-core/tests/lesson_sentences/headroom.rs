@@ -66,8 +66,15 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
 #[test]
 fn headroom_every_choice_is_reachable() {
     assert_eq!(super::answer("headroom", 7, |_, _| {}), 0, "as taught: a preallocated pool at 0.95");
-    // both runs the article's over-committing server: the 25% headroom wins
-    assert_eq!(super::answer("headroom", 7, |i, s| s.scheduler.overcommit |= i < 2), 1);
+    // both runs the article's over-committing server, with enough traffic to outgrow the
+    // 0.95 pool's headroom: the 25% headroom wins
+    assert_eq!(
+        super::answer("headroom", 7, |i, s| {
+            s.scheduler.overcommit |= i < 2;
+            s.classes[0].arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 4.0 };
+        }),
+        1
+    );
     // traffic that does not fill even the smaller pool: about the same
     assert_eq!(
         super::answer("headroom", 7, |_, s| s.classes[0].arrival =
