@@ -2,17 +2,18 @@
 //! server, printed with the names `vllm bench serve` saves (see `sim_core::bench`).
 
 use crate::Fail;
-use sim_core::bench::{percentile_word, Bench, BenchResult, Load};
+use sim_core::bench::{percentile_word, Bench, BenchResult, Engine, Load};
 use sim_core::{Scenario, ScenarioError};
 
 pub(crate) const USAGE: &str = "\
-  llmsim bench --model M --gpu G [--num-gpus N] [--dtype D] [--kv-dtype D]
+  llmsim bench --model M --gpu G [--num-gpus N] [--dtype D] [--kv-dtype D] [--engine vllm|sglang|trtllm]
                --input-len I --output-len O (--max-concurrency C | --request-rate R [--burstiness B])
                [--num-prompts N] [--seed S] [--gpu-memory-utilization U] [--max-num-seqs N]
                [--max-num-batched-tokens N] [--max-model-len N] [--metric-percentiles 50,90,99]
                [--format table|json]
-                              a `vllm bench serve`-style benchmark (random dataset, fixed lengths);
-                              the JSON has the keys `vllm bench serve` saves";
+                              a `vllm bench serve`-style benchmark (random dataset, fixed lengths)
+                              on the engine's scheduler defaults (vllm: the default; the flags
+                              given win); the JSON has the keys `vllm bench serve` saves";
 
 /// Each flag and the scenario field it sets: a field's message names the flag.
 const FLAGS: [(&str, &str); 16] = [
@@ -36,6 +37,7 @@ const FLAGS: [(&str, &str); 16] = [
 
 struct Args {
     values: Vec<(&'static str, String)>,
+    engine: Engine,
     format: String,
     percentiles: Vec<f64>,
 }
@@ -63,7 +65,7 @@ impl Args {
 }
 
 fn parse(args: &[String]) -> Result<Args, Fail> {
-    let mut a = Args { values: Vec::new(), format: "table".into(), percentiles: vec![99.0] };
+    let mut a = Args { values: Vec::new(), engine: Engine::Vllm, format: "table".into(), percentiles: vec![99.0] };
     let mut i = 0;
     while i < args.len() {
         let flag = args[i].as_str();
@@ -74,6 +76,13 @@ fn parse(args: &[String]) -> Result<Args, Fail> {
                 if a.format != "json" && a.format != "table" {
                     return Err(Fail(format!("--format must be json or table, got \"{}\"", a.format)));
                 }
+            }
+            "--engine" => {
+                let v = value?;
+                a.engine = Engine::parse(&v).ok_or_else(|| {
+                    let names: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
+                    Fail(format!("--engine must be one of {}, got \"{v}\"", names.join(", ")))
+                })?;
             }
             "--metric-percentiles" => {
                 let v = value?;
@@ -97,8 +106,9 @@ fn parse(args: &[String]) -> Result<Args, Fail> {
     Ok(a)
 }
 
-/// The benchmark the arguments describe: the server with vLLM's defaults
-/// (`sim_core::bench::vllm_server_json`), the flags given written over them, and the client.
+/// The benchmark the arguments describe: the server with the engine's defaults
+/// (`sim_core::bench::Engine::server_json`; vLLM's unless `--engine`), the flags given written
+/// over them, and the client.
 fn bench_of(a: &Args) -> Result<Bench, Fail> {
     let model = a.require("--model")?;
     let gpu = a.require("--gpu")?;
@@ -127,11 +137,13 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
         (None, Some(r)) => Load::Rate { per_s: r, burstiness },
         (None, None) => Load::AllAtOnce,
     };
-    let mut server = sim_core::bench::vllm_server_json(
+    let longest = u32::try_from(input_len.saturating_add(output_len)).unwrap_or(u32::MAX);
+    let mut server = a.engine.server_json(
         model,
         gpu,
         a.whole("--num-gpus")?.unwrap_or(1),
         a.get("--dtype").unwrap_or("bf16"),
+        if a.engine == Engine::Sglang { longest } else { 0 },
     );
     let whole = [
         ("--seed", "/seed"),

@@ -416,3 +416,37 @@ fn fit_reads_vllm_bench_serve_results_and_recovers_the_constant_that_made_them()
     assert_eq!(code, 2);
     assert!(err.contains("\"speed\" is not an engine constant"), "{err}");
 }
+
+#[test]
+fn bench_runs_on_an_engines_scheduler_and_names_the_engines_it_knows() {
+    let run = |engine: &str| {
+        let (code, out, err) = llmsim(&[
+            "bench",
+            "--model",
+            "llama-3-8b",
+            "--gpu",
+            "h100-sxm",
+            "--input-len",
+            "1024",
+            "--output-len",
+            "64",
+            "--max-concurrency",
+            "32",
+            "--num-prompts",
+            "96",
+            "--engine",
+            engine,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (v["mean_ttft_ms"].as_f64().unwrap(), v["mean_tpot_ms"].as_f64().unwrap())
+    };
+    let (vllm, sglang) = (run("vllm"), run("sglang"));
+    // SGLang prefills a whole wave first: slower first tokens, decode steps without prompt chunks
+    assert!(sglang.0 > vllm.0 && sglang.1 < vllm.1, "vllm {vllm:?} sglang {sglang:?}");
+    let (code, _, err) = llmsim(&["bench", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--engine", "tgi"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--engine must be one of vllm, sglang, trtllm, got \"tgi\""), "{err}");
+}

@@ -89,6 +89,71 @@ pub fn vllm_server_json(model: &str, gpu: &str, num_gpus: u64, dtype: &str) -> s
     })
 }
 
+/// A serving engine a benchmark server can imitate: its documented scheduler defaults, as the
+/// lab's scheduler settings. Defined once here; `llmsim bench --engine` and the calibration
+/// replay read it, a page lists [`Engine::ALL`] with [`Engine::label`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// vLLM (V1): chunked prefill mixing prompt chunks into decode steps, an 8,192-token budget,
+    /// 256 sequences ([`vllm_server_json`]).
+    Vllm,
+    /// SGLang: a waiting prompt goes first in a prefill-only batch of up to 16,384 tokens
+    /// (`max_prefill_tokens`), decodes are not mixed in (`enable_mixed_chunk` off); both in its
+    /// `server_args.py`. The lab's scheduler without chunked prefill, whose budget must hold the
+    /// longest sequence: `max_model_len` at most 16,384 (or the benchmark's longest sequence).
+    Sglang,
+    /// TensorRT-LLM (`trtllm-serve`): in-flight batching puts whole prompts and decodes in one
+    /// step within `max_num_tokens` 8,192, like vLLM's mixed steps; the lab keeps vLLM's 256
+    /// sequences (TensorRT-LLM's `max_batch_size` is 2,048; its KV pool bounds it first).
+    Trtllm,
+}
+
+impl Engine {
+    pub const ALL: [Engine; 3] = [Engine::Vllm, Engine::Sglang, Engine::Trtllm];
+
+    /// The id a scenario or flag names it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Vllm => "vllm",
+            Engine::Sglang => "sglang",
+            Engine::Trtllm => "trtllm",
+        }
+    }
+    /// Its product name, for display.
+    pub fn label(self) -> &'static str {
+        match self {
+            Engine::Vllm => "vLLM",
+            Engine::Sglang => "SGLang",
+            Engine::Trtllm => "TensorRT-LLM",
+        }
+    }
+    pub fn parse(name: &str) -> Option<Engine> {
+        Engine::ALL.into_iter().find(|e| e.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The server a benchmark runs against with this engine's scheduler ([`vllm_server_json`]
+    /// with the engine's scheduler settings written over it); `longest` is the longest sequence
+    /// (prompt + output) the benchmark sends.
+    pub fn server_json(self, model: &str, gpu: &str, num_gpus: u64, dtype: &str, longest: u32) -> serde_json::Value {
+        let mut json = vllm_server_json(model, gpu, num_gpus, dtype);
+        let context = crate::catalog::find_model(model).map(|m| m.max_context).unwrap_or(8192);
+        match self {
+            Engine::Vllm | Engine::Trtllm => json["scheduler"]["max_model_len"] = context.max(longest).into(),
+            Engine::Sglang => {
+                let budget = SGLANG_MAX_PREFILL_TOKENS.max(longest);
+                json["scheduler"]["chunked_prefill"] = false.into();
+                json["scheduler"]["max_num_batched_tokens"] = budget.into();
+                json["scheduler"]["max_model_len"] = context.min(budget).max(longest).into();
+            }
+        }
+        json
+    }
+}
+
+/// SGLang's default prefill batch (`max_prefill_tokens` in its `server_args.py`).
+pub const SGLANG_MAX_PREFILL_TOKENS: u32 = 16_384;
+
 impl Bench {
     /// The scenario the benchmark runs: the server with one class of fixed-length prompts.
     pub fn scenario(&self) -> Scenario {

@@ -181,9 +181,6 @@ pub mod serving {
     /// together at t = 0) is one in this many of the TTFTs averaged.
     pub const PROMPTS_PER_USER: u64 = 8;
 
-    /// SGLang's default prefill batch (`max_prefill_tokens` in its `server_args.py`).
-    pub const SGLANG_MAX_PREFILL_TOKENS: u32 = 16_384;
-
     /// One measurement: `concurrency` users with no think time, fixed lengths, mean TTFT and TPOT.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Row {
@@ -240,20 +237,11 @@ pub mod serving {
     /// constants.
     pub fn bench(row: &Row, engine: &EngineConfig) -> Option<Bench> {
         let dtype = Dtype::parse(&row.dtype)?;
-        let model = crate::catalog::find_model(&row.model)?;
+        crate::catalog::find_model(&row.model)?;
         crate::catalog::find_gpu(&row.gpu)?;
-        let mut json = crate::bench::vllm_server_json(&row.model, &row.gpu, row.tp as u64, dtype.name());
-        json["scheduler"]["max_model_len"] = model.max_context.max(row.isl + row.osl).into();
-        if row.backend == "sglang" {
-            // SGLang's scheduler: a waiting prompt goes first in a prefill-only batch of up to
-            // `max_prefill_tokens` (16,384) tokens; decodes are not mixed in
-            // (`enable_mixed_chunk` off). The lab's scheduler without chunked prefill does the
-            // same; it asks the token budget to hold the longest sequence.
-            let budget = SGLANG_MAX_PREFILL_TOKENS.max(row.isl + row.osl);
-            json["scheduler"]["chunked_prefill"] = false.into();
-            json["scheduler"]["max_num_batched_tokens"] = budget.into();
-            json["scheduler"]["max_model_len"] = budget.into();
-        }
+        // the row's engine's scheduler (docs/model.md); an engine the lab does not know runs as vLLM
+        let engine_of = crate::bench::Engine::parse(&row.backend).unwrap_or(crate::bench::Engine::Vllm);
+        let json = engine_of.server_json(&row.model, &row.gpu, row.tp as u64, dtype.name(), row.isl + row.osl);
         let mut server = Scenario::from_json(&json.to_string()).ok()?;
         server.engine = engine.clone();
         Some(Bench {
