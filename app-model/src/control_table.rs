@@ -76,7 +76,16 @@ impl Control {
 
 const NUM_GPUS: &[(&str, &str)] =
     &[("1", "ctl.num_gpus.1"), ("2", "ctl.num_gpus.2"), ("4", "ctl.num_gpus.4"), ("8", "ctl.num_gpus.8")];
-const DTYPES: &[(&str, &str)] = &[("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")];
+/// `sim_core::catalog::Dtype::ALL` by name, in its order (a test holds them equal).
+const DTYPES: &[(&str, &str)] = &[
+    ("bf16", "ctl.dtype.bf16"),
+    ("fp16", "ctl.dtype.fp16"),
+    ("fp8", "ctl.dtype.fp8"),
+    ("int4", "ctl.dtype.int4"),
+    ("mxfp4", "ctl.dtype.mxfp4"),
+    ("nvfp4", "ctl.dtype.nvfp4"),
+];
+/// "same as weights", then `Dtype::KV` by name (a test holds them equal).
 const KV_DTYPES: &[(&str, &str)] =
     &[("", "ctl.kv_dtype.same"), ("bf16", "ctl.dtype.bf16"), ("fp16", "ctl.dtype.fp16"), ("fp8", "ctl.dtype.fp8")];
 const ARRIVALS: &[(&str, &str)] = &[

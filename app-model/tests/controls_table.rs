@@ -221,3 +221,19 @@ fn out_of_range_values_get_sim_cores_message_for_that_field() {
         assert!(err.for_field(&c.path(0)).is_some(), "{id}: {err}");
     }
 }
+
+#[test]
+fn the_precision_menus_offer_sim_cores_dtypes_in_its_order() {
+    use sim_core::catalog::Dtype;
+    let values = |id: &str| -> Vec<&'static str> {
+        let Some(c) = app_model::controls::control(id) else { panic!("no control {id}") };
+        let Kind::Select(Options::Keys(list)) = c.kind else { panic!("{id} is not a fixed menu") };
+        list.iter().map(|(v, _)| *v).collect()
+    };
+    let names = |l: &[Dtype]| l.iter().map(|d| d.name()).collect::<Vec<_>>();
+    assert_eq!(values("dtype"), names(&Dtype::ALL));
+    // the KV cache: "same as weights" first, then the precisions a cache can be stored in
+    let kv = values("kv_dtype");
+    assert_eq!(kv[0], "");
+    assert_eq!(kv[1..], names(&Dtype::KV)[..]);
+}
