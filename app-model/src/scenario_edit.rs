@@ -24,6 +24,7 @@ pub fn new_class(s: &Scenario) -> ClassConfig {
         slo: Slo { ttft_ms: None, tpot_ms: None, e2e_ms: Some(60_000.0) },
         priority: 1,
         reserved_share: None,
+        prefix: None,
     }
 }
 

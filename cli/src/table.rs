@@ -48,6 +48,15 @@ fn class_block(out: &mut String, c: &ClassSummary) {
         c.goodput.requests_per_s,
         c.goodput.slo_attainment * 100.0
     );
+    if let Some(p) = &c.prefix_cache {
+        let _ = writeln!(
+            out,
+            "  prefix cache  hit rate {:.1}% of prompt tokens   cached tokens {}   evicted blocks {}",
+            p.hit_rate * 100.0,
+            p.cached_tokens,
+            p.evicted_blocks
+        );
+    }
 }
 
 pub fn render(scenario: &Scenario, s: &Summary) -> String {

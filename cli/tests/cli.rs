@@ -450,3 +450,32 @@ fn bench_runs_on_an_engines_scheduler_and_names_the_engines_it_knows() {
     assert_eq!(code, 2);
     assert!(err.contains("--engine must be one of vllm, sglang, trtllm, got \"tgi\""), "{err}");
 }
+
+#[test]
+fn prefix_caching_figures_are_printed_and_bad_values_named() {
+    let (code, json, _) = llmsim(&["show", "prefix-caching"]);
+    assert_eq!(code, 0);
+    assert!(json.contains(r#""prefix_caching": true"#) && json.contains(r#""shared_tokens": 2000"#), "{json}");
+    let (code, out, err) = llmsim(&["run", "--preset", "prefix-caching"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let pc = &v["prefix_cache"];
+    assert!(pc["hit_rate"].as_f64().unwrap() > 0.5, "{pc}");
+    assert!(pc["cached_tokens"].as_u64().unwrap() > 0 && pc["evicted_blocks"].is_u64(), "{pc}");
+    assert_eq!(v["classes"]["chat"]["prefix_cache"], *pc);
+    let (_, table, _) = llmsim(&["run", "--preset", "prefix-caching", "--format", "table"]);
+    assert!(table.contains("prefix cache  hit rate") && table.contains("evicted blocks"), "{table}");
+    // a scenario without prefix caching prints no such figures
+    let (_, plain, _) = llmsim(&["run", "--preset", "chat-latency-first"]);
+    assert!(!plain.contains("prefix_cache"));
+
+    let path = tmp("bad-prefix.json");
+    let bad = json
+        .replace(r#""kv_layout": "paged""#, r#""kv_layout": "contiguous""#)
+        .replace(r#""groups": 4"#, r#""groups": 0"#);
+    std::fs::write(&path, bad).unwrap();
+    let (code, _, err) = llmsim(&["run", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("scheduler.prefix_caching must be false unless scheduler.kv_layout is \"paged\""), "{err}");
+    assert!(err.contains("classes[0].prefix.groups must be 1..=100000, got 0"), "{err}");
+}

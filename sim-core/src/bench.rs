@@ -177,6 +177,7 @@ impl Bench {
             slo: Slo::default(),
             priority: 0,
             reserved_share: None,
+            prefix: None,
         }];
         s
     }

@@ -305,6 +305,28 @@ pub struct ClassSummary {
     pub e2e_ms_censored: Censored,
     pub throughput: Throughput,
     pub goodput: Goodput,
+    /// Prefix caching (`scheduler.prefix_caching`; absent when off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix_cache: Option<PrefixCache>,
+}
+
+/// What prefix caching saved: the share of prompt tokens found in the cache (each admission
+/// counts, so a preempted prompt that is recomputed counts again), those tokens, and the cached
+/// blocks taken back for other allocations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PrefixCache {
+    /// Prompt tokens served from the cache ÷ prompt tokens admitted (0 before any admission).
+    pub hit_rate: f64,
+    pub cached_tokens: u64,
+    pub evicted_blocks: u64,
+}
+
+impl PrefixCache {
+    /// From the prompt tokens admitted, those found cached and the blocks evicted.
+    pub fn of(prompt_tokens: u64, cached_tokens: u64, evicted_blocks: u64) -> PrefixCache {
+        let hit_rate = if prompt_tokens > 0 { cached_tokens as f64 / prompt_tokens as f64 } else { 0.0 };
+        PrefixCache { hit_rate, cached_tokens, evicted_blocks }
+    }
 }
 
 /// A run's numbers: all traffic (`all`, serialised in place), memory, cost and each class.
@@ -417,6 +439,7 @@ impl ClassMetrics {
                 output_tokens_per_s: self.good_output_tokens as f64 / d,
                 slo_attainment: if ended > 0 { self.good_requests as f64 / ended as f64 } else { 0.0 },
             },
+            prefix_cache: None,
         }
     }
 

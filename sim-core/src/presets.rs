@@ -33,6 +33,7 @@ pub const PRESETS: &[Preset] = &[
         "high risk: continuous batching to the limit under a strict SLO (throughput up, goodput down)"
     ),
     preset!("sharegpt-replay", "replay of 300 real ShareGPT requests on Llama-3.1-8B"),
+    preset!("prefix-caching", "chat whose prompts start with one of 4 shared system prompts, prefix caching on"),
     preset!("deepseek-v3-h200", "a 2026 model: DeepSeek-V3 (MLA, 256 small experts) on 8 × H200 in fp8"),
 ];
 

@@ -146,6 +146,14 @@ pub struct SchedulerConfig {
     /// After an OOM, requeue the in-flight requests instead of failing them.
     #[serde(default)]
     pub retry_on_oom: bool,
+    /// Keep the KV blocks of shared prompt prefixes and reuse them (vLLM's automatic prefix
+    /// caching); paged KV and continuous batching only.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prefix_caching: bool,
+}
+
+fn is_false(x: &bool) -> bool {
+    !*x
 }
 
 fn default_block_size() -> u32 {
@@ -257,6 +265,24 @@ pub struct ClassConfig {
     /// without one split what is left equally.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved_share: Option<f64>,
+    /// Each request starts with one of `groups` shared prefixes of `shared_tokens` tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<PrefixConfig>,
+}
+
+/// Shared prompt prefixes of a class (a system prompt, a few-shot template, a document): each
+/// request's prompt starts with one of `groups` prefixes of `shared_tokens` tokens, chosen
+/// uniformly; `input_tokens` is the whole prompt, the prefix included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrefixConfig {
+    pub shared_tokens: u32,
+    pub groups: u32,
+}
+
+impl PrefixConfig {
+    /// Most prefix groups a class may have.
+    pub const MAX_GROUPS: u32 = 100_000;
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -501,6 +527,11 @@ impl Scenario {
                 Problem::BatchBelowContext { max_model_len: sch.max_model_len, got: sch.max_num_batched_tokens },
             );
         }
+        if sch.prefix_caching && (sch.kv_layout != KvLayout::Paged || sch.batching != Batching::Continuous) {
+            let msg = "must be false unless scheduler.kv_layout is \"paged\" and scheduler.batching is \"continuous\" \
+                       (prefix caching shares paged KV blocks between running sequences)";
+            v.err("scheduler.prefix_caching", Problem::Text(msg.to_string()));
+        }
         if self.classes.is_empty() || self.classes.len() > 8 {
             v.err("classes", Problem::ClassCount { got: self.classes.len() });
         }
@@ -539,6 +570,12 @@ impl Scenario {
                         v.err(&format!("{p}.{field}"), Problem::Required { range: None });
                     }
                 }
+            }
+            if let Some(pc) = &c.prefix {
+                // the prompt is the prefix and at least one token more, and an answer must fit
+                let max_shared = (sch.max_model_len as u64).saturating_sub(2).max(1);
+                v.range_u(&format!("{p}.prefix.shared_tokens"), pc.shared_tokens as u64, 1, max_shared);
+                v.range_u(&format!("{p}.prefix.groups"), pc.groups as u64, 1, PrefixConfig::MAX_GROUPS as u64);
             }
             share_sum += c.reserved_share.unwrap_or(0.0);
         }

@@ -142,6 +142,10 @@ pub(crate) struct ClassSource {
     rng_len: ClassRng,
     input: Option<LenSampler>,
     output: Option<LenSampler>,
+    /// Shared prefixes: the prefix length, the number of groups and the stream that picks one.
+    prefix: Option<(u32, u32, ClassRng)>,
+    /// The prefix group of the request `take` drew last (`None` without shared prefixes).
+    pub last_group: Option<u32>,
 }
 
 pub(crate) enum SourceKind {
@@ -183,7 +187,27 @@ impl ClassSource {
             }
             (Arrival::Trace { .. }, None) => unreachable!("trace classes are built with their trace"),
         };
-        ClassSource { kind, remaining: total, pending: 0, rng_arrival, rng_len, input, output }
+        // its own stream (3), so shared prefixes leave the arrival and length draws unchanged
+        let prefix = c.prefix.map(|p| (p.shared_tokens, p.groups.max(1), class_rng(seed, index, 3)));
+        ClassSource {
+            kind,
+            remaining: total,
+            pending: 0,
+            rng_arrival,
+            rng_len,
+            input,
+            output,
+            prefix,
+            last_group: None,
+        }
+    }
+
+    /// A drawn prompt with the class's shared prefix: the group it starts with, and its length
+    /// raised to the prefix and one token more.
+    fn with_prefix(&mut self, input: u32) -> u32 {
+        let Some((shared, groups, rng)) = &mut self.prefix else { return input };
+        self.last_group = Some(rng.random_range(0..*groups));
+        input.max(*shared + 1)
     }
 
     /// Time of the first arrival of an open-loop or trace class; closed-loop users start at 0.
@@ -206,8 +230,14 @@ impl ClassSource {
     }
 
     /// Draws the lengths of the request arriving now, and for open/trace classes the time of the
-    /// following arrival. Returns `(input, output, next_arrival)`.
+    /// following arrival. Returns `(input, output, next_arrival)`; `last_group` is then the
+    /// request's prefix group.
     pub(crate) fn take(&mut self, now: u64) -> (u32, u32, Option<u64>) {
+        let (input, output, next) = self.draw(now);
+        (self.with_prefix(input), output, next)
+    }
+
+    fn draw(&mut self, now: u64) -> (u32, u32, Option<u64>) {
         debug_assert!(self.remaining > 0);
         self.remaining -= 1;
         match &mut self.kind {

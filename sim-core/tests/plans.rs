@@ -127,6 +127,7 @@ fn class(i: usize) -> impl Strategy<Value = ClassConfig> {
             slo: Slo::default(),
             priority,
             reserved_share,
+            prefix: None,
         },
     )
 }

@@ -3,7 +3,7 @@
 
 mod common;
 use proptest::prelude::*;
-use sim_core::scenario::{Arrival, Batching, ClassConfig, KvLayout, LengthDist, Slo};
+use sim_core::scenario::{Arrival, Batching, ClassConfig, KvLayout, LengthDist, PrefixConfig, Slo};
 use sim_core::{Scenario, Simulation};
 
 fn length() -> impl Strategy<Value = LengthDist> {
@@ -41,6 +41,7 @@ fn class(i: usize) -> impl Strategy<Value = ClassConfig> {
             slo: Slo { ttft_ms: ttft, tpot_ms: tpot, e2e_ms: None },
             priority,
             reserved_share: None,
+            prefix: None,
         })
 }
 
@@ -197,5 +198,84 @@ proptest! {
         // per-class counts add up to the totals
         let completed: u64 = sum.classes.values().map(|c| c.requests.completed).sum();
         prop_assert_eq!(completed, r.completed);
+    }
+}
+
+/// A random scenario with prefix caching: continuous batching on paged KV, each class with
+/// shared prefixes (1–2,500 tokens, 1–12 groups) where `shared` switches them on.
+fn with_prefix_caching(mut s: Scenario, shared: Vec<(u32, u32, bool)>) -> Scenario {
+    let sc = &mut s.scheduler;
+    sc.batching = Batching::Continuous;
+    sc.kv_layout = KvLayout::Paged;
+    sc.prefix_caching = true;
+    let max_shared = sc.max_model_len - 2;
+    for (c, (tokens, groups, on)) in s.classes.iter_mut().zip(shared) {
+        c.prefix = on.then_some(PrefixConfig { shared_tokens: tokens.min(max_shared), groups });
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+    #[test]
+    fn prefix_caching_invariants_hold_at_every_event(
+        s in scenario(),
+        shared in prop::collection::vec((1u32..2500, 1u32..12, prop::bool::weighted(0.85)), 3),
+    ) {
+        let s = with_prefix_caching(s, shared);
+        let mut sim = match Simulation::new(&s) {
+            Ok(sim) => sim,
+            Err(e) => { prop_assert!(!e.to_string().is_empty()); return Ok(()); }
+        };
+        // every plan: an admission's cached tokens are whole blocks of its prefix, short of
+        // its prompt
+        let block = s.scheduler.block_size;
+        let bad = std::rc::Rc::new(std::cell::RefCell::new(None));
+        let seen = bad.clone();
+        sim.set_plan_observer(Box::new(move |plan, _| {
+            for c in plan.admitted() {
+                if !c.done.is_multiple_of(block) || c.done >= c.target {
+                    *seen.borrow_mut() = Some(format!("{c:?}"));
+                }
+            }
+        }));
+        let delivered = std::rc::Rc::new(std::cell::Cell::new(0u64));
+        let d = delivered.clone();
+        sim.set_request_sink(Box::new(move |r: &sim_core::RequestRecord| {
+            if r.outcome == sim_core::metrics::Outcome::Completed {
+                d.set(d.get() + r.output_tokens as u64);
+            }
+        }));
+        let total: u64 = s.classes.iter().map(|c| c.num_requests.unwrap()).sum();
+        let bound = 50 + total * (4 * s.scheduler.max_model_len as u64 + 20);
+        let mut events = 0u64;
+        while !sim.is_finished() {
+            sim.advance_events(1);
+            events += 1;
+            if let Err(e) = sim.check_invariants() {
+                prop_assert!(false, "after event {events}: {e}");
+            }
+            prop_assert!(events <= bound, "no termination after {events} events");
+        }
+        prop_assert!(bad.borrow().is_none(), "{:?}", bad.borrow());
+        let sum = sim.summary();
+        let r = sum.all.requests;
+        prop_assert_eq!(r.arrived, total);
+        prop_assert_eq!(r.arrived, r.completed + r.rejected + r.timed_out + r.failed);
+        if !s.scheduler.overcommit {
+            prop_assert!(sum.memory.kv_peak_bytes <= sum.memory.kv_capacity_bytes + 1.0);
+        }
+        // output tokens counted are those delivered to completed requests (a recomputed
+        // prefix adds none)
+        let counted = sum.all.throughput.output_tokens_per_s * sum.duration_s;
+        prop_assert!((counted - delivered.get() as f64).abs() <= 1e-6 * (delivered.get() as f64).max(1.0));
+        let pc = sum.all.prefix_cache.expect("on");
+        prop_assert!((0.0..1.0).contains(&pc.hit_rate), "{:?}", pc);
+        let per_class: u64 = sum.classes.values().map(|c| c.prefix_cache.unwrap().cached_tokens).sum();
+        prop_assert_eq!(per_class, pc.cached_tokens);
+        if s.classes.iter().all(|c| c.prefix.is_none()) {
+            prop_assert_eq!(pc.cached_tokens, 0);
+        }
     }
 }

@@ -144,6 +144,8 @@ pub const SETTINGS: &[Setting] = &[
     toggle("overcommit", "scheduler.overcommit"),
     num("restart_s", "scheduler.restart_s", Unit::S, 0.0, 3600.0, (0.0, 120.0)).step(1.0),
     toggle("retry_on_oom", "scheduler.retry_on_oom"),
+    Setting { file_only: true, ..toggle("prefix_caching", "scheduler.prefix_caching") }
+        .custom(prefix_caching_get, prefix_caching_set),
     engine("mfu", "engine.mfu", Unit::Share, 0.01, 1.0),
     engine("mbu", "engine.mbu", Unit::Share, 0.01, 1.0),
     engine("iteration_overhead_ms", "engine.iteration_overhead_ms", Unit::Ms, 0.0, 1000.0),
@@ -239,6 +241,21 @@ fn other_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
     match v {
         Value::Number(x) => {
             s.other_process_gib = *x;
+            Ok(())
+        }
+        _ => Err(Problem::WrongKind),
+    }
+}
+
+// written only when on (scenario files from before it stay byte for byte), so read in Rust
+fn prefix_caching_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(Value::Bool(s.scheduler.prefix_caching))
+}
+
+fn prefix_caching_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
+    match v {
+        Value::Bool(b) => {
+            s.scheduler.prefix_caching = *b;
             Ok(())
         }
         _ => Err(Problem::WrongKind),

@@ -94,6 +94,11 @@ pub(crate) struct KvPool {
     seqs: u64,
     seqs_class: Vec<u64>,
     peak: u64,
+    /// Prefix caching: units cached but referenced by no running sequence (outside `used`,
+    /// taken back when an allocation finds no free unit), and units taken back so but not yet
+    /// removed from their chains (`Replica::settle_evictions`).
+    cached: u64,
+    evict_due: u64,
 }
 
 impl Clone for KvPool {
@@ -119,6 +124,8 @@ impl KvPool {
             seqs: 0,
             seqs_class: vec![0; n],
             peak: 0,
+            cached: 0,
+            evict_due: 0,
             cfg,
         }
     }
@@ -130,6 +137,7 @@ impl KvPool {
         self.used_class.copy_from_slice(&o.used_class);
         self.seqs_class.copy_from_slice(&o.seqs_class);
         (self.used, self.prompt, self.seqs, self.peak) = (o.used, o.prompt, o.seqs, o.peak);
+        (self.cached, self.evict_due) = (o.cached, o.evict_due);
     }
 
     pub fn paged(&self) -> bool {
@@ -163,9 +171,9 @@ impl KvPool {
     pub fn over_physical(&self) -> bool {
         self.used > self.cfg.physical
     }
-    /// Within the pool, or over-committing (which may run past it).
+    /// Within the pool (with the cached units), or over-committing (which may run past it).
     pub fn within_capacity(&self) -> bool {
-        self.cfg.overcommit || self.used <= self.cfg.capacity
+        self.cfg.overcommit || self.used + self.cached <= self.cfg.capacity
     }
     /// Running sequences (batch slots taken).
     pub fn seqs(&self) -> u64 {
@@ -210,6 +218,46 @@ impl KvPool {
         self.used += units;
         self.used_class[class] += units;
         self.peak = self.peak.max(self.used);
+        let over = (self.used + self.cached).saturating_sub(self.cfg.capacity);
+        if over > 0 && self.cached > 0 {
+            // no free unit left: cached prefix blocks are taken back
+            let n = over.min(self.cached);
+            self.cached -= n;
+            self.evict_due += n;
+        }
+    }
+
+    /// Cached units no running sequence references (prefix caching).
+    pub fn cached(&self) -> u64 {
+        self.cached
+    }
+
+    /// Units the pool took back from the cache that are still to be removed from their chains.
+    pub fn evict_due(&self) -> u64 {
+        self.evict_due
+    }
+
+    /// A cached block of `units` units was removed from its chain (`evict_due` goes down by it;
+    /// what it held beyond that leaves the cached units).
+    pub fn evicted(&mut self, units: u64) {
+        let from_due = units.min(self.evict_due);
+        self.evict_due -= from_due;
+        self.cached -= units - from_due;
+    }
+
+    /// Cached units a sequence now references are in use again.
+    pub fn pin(&mut self, class: usize, units: u64) {
+        debug_assert!(units <= self.cached);
+        self.cached -= units;
+        self.used += units;
+        self.used_class[class] += units;
+        self.peak = self.peak.max(self.used);
+    }
+
+    /// Units no running sequence references any more stay cached.
+    pub fn unpin(&mut self, class: usize, units: u64) {
+        self.release(class, units);
+        self.cached += units;
     }
 
     pub fn release(&mut self, class: usize, units: u64) {
@@ -240,7 +288,7 @@ impl KvPool {
 
     /// Everything is lost (an OOM restart); the peak is kept.
     pub fn clear(&mut self) {
-        (self.used, self.prompt, self.seqs) = (0, 0, 0);
+        (self.used, self.prompt, self.seqs, self.cached, self.evict_due) = (0, 0, 0, 0, 0);
         self.used_class.iter_mut().chain(self.seqs_class.iter_mut()).for_each(|u| *u = 0);
     }
 
@@ -252,6 +300,17 @@ impl KvPool {
         } else {
             self.cfg.capacity / 100
         }
+    }
+
+    /// Could `class` admit a sequence whose first `done` prompt tokens are cached, and of whose
+    /// cached blocks `pin` units are referenced by no other sequence, with a first chunk of `n`
+    /// tokens? (`done` and `pin` 0: `can_admit`.)
+    pub fn can_admit_cached(&self, class: usize, done: u64, n: u64, pin: u64) -> bool {
+        if done == 0 && pin == 0 {
+            return self.can_admit(class, n);
+        }
+        let need = self.units_for(done + n) - self.units_for(done) + self.cfg.state_units + self.watermark();
+        pin <= self.cached && self.allows(class, need + pin)
     }
 
     /// Could `class` admit a sequence whose first chunk is `tokens` long?

@@ -13,6 +13,7 @@
 //! | `kv` | the KV pool: units, batch slots, per-class reservations, watermark |
 //! | `decode` | the decode group: lockstep decoding in O(1) per iteration |
 //! | `plan`, `schedule` | continuous batching: an iteration planned as a value, then applied |
+//! | `prefix` | prefix caching: shared prompt blocks as chains, reference counts, LRU eviction |
 //! | `static_batch`, `oom` | static batching; OOM restarts after over-commit |
 //! | `record` | per-request metrics, the time series, recent endings, the summary |
 //! | `view` | what the page reads: snapshots, live requests, the HBM split |
@@ -23,6 +24,7 @@ mod events;
 mod kv;
 mod oom;
 mod plan;
+mod prefix;
 mod record;
 mod replica;
 mod requests;
@@ -278,11 +280,13 @@ impl Simulation {
         self.events_processed += 1;
         match kind {
             EventKind::Arrival { class } => {
-                let (input, output, next) = self.sources[class as usize].take(time);
+                let source = &mut self.sources[class as usize];
+                let (input, output, next) = source.take(time);
+                let group = source.last_group;
                 if let Some(t) = next {
                     self.events.push(t, EventKind::Arrival { class });
                 }
-                self.replica.admit_arrival(time, class as usize, input, output);
+                self.replica.admit_arrival(time, class as usize, input, output, group);
             }
             EventKind::Replica(w) => self.replica.wake(time, w),
         }

@@ -21,6 +21,9 @@ impl Replica {
         self.running.iter_mut().for_each(|m| m.clear());
         self.group.clear();
         self.pool.clear();
+        if let Some(cache) = self.cache.as_mut() {
+            cache.clear();
+        }
         self.prefilling.clear();
         self.loose_tokens = 0;
         let until = self.now + (self.sched.restart_s * 1e6).round() as u64;
@@ -36,6 +39,7 @@ impl Replica {
         for h in give_up {
             let r = &mut self.reqs[h];
             r.units = 0;
+            r.cached_blocks = 0;
             r.phase = Phase::Queued;
             self.end_request(h, Outcome::Failed);
         }
@@ -43,6 +47,7 @@ impl Replica {
             let r = &mut self.reqs[h];
             r.phase = Phase::Queued;
             r.units = 0;
+            r.cached_blocks = 0;
             r.prefilled = 0;
             r.generated = 0;
             r.prefill_target = r.input;

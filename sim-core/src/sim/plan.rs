@@ -121,6 +121,8 @@ struct Tentative {
     /// The last plan preempted or blocked a lane (so the per-class and per-lane state needs
     /// resetting; most plans do neither).
     dirty: bool,
+    /// Prefix caching: chains admissions of this plan reference, with the blocks then held.
+    pins: Vec<(u32, u32)>,
 }
 
 /// A waiting request the plan could admit next.
@@ -129,6 +131,8 @@ struct Candidate {
     h: Handle,
     class: usize,
     target: u32,
+    /// Prefix caching: the chain its prompt starts with.
+    chain: Option<u32>,
 }
 
 struct Planner<'a> {
@@ -167,6 +171,7 @@ impl Replica {
             t.dirty = false;
         }
         reset(&mut t.pos, lanes, 0);
+        t.pins.clear();
         plan.preempted.clear();
         plan.decode_seqs = 0;
         if plan.growth.len() != classes {
@@ -269,12 +274,14 @@ impl Planner<'_> {
         while budget > 0 {
             let Some(c) = self.peek() else { break };
             let target = c.target as u64;
-            let n = if chunked { target.min(budget) } else { target };
+            let (done, pin) = self.hit_of(&c);
+            let rest = target - done;
+            let n = if chunked { rest.min(budget) } else { rest };
             if n > budget {
                 self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
                 break;
             }
-            if !self.pool.can_admit(c.class, n) {
+            if !self.pool.can_admit_cached(c.class, done, n, pin) {
                 self.plan.stop = self.stop_for(n, budget);
                 if self.s.blocked.len() > 1 {
                     self.s.blocked[c.lane] = true;
@@ -289,10 +296,19 @@ impl Planner<'_> {
             if self.s.fronts[c.lane].pop().is_none() {
                 self.s.pos[c.lane] += 1;
             }
+            if done > 0 {
+                self.pool.pin(c.class, pin);
+                let held = (done / self.r.cache.as_ref().map_or(1, |k| k.block())) as u32;
+                let chain = c.chain.expect("a hit has a chain");
+                match self.s.pins.iter_mut().find(|p| p.0 == chain) {
+                    Some(p) => p.1 = p.1.max(held),
+                    None => self.s.pins.push((chain, held)),
+                }
+            }
             self.pool.admit_seq(c.class, target);
-            let units = if paged { self.pool.units_for(n) } else { 0 };
+            let units = if paged { self.pool.units_for(done + n) - self.pool.units_for(done) } else { 0 };
             self.pool.take(c.class, units);
-            self.chunk(c.h, self.r.reqs[c.h].id, c.class as u16, 0, c.target, n, true, units);
+            self.chunk(c.h, self.r.reqs[c.h].id, c.class as u16, done as u32, c.target, n, true, units);
             budget -= n;
         }
         if budget == 0 && self.peek().is_some() {
@@ -319,7 +335,28 @@ impl Planner<'_> {
     }
 
     fn fits_whole(&self, c: &Candidate, budget: u64) -> bool {
-        c.target as u64 <= budget && self.pool.can_admit(c.class, c.target as u64)
+        let (done, pin) = self.hit_of(c);
+        let rest = c.target as u64 - done;
+        rest <= budget && self.pool.can_admit_cached(c.class, done, rest, pin)
+    }
+
+    /// Prefix caching: the prompt tokens of a candidate found in the cache (whole blocks of its
+    /// chain) and the units of them no running sequence references now (to pin). Blocks this
+    /// plan's allocations may have taken back are not counted on: then only the blocks in use.
+    fn hit_of(&self, c: &Candidate) -> (u64, u64) {
+        let (Some(cache), Some(id)) = (&self.r.cache, c.chain) else { return (0, 0) };
+        let (cached, held, _) = cache.state(id);
+        if cached == 0 {
+            return (0, 0);
+        }
+        let held = self.s.pins.iter().find(|p| p.0 == id).map_or(held, |p| p.1.max(held));
+        let b = cache.block();
+        let (cached, held) = (cached as u64, held as u64);
+        let pin = self.pool.units_for(cached * b) - self.pool.units_for(held.min(cached) * b);
+        if pin > self.pool.cached() {
+            return (held * b, 0);
+        }
+        (cached * b, pin)
     }
 
     /// The waiting request that would be admitted next: with isolation, by class priority and
@@ -347,7 +384,8 @@ impl Planner<'_> {
                 let q = &r.reqs[h];
                 let key = (r.priority[q.class as usize], q.arrival, lane);
                 if best.as_ref().is_none_or(|(b, _)| key < *b) {
-                    best = Some((key, Candidate { lane, h, class: q.class as usize, target }));
+                    let chain = q.prefix_chain;
+                    best = Some((key, Candidate { lane, h, class: q.class as usize, target, chain }));
                 }
             }
         }

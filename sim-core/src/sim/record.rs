@@ -3,10 +3,13 @@
 //! and the summary built from them.
 
 use super::events::Micros;
+use super::prefix::CacheStats;
 use super::requests::Req;
 use super::view::{Ending, RecentEnding};
 use crate::memory::HbmPlan;
-use crate::metrics::{ClassMetrics, ClassSummary, Cost, Live, Memory, Outcome, RequestRecord, Series, Summary};
+use crate::metrics::{
+    ClassMetrics, ClassSummary, Cost, Live, Memory, Outcome, PrefixCache, RequestRecord, Series, Summary,
+};
 use crate::scenario::{Scenario, Slo};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -225,6 +228,7 @@ impl Recorder {
         plan: &HbmPlan,
         kv_peak_tokens: u64,
         usd_per_hour: f64,
+        prefix: Option<&[CacheStats]>,
     ) -> Summary {
         let duration_s = now as f64 / 1e6;
         let mut open: Vec<Live> = vec![Live::default(); self.metrics.len()];
@@ -238,11 +242,19 @@ impl Recorder {
         let mut inflight_total = 0;
         for (i, m) in self.metrics.iter().enumerate() {
             let mut cs = m.summary(duration_s, &mut open[i]);
+            if let Some(st) = prefix.and_then(|p| p.get(i)) {
+                cs.prefix_cache = Some(PrefixCache::of(st.prompt_tokens, st.cached_tokens, st.evicted_blocks));
+            }
             cs.requests.in_flight = m.counts.arrived - m.ended();
             inflight_total += cs.requests.in_flight;
             classes.insert(self.class_names[i].clone(), cs);
         }
-        let t = self.total.summary(duration_s, &mut open_total);
+        let mut t = self.total.summary(duration_s, &mut open_total);
+        if let Some(p) = prefix {
+            let sum = |f: fn(&CacheStats) -> u64| p.iter().map(f).sum::<u64>();
+            let (prompt, cached) = (sum(|s| s.prompt_tokens), sum(|s| s.cached_tokens));
+            t.prefix_cache = Some(PrefixCache::of(prompt, cached, sum(|s| s.evicted_blocks)));
+        }
         let mut requests = t.requests;
         requests.in_flight = inflight_total;
         let cost_usd = usd_per_hour * duration_s / 3600.0;

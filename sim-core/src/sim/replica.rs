@@ -11,6 +11,7 @@ use super::decode::DecodeGroup;
 use super::events::{Effect, Micros, Wakeup};
 use super::kv::{KvPool, PoolConfig};
 use super::plan::PlanScratch;
+use super::prefix::PrefixCache;
 use super::record::Recorder;
 use super::requests::{Handle, Phase, Req, Requests, WaitQueues};
 use super::schedule::PlanObserver;
@@ -48,6 +49,8 @@ pub(crate) struct Replica {
     admit_counter: u64,
     pub(super) group: DecodeGroup,
     pub(super) pool: KvPool,
+    /// Prefix caching (`scheduler.prefix_caching`): the shared prompt blocks.
+    pub(super) cache: Option<PrefixCache>,
     pub(super) static_batch: Option<StaticBatch>,
     /// Static batching: time of the pending fill-window wakeup.
     pub(super) window_at: Option<Micros>,
@@ -67,7 +70,13 @@ impl Replica {
     pub fn new(scenario: &Scenario, plan: HbmPlan, step_model: StepModel, opts: &SimOptions) -> Replica {
         let nclass = scenario.classes.len();
         let pool = KvPool::new(PoolConfig::from_scenario(scenario, &plan));
+        let cache = scenario.scheduler.prefix_caching.then(|| {
+            let prefixes: Vec<_> =
+                scenario.classes.iter().map(|c| c.prefix.map(|p| (p.shared_tokens, p.groups))).collect();
+            PrefixCache::new(pool.unit_tokens(), &prefixes)
+        });
         Replica {
+            cache,
             sched: scenario.scheduler.clone(),
             priority: scenario.classes.iter().map(|c| c.priority).collect(),
             plan,
@@ -96,10 +105,14 @@ impl Replica {
 
     // ---------------------------------------------------------------- the driver's interface
 
-    /// A request of `class` arrives at `now`: it is queued (with its timeout) or rejected.
-    pub fn admit_arrival(&mut self, now: Micros, class: usize, input: u32, output: u32) {
+    /// A request of `class` arrives at `now` (its prompt starting with prefix group `group`,
+    /// when the class has shared prefixes): it is queued (with its timeout) or rejected.
+    pub fn admit_arrival(&mut self, now: Micros, class: usize, input: u32, output: u32, group: Option<u32>) {
         self.now = now;
         let h = self.reqs.alloc(class, now, input, output);
+        if let (Some(cache), Some(g)) = (&self.cache, group) {
+            self.reqs[h].prefix_chain = cache.chain_of(class, g);
+        }
         self.rec.arrived(class);
         let s = &self.sched;
         let too_long = input as u64 + output as u64 > s.max_model_len as u64;
@@ -199,21 +212,81 @@ impl Replica {
         self.rec.peak_running = self.rec.peak_running.max(self.pool.seqs());
     }
 
-    /// Frees a running request's KV and batch slot.
+    /// Frees a running request's KV and batch slot (and its reference to cached blocks).
     pub(super) fn release_running(&mut self, h: Handle) {
         let r = &mut self.reqs[h];
         let (class, units) = (r.class as usize, std::mem::take(&mut r.units));
         self.pool.release_seq(class, r.prefill_target as u64, units);
         self.running[class].remove(&r.admit_order);
+        let blocks = std::mem::take(&mut r.cached_blocks);
+        if let (Some(cache), Some(id), true) = (self.cache.as_mut(), r.prefix_chain, blocks > 0) {
+            let (before, now) = cache.release(id, blocks);
+            let b = cache.block();
+            let freed = self.pool.units_for(before as u64 * b) - self.pool.units_for(now as u64 * b);
+            if freed > 0 {
+                self.pool.unpin(class, freed);
+            }
+        }
     }
 
-    /// KV units a running request holds now. Paged decode members grow in aggregate, so their
-    /// holding is computed from their token count.
+    /// KV units a running request holds now (without the cached blocks it shares). Paged decode
+    /// members grow in aggregate, so their holding is computed from their token count.
     pub(super) fn held_units(&self, r: &Req) -> u64 {
         if r.phase == Phase::Decode && self.static_batch.is_none() && self.pool.paged() {
-            self.pool.seq_units(self.group.tokens(r))
+            self.pool.seq_units(self.group.tokens(r)) - self.shared_units(r)
         } else {
             r.units
+        }
+    }
+
+    /// KV units of the cached blocks a running request references.
+    pub(super) fn shared_units(&self, r: &Req) -> u64 {
+        match &self.cache {
+            Some(c) if r.cached_blocks > 0 => self.pool.units_for(r.cached_blocks as u64 * c.block()),
+            _ => 0,
+        }
+    }
+
+    /// Prefix caching: a request referencing `blocks` cached blocks of its chain is admitted
+    /// (the blocks no one else references are pinned in the pool).
+    pub(super) fn reference_cached(&mut self, h: Handle, blocks: u32) {
+        let (class, id) = (self.reqs[h].class as usize, self.reqs[h].prefix_chain);
+        let (Some(cache), Some(id)) = (self.cache.as_mut(), id) else { return };
+        let before = cache.reference(id, blocks);
+        let b = cache.block();
+        let pin = self.pool.units_for(blocks as u64 * b).saturating_sub(self.pool.units_for(before as u64 * b));
+        if pin > 0 {
+            self.pool.pin(class, pin);
+        }
+        self.reqs[h].cached_blocks = blocks;
+    }
+
+    /// Prefix caching: a prompt computed past its shared prefix offers its blocks to its chain.
+    fn publish_prefix(&mut self, h: Handle) {
+        let r = &self.reqs[h];
+        let (Some(cache), Some(id)) = (self.cache.as_mut(), r.prefix_chain) else { return };
+        let (_, _, full) = cache.state(id);
+        let b = cache.block();
+        if r.cached_blocks >= full || (r.prefilled as u64) < full as u64 * b {
+            return;
+        }
+        let from = r.cached_blocks;
+        if cache.publish(id, from) {
+            let moved = self.pool.units_for(full as u64 * b) - self.pool.units_for(from as u64 * b);
+            let r = &mut self.reqs[h];
+            r.units -= moved;
+            r.cached_blocks = full;
+        }
+    }
+
+    /// Removes from their chains the cached blocks the pool took back for allocations.
+    pub(super) fn settle_evictions(&mut self) {
+        let Some(cache) = self.cache.as_mut() else { return };
+        while self.pool.evict_due() > 0 {
+            let Some((j, _)) = cache.evict_one() else { break };
+            let b = cache.block();
+            let units = self.pool.units_for((j as u64 + 1) * b) - self.pool.units_for(j as u64 * b);
+            self.pool.evicted(units);
         }
     }
 
@@ -242,7 +315,10 @@ impl Replica {
             compute_bound_share: if bound + memb > 0.0 { bound / (bound + memb) } else { 0.0 },
         };
         let alloc_tokens = self.pool.used() * self.pool.unit_tokens();
-        self.rec.kv_waste(alloc_tokens, self.group.ctx_sum + self.loose_tokens);
+        let tokens = self.group.ctx_sum + self.loose_tokens;
+        // a shared prefix's tokens are held once
+        let tokens = self.cache.as_ref().map_or(tokens, |c| (tokens + c.held_tokens).saturating_sub(c.ref_tokens));
+        self.rec.kv_waste(alloc_tokens, tokens);
         self.step = Some(InFlightStep { prefills, decode, growth_units: growth });
         self.wake_at(self.now + dur, Wakeup::StepEnd);
     }
@@ -264,6 +340,10 @@ impl Replica {
             }
             let r = &mut self.reqs[h];
             r.prefilled += n;
+            if self.cache.is_some() {
+                self.publish_prefix(h);
+            }
+            let r = &self.reqs[h];
             if r.prefilled >= r.prefill_target {
                 self.prefill_complete(h);
             }
@@ -325,11 +405,60 @@ impl Replica {
         self.end_request(h, Outcome::Completed);
     }
 
+    /// Prefix caching: each chain's references are the running sequences that reference it,
+    /// its unreferenced blocks are the pool's cached units; returns the units of the blocks in
+    /// use (each counted once, however many sequences share it).
+    fn check_cache(&self) -> Result<u64, String> {
+        let Some(cache) = &self.cache else {
+            return if self.pool.cached() == 0 { Ok(0) } else { Err("cached units without a cache".into()) };
+        };
+        let b = cache.block();
+        let mut refs: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        for r in self.reqs.live().filter(|r| r.cached_blocks > 0) {
+            if r.phase == Phase::Queued {
+                return Err(format!("request {} is queued and references cached blocks", r.id));
+            }
+            *refs.entry((r.prefix_chain.unwrap_or(u32::MAX), r.cached_blocks)).or_insert(0) += 1;
+        }
+        let (mut held_units, mut free_units, mut counted) = (0, 0, 0);
+        for (id, _, cached, held) in cache.cached_chains() {
+            for (blocks, n) in cache.refs(id) {
+                if refs.get(&(id, blocks)) != Some(&n) {
+                    return Err(format!(
+                        "chain {id}: {n} references of {blocks} blocks, running {:?}",
+                        refs.get(&(id, blocks))
+                    ));
+                }
+                counted += 1;
+            }
+            if held > cached {
+                return Err(format!("chain {id} holds {held} blocks of {cached} cached"));
+            }
+            held_units += self.pool.units_for(held as u64 * b);
+            free_units += self.pool.units_for(cached as u64 * b) - self.pool.units_for(held as u64 * b);
+        }
+        if counted != refs.len() {
+            return Err(format!(
+                "running sequences reference {} (chain, length) pairs, the chains {counted}",
+                refs.len()
+            ));
+        }
+        if free_units != self.pool.cached() + self.pool.evict_due() {
+            return Err(format!(
+                "unreferenced cached units {free_units} != pool's cached {} + due {}",
+                self.pool.cached(),
+                self.pool.evict_due()
+            ));
+        }
+        Ok(held_units)
+    }
+
     // ---------------------------------------------------------------- reading
 
     pub fn summary(&self, now: Micros) -> crate::metrics::Summary {
         let live = self.live_for_summary();
-        self.rec.summary(now, live, &self.plan, self.pool.peak() * self.pool.unit_tokens(), self.usd_per_hour)
+        let prefix = self.cache.as_ref().map(|c| &c.stats[..]);
+        self.rec.summary(now, live, &self.plan, self.pool.peak() * self.pool.unit_tokens(), self.usd_per_hour, prefix)
     }
 
     /// Each request not ended yet: its class, arrival and first token (for the censored views).
@@ -371,8 +500,12 @@ impl Replica {
         if self.static_batch.is_none() {
             let held: u64 = self.reqs.live().map(|r| self.held_units(r)).sum();
             let in_step = self.step.as_ref().map_or(0, |st| st.growth_units);
-            if held + in_step != self.pool.used() {
-                return Err(format!("KV units held {} + growing {} != accounted {}", held, in_step, self.pool.used()));
+            let shared = self.check_cache()?;
+            if held + in_step + shared != self.pool.used() {
+                return Err(format!(
+                    "KV units held {held} + growing {in_step} + shared {shared} != accounted {}",
+                    self.pool.used()
+                ));
             }
         }
         if running > self.sched.max_num_seqs as u64 {

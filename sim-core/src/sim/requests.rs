@@ -51,6 +51,12 @@ pub(crate) struct Req {
     pub join_id: u64,
     /// Static batching: done generating, waiting for the batch to end.
     pub static_done: bool,
+    /// Prefix caching: the chain of shared blocks its prompt starts with, and how many of them
+    /// it references while running (their KV is held once, by the chain).
+    pub prefix_chain: Option<u32>,
+    pub cached_blocks: u32,
+    /// Prompt tokens found in the cache when it was last admitted.
+    pub hit_tokens: u32,
 }
 
 /// Slots for live requests; an ended request's slot is reused with the next generation.
@@ -88,6 +94,9 @@ impl Requests {
             dec_gen0: 0,
             join_id: 0,
             static_done: false,
+            prefix_chain: None,
+            cached_blocks: 0,
+            hit_tokens: 0,
         };
         if let Some(slot) = self.free.pop() {
             let gen = self.slots[slot as usize].gen.wrapping_add(1);

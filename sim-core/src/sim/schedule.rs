@@ -36,6 +36,14 @@ impl Replica {
         if plan.is_idle() {
             return plan.retry;
         }
+        if let Some(cache) = &self.cache {
+            // cached blocks the admissions reference are held before anything is allocated, so
+            // the allocations take back other blocks (the plan counted them so)
+            let b = cache.block();
+            for ch in plan.chunks.iter().filter(|c| c.admitted && c.done > 0) {
+                self.reference_cached(ch.h, (ch.done as u64 / b) as u32);
+            }
+        }
         let mut growth = 0;
         if plan.decode_seqs > 0 {
             for (c, &g) in plan.growth.iter().enumerate() {
@@ -49,6 +57,15 @@ impl Replica {
             if ch.admitted {
                 self.admit(ch.h);
                 self.prefilling.push(ch.h);
+                if let Some(cache) = &mut self.cache {
+                    let st = &mut cache.stats[ch.class as usize];
+                    st.prompt_tokens += ch.target as u64;
+                    st.cached_tokens += ch.done as u64;
+                    // the cached prompt tokens are there already
+                    self.reqs[ch.h].prefilled = ch.done;
+                    self.reqs[ch.h].hit_tokens = ch.done;
+                    self.loose_tokens += ch.done as u64;
+                }
             }
             self.pool.take(ch.class as usize, ch.units);
             self.reqs[ch.h].units += ch.units;
@@ -59,6 +76,7 @@ impl Replica {
             self.oom_restart();
             return false;
         }
+        self.settle_evictions();
         // KV of the chunks is written during the step; count it as held from now
         self.loose_tokens += plan.chunks.iter().map(|c| c.tokens as u64).sum::<u64>();
         self.begin_step(plan.work, prefills, plan.decode_seqs > 0, growth);

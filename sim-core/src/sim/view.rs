@@ -38,6 +38,9 @@ pub struct LiveRequest {
     /// KV tokens this request holds, and the tokens its allocation could hold.
     pub kv_tokens: u64,
     pub kv_reserved_tokens: u64,
+    /// Prefix caching: the first `cached_tokens` of its prompt were found in the cache (not
+    /// computed; their KV is shared with the other requests of its prefix). 0 otherwise.
+    pub cached_tokens: u32,
 }
 
 /// A request that recently ended or was preempted.
@@ -61,6 +64,10 @@ pub struct HbmUse {
     pub kv_waste: f64,
     /// KV pool not allocated.
     pub kv_free: f64,
+    /// Prefix caching: KV of cached prompt blocks no running sequence references, kept for
+    /// requests to come and taken back (LRU) only when the pool has no free block left. Not in
+    /// `kv_free`; 0 without prefix caching.
+    pub kv_cached: f64,
     /// In the headroom: the CUDA context and graphs of the server and other processes' memory.
     pub outside_budget: f64,
     /// Beyond gpu_memory_utilization, less what lives there (`outside_budget`). Negative while
@@ -83,7 +90,7 @@ impl HbmUse {
     /// Share of the KV pool allocated now (holding tokens, or reserved and empty); 0 without a
     /// pool. At most 1: an over-committing server that holds more than its pool is at 1.
     pub fn kv_pool_share(&self) -> f64 {
-        let pool = self.kv_used + self.kv_waste + self.kv_free;
+        let pool = self.kv_used + self.kv_waste + self.kv_cached + self.kv_free;
         if pool > 0.0 {
             (self.kv_used + self.kv_waste) / pool
         } else {
@@ -173,8 +180,18 @@ impl Replica {
             };
             decoding + (g.full_groups + g.window_groups) * self.loose_tokens + g.state_tokens * self.pool.seqs()
         };
+        // shared prefix tokens are held once, not once per request that references them
+        let used_tokens = match &self.cache {
+            Some(c) => {
+                let per_token =
+                    if g.full_groups == 1 && g.window_groups == 0 { 1 } else { g.full_groups + g.window_groups };
+                (used_tokens + c.held_tokens * per_token).saturating_sub(c.ref_tokens * per_token)
+            }
+            None => used_tokens,
+        };
         let used = (used_tokens as f64 * bpt).min(alloc);
-        let free = (p.kv_capacity_bytes - alloc).max(0.0);
+        let cached = (self.pool.cached() * self.pool.unit_tokens()) as f64 * bpt;
+        let free = (p.kv_capacity_bytes - alloc - cached).max(0.0);
         HbmUse {
             capacity: p.capacity_bytes,
             weights: p.weights_bytes,
@@ -182,8 +199,15 @@ impl Replica {
             kv_used: used,
             kv_waste: alloc - used,
             kv_free: free,
+            kv_cached: cached,
             outside_budget: p.outside_budget_bytes(),
-            headroom: p.capacity_bytes - p.outside_budget_bytes() - p.weights_bytes - p.activation_bytes - alloc - free,
+            headroom: p.capacity_bytes
+                - p.outside_budget_bytes()
+                - p.weights_bytes
+                - p.activation_bytes
+                - alloc
+                - cached
+                - free,
             utilization_limit: p.capacity_bytes - p.headroom_bytes,
         }
     }
@@ -255,6 +279,7 @@ impl Replica {
                 preemptions: r.preemptions,
                 kv_tokens: kv,
                 kv_reserved_tokens: r.units * self.pool.unit_tokens(),
+                cached_tokens: r.hit_tokens,
             });
         }
         out
