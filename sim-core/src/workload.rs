@@ -16,6 +16,11 @@ pub struct TraceRow {
     pub arrival_us: u64,
     pub input: u32,
     pub output: u32,
+    /// The optional `prefix_group` column: which of the class's shared prefixes the prompt
+    /// starts with (instead of a uniform draw).
+    pub group: Option<u32>,
+    /// The row's line in the file (for messages).
+    pub line: usize,
 }
 
 /// Latest arrival a trace row may state, s (about 116 days): even slowed down by the smallest
@@ -29,12 +34,14 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// Parses CSV with the header `arrival_s,input_len,output_len`.
+    /// Parses CSV with the header `arrival_s,input_len,output_len` and optionally
+    /// `prefix_group`.
     pub fn parse(text: &str, field: &str) -> Result<Trace, ScenarioError> {
         let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
         let header = lines.next().map(|(_, l)| l.trim().to_string()).unwrap_or_default();
         let cols: Vec<&str> = header.split(',').map(|c| c.trim()).collect();
         let idx = |name: &str| cols.iter().position(|c| *c == name);
+        let ig = idx("prefix_group");
         let (Some(ia), Some(ii), Some(io)) = (idx("arrival_s"), idx("input_len"), idx("output_len")) else {
             return Err(ScenarioError::one(field, Problem::TraceHeader { header }));
         };
@@ -54,7 +61,16 @@ impl Trace {
             if i == 0 || o == 0 || i > 1 << 20 || o > 1 << 20 {
                 return Err(bad(Problem::TraceLength { line, column: None }));
             }
-            rows.push(TraceRow { arrival_us: (a * 1e6).round() as u64, input: i, output: o });
+            let group = match ig {
+                Some(ig) => Some(get(ig)?.parse::<u32>().map_err(|_| {
+                    bad(Problem::Text(format!(
+                        "line {line}: prefix_group must be a whole number 0..={}",
+                        crate::scenario::PrefixConfig::MAX_GROUPS - 1
+                    )))
+                })?),
+                None => None,
+            };
+            rows.push(TraceRow { arrival_us: (a * 1e6).round() as u64, input: i, output: o, group, line });
         }
         if rows.is_empty() {
             return Err(ScenarioError::one(field, Problem::TraceEmpty));
@@ -231,10 +247,18 @@ impl ClassSource {
 
     /// Draws the lengths of the request arriving now, and for open/trace classes the time of the
     /// following arrival. Returns `(input, output, next_arrival)`; `last_group` is then the
-    /// request's prefix group.
+    /// request's prefix group (a trace row's `prefix_group`, or a uniform draw).
     pub(crate) fn take(&mut self, now: u64) -> (u32, u32, Option<u64>) {
+        let row_group = match &self.kind {
+            SourceKind::Trace { trace, next, .. } => trace.rows.get(*next).and_then(|r| r.group),
+            _ => None,
+        };
         let (input, output, next) = self.draw(now);
-        (self.with_prefix(input), output, next)
+        let input = self.with_prefix(input);
+        if let (Some(g), Some(_)) = (row_group, &self.prefix) {
+            self.last_group = Some(g);
+        }
+        (input, output, next)
     }
 
     fn draw(&mut self, now: u64) -> (u32, u32, Option<u64>) {

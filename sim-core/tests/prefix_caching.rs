@@ -222,3 +222,34 @@ fn prefixes_draw_from_their_own_stream() {
     });
     assert_eq!(runs[0], runs[1]);
 }
+
+#[test]
+fn a_trace_names_each_requests_prefix_group() {
+    let s = |prefix: &str| {
+        common::llama8b(
+            r#", "prefix_caching": true"#,
+            &format!(r#"{{ "name": "chat", "arrival": {{ "kind": "trace", "path": "t.csv" }} {prefix} }}"#),
+        )
+    };
+    let with = s(r#", "prefix": { "shared_tokens": 500, "groups": 2 }"#);
+    // groups 0, 1, 0, 1 far apart: the first of each group computes its prefix, the next finds it
+    let csv = "arrival_s,input_len,output_len,prefix_group\n0,1000,3,0\n50,1000,3,1\n100,800,3,0\n150,600,3,1\n";
+    let mut sim = common::with_trace(&with, csv);
+    let pc = sim.run_to_end().all.prefix_cache.unwrap();
+    sim.check_invariants().unwrap();
+    assert_eq!(pc.cached_tokens, 2 * 496);
+    assert!((pc.hit_rate - 992.0 / 3400.0).abs() < 1e-12, "{pc:?}");
+    // a group the class does not have, and the column without the class's prefixes
+    let traces = |csv: &str| common::MemTraces(vec![("t.csv", csv.to_string())]);
+    let open = |s: &Scenario, csv: &str| {
+        Simulation::with_options(s, &traces(csv), sim_core::SimOptions::default()).err().map(|e| e.to_string())
+    };
+    let bad = "arrival_s,input_len,output_len,prefix_group\n0,1000,3,0\n1,1000,3,2\n";
+    assert_eq!(open(&with, bad).unwrap(), "classes[0].arrival.path line 3: prefix_group must be 0..=1, got 2");
+    let e = open(&s(""), bad).unwrap();
+    assert!(e.contains("line 2: has a prefix_group column, which needs the class's prefix"), "{e}");
+    let e = open(&with, "arrival_s,input_len,output_len,prefix_group\n0,1000,3,x\n").unwrap();
+    assert!(e.contains("line 2: prefix_group must be a whole number 0..=99999"), "{e}");
+    // without the column a trace class draws its groups
+    assert!(open(&with, "arrival_s,input_len,output_len\n0,1000,3\n").is_none());
+}

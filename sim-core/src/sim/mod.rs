@@ -83,6 +83,24 @@ impl TraceLoader for BuiltinTraces {
     }
 }
 
+/// A trace's `prefix_group` column names one of its class's shared prefixes: the class must
+/// have them (their length comes from `prefix.shared_tokens`) and the group must exist.
+fn check_trace_groups(trace: &Trace, c: &crate::scenario::ClassConfig, field: &str) -> Result<(), ScenarioError> {
+    let Some(bad) = trace.rows.iter().find(|r| r.group.is_some_and(|g| c.prefix.is_none_or(|p| g >= p.groups))) else {
+        return Ok(());
+    };
+    let msg = match c.prefix {
+        Some(p) => {
+            format!("line {}: prefix_group must be 0..={}, got {}", bad.line, p.groups - 1, bad.group.unwrap_or(0))
+        }
+        None => format!(
+            "line {}: has a prefix_group column, which needs the class's prefix (its shared_tokens and groups)",
+            bad.line
+        ),
+    };
+    Err(ScenarioError::one(field, crate::message::Problem::Text(msg)))
+}
+
 /// A running simulation. Build it from a scenario, advance it, read snapshots or a summary.
 pub struct Simulation {
     scenario: Scenario,
@@ -120,7 +138,9 @@ impl Simulation {
                 Arrival::Trace { path, .. } => {
                     let field = format!("classes[{i}].arrival.path");
                     let text = traces.load(path).map_err(|m| ScenarioError::one(&field, m))?;
-                    Some(Trace::parse(&text, &field)?)
+                    let trace = Trace::parse(&text, &field)?;
+                    check_trace_groups(&trace, c, &field)?;
+                    Some(trace)
                 }
                 _ => None,
             };
