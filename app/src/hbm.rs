@@ -21,11 +21,12 @@ struct Segment {
     value: fn(&sim_core::sim::HbmUse) -> f64,
 }
 
-static SEGMENTS: [Segment; 7] = [
+static SEGMENTS: [Segment; 8] = [
     Segment { key: "weights", label: "hbm.weights", def: defs::WEIGHTS, value: |h| h.weights },
     Segment { key: "activations", label: "hbm.activations", def: defs::ACTIVATIONS, value: |h| h.activations },
     Segment { key: "kv-used", label: "hbm.kv_used", def: defs::KV_USED, value: |h| h.kv_used },
     Segment { key: "kv-waste", label: "hbm.kv_waste", def: defs::KV_WASTE, value: |h| h.kv_waste },
+    Segment { key: "kv-cached", label: "hbm.kv_cached", def: defs::KV_CACHED, value: |h| h.kv_cached },
     Segment { key: "kv-free", label: "hbm.kv_free", def: defs::KV_FREE, value: |h| h.kv_free },
     Segment { key: "outside", label: "hbm.outside", def: defs::OUTSIDE, value: |h| h.outside_budget },
     Segment { key: "headroom", label: "hbm.headroom", def: defs::HEADROOM, value: |h| h.headroom },
@@ -68,8 +69,13 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
             let value = move || {
                 hbm.with(|h| h.as_ref().map(|h| format::gib((seg.value)(h))).unwrap_or_else(|| format::NONE.into()))
             };
+            // the cached prefixes' entry only where prefix caching is on
+            let hidden = move || {
+                seg.key == "kv-cached"
+                    && !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.scheduler.prefix_caching))
+            };
             view! {
-                <li>
+                <li class:hidden=hidden>
                     <span class=format!("swatch seg-{}", seg.key) aria-hidden="true"></span>
                     <Term label=seg.label def=seg.def/>
                     " "

@@ -391,6 +391,16 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                     {vs(Metric::SloAttainment, read_metric, "vs-slo-attainment".to_string())}
                 </div>
             </div>
+            {move || picked.with(|p| p.as_ref().and_then(|p| p.c.prefix_cache)).map(|pc| view! {
+                <p class="small prefix-cache" data-testid="metric-prefix-cache">
+                    <Term label="metrics.prefix_cache" def=defs::PREFIX_CACHE/>": "
+                    {tf("metrics.prefix_cache_value", &[
+                        ("rate", format::pct(pc.hit_rate)),
+                        ("tokens", format::int(pc.cached_tokens)),
+                        ("evicted", format::int(pc.evicted_blocks)),
+                    ])}
+                </p>
+            })}
 
             <div class="cost" class:hidden=move || !has_cost()>
                 <div class="kv">
