@@ -16,6 +16,11 @@ use crate::glyph;
 use crate::i18n::t_untracked;
 use crate::theme::palette;
 
+/// Prompt tokens found in the prefix cache, on a prefill bar: a translucent teal and its edge
+/// (the HBM gauge's colour for cached prefixes).
+const CACHED: &str = "rgba(13, 148, 136, 0.55)";
+const CACHED_EDGE: &str = "#0f766e";
+
 impl StageState {
     pub(super) fn draw(
         &mut self,
@@ -142,6 +147,14 @@ impl StageState {
             let share = if r.prefill_target > 0 { f64::from(r.prefilled) / f64::from(r.prefill_target) } else { 0.0 };
             ctx.set_fill_style_str(glyph::colour(c));
             ctx.fill_rect(x, y, w * share.clamp(0.0, 1.0), h);
+            // prompt tokens found in the prefix cache (not computed): their part of the bar
+            if r.cached_tokens > 0 && r.prefill_target > 0 {
+                let cached = (f64::from(r.cached_tokens) / f64::from(r.prefill_target)).clamp(0.0, 1.0);
+                ctx.set_fill_style_str(CACHED);
+                ctx.fill_rect(x, y, w * cached, h);
+                ctx.set_fill_style_str(CACHED_EDGE);
+                ctx.fill_rect(x, y + h - 2.0, w * cached, 2.0);
+            }
             if h >= g.fonts.tiny + 1.0 {
                 ctx.set_font(&f.tiny);
                 ctx.set_fill_style_str(pal.text);
