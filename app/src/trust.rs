@@ -31,13 +31,9 @@ fn size(v: f64) -> String {
     }
 }
 
+/// The engine's product name (`sim_core::bench::Engine::label`), or its id when unknown.
 fn engine_name(id: &str) -> String {
-    match id {
-        "trtllm" => "TensorRT-LLM".to_string(),
-        "sglang" => "SGLang".to_string(),
-        "vllm" => "vLLM".to_string(),
-        other => other.to_string(),
-    }
+    sim_core::bench::Engine::parse(id).map_or_else(|| id.to_string(), |e| e.label().to_string())
 }
 
 #[component]
