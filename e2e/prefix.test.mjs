@@ -1,6 +1,7 @@
-// Prefix caching on the page: the prefix-caching preset shows its hit rate in the metrics and
-// the cached-but-unreferenced prefix blocks as their own part of the HBM gauge; a scenario
-// without prefix caching shows neither.
+// Prefix caching and engine profiles on the page: the prefix-caching preset shows its hit rate in
+// the metrics and the cached-but-unreferenced prefix blocks as their own part of the HBM gauge; a
+// scenario without prefix caching shows neither. The engine select sets its engine's scheduler
+// defaults, and the prefix caching switch turns the cache (and its figures) off.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { artifact, cutText, parseShown, runToEnd, selectPreset, sleep, tid, useLab } from './lib.mjs';
@@ -34,6 +35,43 @@ describe('prefix caching', { timeout: 180_000 }, () => {
     assert.deepEqual(await cutText(page, { scope: tid('metrics-a') }), []);
     await page.locator(tid('hbm-gauge')).screenshot({ path: await artifact('prefix-hbm.png') });
     await page.locator(tid('metrics-a')).screenshot({ path: await artifact('prefix-metrics.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('choosing an engine sets its scheduler defaults; switching prefix caching off removes its figures', async () => {
+    const { page, errors } = await lab.open('', { viewport: { width: 1440, height: 900 } });
+    const engine = page.locator(tid('field-engine_profile'));
+    assert.equal(await engine.inputValue(), 'vllm');
+    const options = await engine.locator('option').allTextContents();
+    assert.deepEqual(options, ['vLLM', 'SGLang', 'TensorRT-LLM']);
+    const tokens = page.locator(tid('field-scheduler.max_num_batched_tokens'));
+    const chunked = page.locator(tid('field-scheduler.chunked_prefill'));
+    assert.equal(await chunked.isChecked(), true);
+    // SGLang: prompts first in prefill-only steps of up to 16,384 tokens
+    await engine.selectOption('sglang');
+    await page.waitForFunction(() => document.querySelector('[data-testid="field-scheduler.chunked_prefill"]')?.checked === false);
+    assert.equal(Number((await tokens.inputValue()).replace(/,/g, '')), 16384);
+    assert.equal(await page.locator(tid('field-scheduler.prefix_caching')).isChecked(), true);
+    // TensorRT-LLM: mixed steps again, KV blocks of 32 tokens
+    await engine.selectOption('trtllm');
+    await page.waitForFunction(() => document.querySelector('[data-testid="field-scheduler.chunked_prefill"]')?.checked === true);
+    assert.equal(Number(await page.locator(tid('field-scheduler.block_size')).inputValue()), 32);
+    assert.equal(Number((await tokens.inputValue()).replace(/,/g, '')), 8192);
+    assert.equal(await page.locator(tid('config-error')).count(), 0, 'every profile runs');
+
+    await selectPreset(page, 'prefix-caching');
+    await runToEnd(page);
+    await page.locator(`${tid('metrics-a')} ${tid('metric-prefix-cache')}`).waitFor();
+    await page.locator(tid('field-scheduler.prefix_caching')).uncheck();
+    await runToEnd(page);
+    await sleep(300);
+    const shown = await page.evaluate(
+      (s) => !!document.querySelector(s)?.closest('li')?.getClientRects().length,
+      `${tid('metrics-a')} ${tid('metric-prefix-cache')}`,
+    );
+    assert.equal(shown, false, 'no hit rate without the cache');
+    assert.equal(await page.locator(tid('config-error')).count(), 0);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -111,7 +111,7 @@ const Q: Section = Section::Queue;
 
 /// Every control, in the editor's order within each section.
 #[rustfmt::skip]
-pub static CONTROLS: [Control; 47] = [
+pub static CONTROLS: [Control; 49] = [
     // ---- model and hardware
     select("model", "model", ("ctl.model.label", "ctl.model.def"), M, Options::Models),
     select("gpu", "gpu", ("ctl.gpu.label", "ctl.gpu.def"), M, Options::Gpus),
@@ -148,7 +148,8 @@ pub static CONTROLS: [Control; 47] = [
     num("classes.slo.e2e_ms", "slo_e2e_ms", ("ctl.slo_e2e.label", "ctl.slo_e2e.def", "ms"), SLO),
     num("classes.priority", "priority", ("ctl.priority.label", "ctl.priority.def", ""), Section::Isolation).when(isolated),
     num("classes.reserved_share", "reserved_share", ("ctl.reserved.label", "ctl.reserved.def", ""), Section::Isolation).when(isolated),
-    // ---- batching
+    // ---- batching: the engine profile first (choosing one sets the settings below)
+    select("engine_profile", "engine_profile", ("ctl.engine.label", "ctl.engine.def"), B, Options::Engines),
     select("scheduler.batching", "batching", ("ctl.batching.label", "ctl.batching.def"), B, Options::Keys(BATCHINGS)),
     num("scheduler.max_num_seqs", "max_num_seqs", ("ctl.max_seqs.label", "ctl.max_seqs.def", "unit.seqs"), B),
     num("scheduler.max_num_batched_tokens", "max_num_batched_tokens", ("ctl.max_tokens.label", "ctl.max_tokens.def", "unit.tokens"), B),
@@ -158,6 +159,7 @@ pub static CONTROLS: [Control; 47] = [
     // ---- KV cache and memory
     select("scheduler.kv_layout", "kv_layout", ("ctl.kv_layout.label", "ctl.kv_layout.def"), KV, Options::Keys(KV_LAYOUTS)),
     num("scheduler.block_size", "block_size", ("ctl.block_size.label", "ctl.block_size.def", "unit.tokens"), KV),
+    toggle("scheduler.prefix_caching", "prefix_caching", ("ctl.prefix_caching.label", "ctl.prefix_caching.def"), KV),
     // the slider ends at the model's context (validation's limit; the page says so under it)
     Control { slider_max_of: Some(model_context), ..num("scheduler.max_model_len", "max_model_len", ("ctl.max_len.label", "ctl.max_len.def", "unit.tokens"), KV) },
     num("gpu_memory_utilization", "gpu_memory_utilization", ("ctl.mem_util.label", "ctl.mem_util.def", ""), MEM),

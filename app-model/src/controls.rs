@@ -273,6 +273,8 @@ pub enum Options {
     Gpus,
     /// The built-in traces, by name.
     Traces,
+    /// The engine profiles (`sim_core::profile::Engine::ALL`), by product name.
+    Engines,
 }
 
 /// A control at one place: its id and, for class settings, the class index.

@@ -15,7 +15,7 @@ pub const STRUCTURE: [&str; 3] = ["seed", "classes", "classes.name"];
 
 /// What a teacher can lock, in the order the page offers it: (lock id, label translation key).
 /// A label is the control's own where the words are the same.
-pub const LOCKABLE: [(&str, &str); 37] = [
+pub const LOCKABLE: [(&str, &str); 39] = [
     ("model", "ctl.model.label"),
     ("gpu", "ctl.gpu.label"),
     ("num_gpus", "ctl.num_gpus.label"),
@@ -25,6 +25,7 @@ pub const LOCKABLE: [(&str, &str); 37] = [
     ("gpu_memory_utilization", "ctl.mem_util.label"),
     ("other_process_gib", "ctl.other_gib.label"),
     ("seed", "features.control.seed"),
+    ("engine_profile", "ctl.engine.label"),
     ("scheduler.batching", "ctl.batching.label"),
     ("scheduler.max_num_seqs", "ctl.max_seqs.label"),
     ("scheduler.max_num_batched_tokens", "features.control.max_num_batched_tokens"),
@@ -33,6 +34,7 @@ pub const LOCKABLE: [(&str, &str); 37] = [
     ("scheduler.isolation", "ctl.isolation.label"),
     ("scheduler.kv_layout", "ctl.kv_layout.label"),
     ("scheduler.block_size", "ctl.block_size.label"),
+    ("scheduler.prefix_caching", "ctl.prefix_caching.label"),
     ("scheduler.max_model_len", "ctl.max_len.label"),
     ("scheduler.overcommit", "ctl.overcommit.label"),
     ("scheduler.retry_on_oom", "ctl.retry.label"),

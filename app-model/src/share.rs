@@ -128,7 +128,9 @@ mod tests {
     fn links_made_before_still_open() {
         let old = ShareState::decode(OLD_LINK.trim()).unwrap();
         assert_eq!(old, state());
-        assert_eq!(old.encode_v1(), OLD_LINK.trim(), "the same state encodes to the same old link");
+        // the scenario now writes its engine profile and prefix caching out, so the same state
+        // makes a longer version-1 link, which reads back to it
+        assert_eq!(ShareState::decode(&old.encode_v1()).unwrap(), old, "and to a version-1 link of the same state");
         assert_eq!(ShareState::decode(&old.encode()).unwrap(), old, "and to a short link of the same state");
         // the model's part reads from the whole link too
         assert_eq!(SharedRun::decode(OLD_LINK.trim()).unwrap(), state().run());

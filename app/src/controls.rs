@@ -15,6 +15,7 @@ use app_model::{locks, messages, scenario_edit, Run};
 use leptos::prelude::*;
 use sim_core::catalog;
 use sim_core::presets::PRESETS;
+use sim_core::profile::Engine;
 use sim_core::workload::BUILTIN_TRACES;
 use sim_core::Scenario;
 
@@ -87,6 +88,14 @@ fn options_of(options: Options) -> Vec<(String, OptText)> {
             })
             .collect(),
         Options::Traces => verbatim_options(BUILTIN_TRACES.iter().map(|(n, _)| n.to_string())),
+        Options::Engines => Engine::ALL
+            .iter()
+            .map(|e| {
+                let label = e.label();
+                let text: OptText = Arc::new(move || label.to_string());
+                (e.name().to_string(), text)
+            })
+            .collect(),
     }
 }
 

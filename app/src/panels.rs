@@ -93,7 +93,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                 <li><span class="mk mk-bar" aria-hidden="true"></span>{tx("panels.legend_bar")}</li>
                 <li><span class="mk mk-ring" aria-hidden="true"></span>{tx("panels.legend_ring")}</li>
                 <li><span class="mk mk-hatch" aria-hidden="true"></span>{tx("panels.legend_hatch")}</li>
-                <li class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.scheduler.prefix_caching))>
+                <li class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.caches_prefixes()))>
                     <span class="mk mk-cached" aria-hidden="true"></span>{tx("panels.legend_cached")}
                 </li>
             </ul>

@@ -143,7 +143,7 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
         gpu,
         a.whole("--num-gpus")?.unwrap_or(1),
         a.get("--dtype").unwrap_or("bf16"),
-        if a.engine == Engine::Sglang { longest } else { 0 },
+        longest,
     );
     let whole = [
         ("--seed", "/seed"),

@@ -33,7 +33,8 @@ USAGE:
   llmsim check <contract.json>    run a resource contract's acceptance test (exit 0 pass, 1 fail)
   llmsim contract             print an example resource contract
   llmsim presets              list built-in scenarios
-  llmsim show PRESET          print a preset's scenario JSON
+  llmsim show PRESET          print a preset's scenario JSON, every field written out (the engine
+                              profile's scheduler defaults too)
   llmsim models               list catalogue models
   llmsim gpus                 list catalogue GPUs
 
@@ -102,7 +103,8 @@ fn run(args: &[String]) -> Result<(), Fail> {
         "show" => {
             let name = rest.first().ok_or_else(|| Fail("show needs a preset name (see `llmsim presets`)".into()))?;
             let p = find_preset(name)?;
-            print!("{}", p.json);
+            // every field as the run uses it: what the file leaves to its engine profile too
+            println!("{}", p.scenario().to_json_pretty());
             Ok(())
         }
         "models" => {

@@ -65,13 +65,19 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
     let (model, gpu) = (scenario.model.id(), scenario.gpu.id());
     let _ = writeln!(
         out,
-        "{}\n{} on {} × {} ({}), {:?} batching, seed {}, {:.1} s simulated",
+        "{}\n{} on {} × {} ({}), {} profile, {} batching{}, seed {}, {:.1} s simulated",
         scenario.name.as_deref().unwrap_or("scenario"),
         model,
         scenario.num_gpus,
         gpu,
         scenario.dtype.name(),
-        scenario.scheduler.batching,
+        scenario.engine_profile.label(),
+        format!("{:?}", scenario.scheduler.batching).to_lowercase(),
+        match (scenario.scheduler.batching, scenario.scheduler.chunked_prefill) {
+            (sim_core::scenario::Batching::Static, _) => "",
+            (_, true) => " with chunked prefill",
+            (_, false) => ", prompts first",
+        },
         scenario.seed,
         s.duration_s
     );

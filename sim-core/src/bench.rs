@@ -54,105 +54,52 @@ pub struct Bench {
 /// The name of the benchmark's one traffic class.
 pub const CLASS: &str = "bench";
 
-/// The server a benchmark runs against, as scenario JSON (so a caller can override fields and
-/// validation names them): vLLM's defaults for online serving — 256 sequences, an 8,192-token
-/// budget, chunked prefill, paged KV in blocks of 16, `gpu_memory_utilization` 0.9,
-/// `max_model_len` the model's context (8,192 for a model the catalogue lacks) — seed 0, and a
-/// placeholder class that [`Bench::scenario`] replaces.
+/// The server a benchmark runs against on vLLM's defaults ([`Engine::server_json`]).
 pub fn vllm_server_json(model: &str, gpu: &str, num_gpus: u64, dtype: &str) -> serde_json::Value {
-    let max_model_len = crate::catalog::find_model(model).map(|m| m.max_context).unwrap_or(8192);
-    serde_json::json!({
-        "version": 1,
-        "name": "llmsim bench",
-        "seed": 0,
-        "model": model,
-        "gpu": gpu,
-        "num_gpus": num_gpus,
-        "dtype": dtype,
-        "gpu_memory_utilization": 0.9,
-        "scheduler": {
-            "batching": "continuous",
-            "max_num_seqs": 256,
-            "max_num_batched_tokens": 8192,
-            "chunked_prefill": true,
-            "kv_layout": "paged",
-            "block_size": 16,
-            "max_model_len": max_model_len,
-        },
-        "classes": [{
-            "name": CLASS,
-            "arrival": { "kind": "closed_loop", "users": 1, "think_time_ms": 0.0 },
-            "num_requests": 1,
-            "input_tokens": { "kind": "fixed", "value": 1 },
-            "output_tokens": { "kind": "fixed", "value": 1 },
-        }],
-    })
+    Engine::Vllm.server_json(model, gpu, num_gpus, dtype, 0)
 }
 
-/// A serving engine a benchmark server can imitate: its documented scheduler defaults, as the
-/// lab's scheduler settings. Defined once here; `llmsim bench --engine` and the calibration
-/// replay read it, a page lists [`Engine::ALL`] with [`Engine::label`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    /// vLLM (V1): chunked prefill mixing prompt chunks into decode steps, an 8,192-token budget,
-    /// 256 sequences ([`vllm_server_json`]).
-    Vllm,
-    /// SGLang: a waiting prompt goes first in a prefill-only batch of up to 16,384 tokens
-    /// (`max_prefill_tokens`), decodes are not mixed in (`enable_mixed_chunk` off); both in its
-    /// `server_args.py`. The lab's scheduler without chunked prefill, whose budget must hold the
-    /// longest sequence: `max_model_len` at most 16,384 (or the benchmark's longest sequence).
-    Sglang,
-    /// TensorRT-LLM (`trtllm-serve`): in-flight batching puts whole prompts and decodes in one
-    /// step within `max_num_tokens` 8,192, like vLLM's mixed steps; the lab keeps vLLM's 256
-    /// sequences (TensorRT-LLM's `max_batch_size` is 2,048; its KV pool bounds it first).
-    Trtllm,
-}
+pub use crate::profile::{Engine, SGLANG_MAX_PREFILL_TOKENS};
 
 impl Engine {
-    pub const ALL: [Engine; 3] = [Engine::Vllm, Engine::Sglang, Engine::Trtllm];
-
-    /// The id a scenario or flag names it by.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Vllm => "vllm",
-            Engine::Sglang => "sglang",
-            Engine::Trtllm => "trtllm",
-        }
-    }
-    /// Its product name, for display.
-    pub fn label(self) -> &'static str {
-        match self {
-            Engine::Vllm => "vLLM",
-            Engine::Sglang => "SGLang",
-            Engine::Trtllm => "TensorRT-LLM",
-        }
-    }
-    pub fn parse(name: &str) -> Option<Engine> {
-        Engine::ALL.into_iter().find(|e| e.name().eq_ignore_ascii_case(name))
-    }
-
-    /// The server a benchmark runs against with this engine's scheduler ([`vllm_server_json`]
-    /// with the engine's scheduler settings written over it); `longest` is the longest sequence
-    /// (prompt + output) the benchmark sends.
+    /// The server a benchmark runs against, as scenario JSON (so a caller can override fields and
+    /// validation names them): this engine's profile (its scheduler defaults,
+    /// [`Engine::defaults`]), `gpu_memory_utilization` 0.9, seed 0, and a placeholder class that
+    /// [`Bench::scenario`] replaces. `longest` is the longest sequence (prompt + output) the
+    /// benchmark sends: `max_model_len` (and, for a scheduler that prefills whole prompts, the
+    /// token budget) are raised to hold it, as a user starting the server for that benchmark
+    /// would.
     pub fn server_json(self, model: &str, gpu: &str, num_gpus: u64, dtype: &str, longest: u32) -> serde_json::Value {
-        let mut json = vllm_server_json(model, gpu, num_gpus, dtype);
         let context = crate::catalog::find_model(model).map(|m| m.max_context).unwrap_or(8192);
-        match self {
-            Engine::Vllm | Engine::Trtllm => json["scheduler"]["max_model_len"] = context.max(longest).into(),
-            Engine::Sglang => {
-                let budget = SGLANG_MAX_PREFILL_TOKENS.max(longest);
-                json["scheduler"]["chunked_prefill"] = false.into();
-                json["scheduler"]["max_num_batched_tokens"] = budget.into();
-                json["scheduler"]["max_model_len"] = context.min(budget).max(longest).into();
+        let d = self.defaults(crate::catalog::find_gpu(gpu).as_ref(), context);
+        let mut scheduler = serde_json::Map::new();
+        if longest > d.max_model_len {
+            scheduler.insert("max_model_len".into(), longest.into());
+            if !d.chunked_prefill && longest > d.max_num_batched_tokens {
+                scheduler.insert("max_num_batched_tokens".into(), longest.into());
             }
         }
-        json
+        serde_json::json!({
+            "version": 1,
+            "name": "llmsim bench",
+            "seed": 0,
+            "model": model,
+            "gpu": gpu,
+            "num_gpus": num_gpus,
+            "dtype": dtype,
+            "gpu_memory_utilization": 0.9,
+            "engine_profile": self.name(),
+            "scheduler": scheduler,
+            "classes": [{
+                "name": CLASS,
+                "arrival": { "kind": "closed_loop", "users": 1, "think_time_ms": 0.0 },
+                "num_requests": 1,
+                "input_tokens": { "kind": "fixed", "value": 1 },
+                "output_tokens": { "kind": "fixed", "value": 1 },
+            }],
+        })
     }
 }
-
-/// SGLang's default prefill batch (`max_prefill_tokens` in its `server_args.py`).
-pub const SGLANG_MAX_PREFILL_TOKENS: u32 = 16_384;
 
 impl Bench {
     /// The scenario the benchmark runs: the server with one class of fixed-length prompts.

@@ -23,6 +23,7 @@ pub mod metric;
 pub mod metrics;
 pub mod perf;
 pub mod presets;
+pub mod profile;
 pub mod pretty;
 pub mod scenario;
 pub mod settings;

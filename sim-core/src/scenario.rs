@@ -6,6 +6,7 @@
 
 use crate::catalog::{self, Dtype, GpuSpec, ModelSpec};
 use crate::message::Problem;
+pub use crate::profile::Engine;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -13,11 +14,11 @@ use std::fmt;
 pub const SCENARIO_VERSION: u32 = 1;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "ScenarioFile")]
 pub struct Scenario {
     pub version: u32,
     /// Optional title shown by the lab and the CLI.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub seed: u64,
     /// A catalogue id (`llama-3-8b`) or an inline model specification.
@@ -25,25 +26,27 @@ pub struct Scenario {
     /// A catalogue id (`h100-sxm`) or an inline GPU specification.
     pub gpu: GpuRef,
     /// GPUs serving one model replica with tensor parallelism: 1, 2, 4 or 8.
-    #[serde(default = "default_num_gpus")]
     pub num_gpus: u32,
     /// Precision of weights and compute.
     pub dtype: Dtype,
     /// Precision of the KV cache; defaults to `dtype`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kv_dtype: Option<Dtype>,
     /// Share of each GPU's memory the server may use (the rest is headroom), like vLLM's flag.
     pub gpu_memory_utilization: f64,
     /// GiB that other processes hold on each GPU (another model, a notebook, a monitoring agent):
     /// it must fit in the headroom with the CUDA context and graphs, or the server cannot start.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub other_process_gib: f64,
     /// Price of one GPU-hour in USD; defaults to the catalogue price.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_usd_per_hour: Option<f64>,
+    /// The serving engine modelled: its documented scheduler defaults fill the scheduler fields a
+    /// file leaves out (`crate::profile`); vLLM when not named.
+    pub engine_profile: Engine,
     pub scheduler: SchedulerConfig,
     /// Efficiency constants of the serving engine (see docs/model.md); defaults are calibrated.
-    #[serde(default, skip_serializing_if = "EngineConfig::is_default")]
+    #[serde(skip_serializing_if = "EngineConfig::is_default")]
     pub engine: EngineConfig,
     pub classes: Vec<ClassConfig>,
 }
@@ -108,8 +111,9 @@ pub enum KvLayout {
     Contiguous,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The scheduler as a run uses it, every field set. A file may leave out the fields an engine
+/// profile sets (`crate::profile::SchedulerDefaults`); [`SchedulerFile`] reads it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SchedulerConfig {
     pub batching: Batching,
     /// Most sequences in one batch (static: the batch size B).
@@ -120,50 +124,163 @@ pub struct SchedulerConfig {
     pub chunked_prefill: bool,
     pub kv_layout: KvLayout,
     /// Tokens per KV block (paged layout).
-    #[serde(default = "default_block_size")]
     pub block_size: u32,
     /// Longest sequence (prompt + output) the server accepts.
     pub max_model_len: u32,
     /// A request still waiting for its first token this long after arrival is dropped.
-    #[serde(default)]
     pub queue_timeout_ms: Option<f64>,
     /// Arrivals beyond this many waiting requests are rejected.
-    #[serde(default)]
     pub max_queue_len: Option<u32>,
     /// One queue per class with reserved batch slots and KV, instead of one shared FCFS queue.
-    #[serde(default)]
     pub isolation: bool,
     /// Static batching: longest wait for a batch to fill before it starts anyway.
-    #[serde(default = "default_batch_timeout_ms")]
     pub batch_timeout_ms: f64,
     /// Admit on the KV in use now rather than on guaranteed space; running out of memory is then
     /// an OOM restart instead of a preemption.
-    #[serde(default)]
     pub overcommit: bool,
     /// Time the server is down after an OOM.
-    #[serde(default = "default_restart_s")]
     pub restart_s: f64,
     /// After an OOM, requeue the in-flight requests instead of failing them.
-    #[serde(default)]
     pub retry_on_oom: bool,
     /// Keep the KV blocks of shared prompt prefixes and reuse them (vLLM's automatic prefix
     /// caching); paged KV and continuous batching only.
-    #[serde(default, skip_serializing_if = "is_false")]
     pub prefix_caching: bool,
 }
 
-fn is_false(x: &bool) -> bool {
-    !*x
+/// The scheduler as a file gives it: the profile's fields may be left out (`None`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerFile {
+    #[serde(default)]
+    batching: Option<Batching>,
+    #[serde(default)]
+    max_num_seqs: Option<u32>,
+    #[serde(default)]
+    max_num_batched_tokens: Option<u32>,
+    #[serde(default)]
+    chunked_prefill: Option<bool>,
+    #[serde(default)]
+    kv_layout: Option<KvLayout>,
+    #[serde(default)]
+    block_size: Option<u32>,
+    #[serde(default)]
+    max_model_len: Option<u32>,
+    #[serde(default)]
+    queue_timeout_ms: Option<f64>,
+    #[serde(default)]
+    max_queue_len: Option<u32>,
+    #[serde(default)]
+    isolation: bool,
+    #[serde(default = "default_batch_timeout_ms")]
+    batch_timeout_ms: f64,
+    #[serde(default)]
+    overcommit: bool,
+    #[serde(default = "default_restart_s")]
+    restart_s: f64,
+    #[serde(default)]
+    retry_on_oom: bool,
+    #[serde(default)]
+    prefix_caching: Option<bool>,
 }
 
-fn default_block_size() -> u32 {
-    16
+impl Default for SchedulerFile {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every scheduler field has a default")
+    }
 }
+
+impl SchedulerFile {
+    /// The scheduler with the profile's values where the file gave none.
+    fn resolve(self, d: crate::profile::SchedulerDefaults) -> SchedulerConfig {
+        let batching = self.batching.unwrap_or(d.batching);
+        let kv_layout = self.kv_layout.unwrap_or(d.kv_layout);
+        SchedulerConfig {
+            batching,
+            max_num_seqs: self.max_num_seqs.unwrap_or(d.max_num_seqs),
+            max_num_batched_tokens: self.max_num_batched_tokens.unwrap_or(d.max_num_batched_tokens),
+            chunked_prefill: self.chunked_prefill.unwrap_or(d.chunked_prefill),
+            kv_layout,
+            block_size: self.block_size.unwrap_or(d.block_size),
+            max_model_len: self.max_model_len.unwrap_or(d.max_model_len),
+            queue_timeout_ms: self.queue_timeout_ms,
+            max_queue_len: self.max_queue_len,
+            isolation: self.isolation,
+            batch_timeout_ms: self.batch_timeout_ms,
+            overcommit: self.overcommit,
+            restart_s: self.restart_s,
+            retry_on_oom: self.retry_on_oom,
+            prefix_caching: self.prefix_caching.unwrap_or(d.prefix_caching),
+        }
+    }
+}
+
 fn default_batch_timeout_ms() -> f64 {
     50.0
 }
 fn default_restart_s() -> f64 {
     30.0
+}
+
+/// A scenario as a file gives it ([`Scenario`]'s fields, the scheduler's profile fields
+/// optional); reading one fills them from the engine profile.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    version: u32,
+    #[serde(default)]
+    name: Option<String>,
+    seed: u64,
+    model: ModelRef,
+    gpu: GpuRef,
+    #[serde(default = "default_num_gpus")]
+    num_gpus: u32,
+    dtype: Dtype,
+    #[serde(default)]
+    kv_dtype: Option<Dtype>,
+    gpu_memory_utilization: f64,
+    #[serde(default)]
+    other_process_gib: f64,
+    #[serde(default)]
+    gpu_usd_per_hour: Option<f64>,
+    #[serde(default)]
+    engine_profile: Engine,
+    #[serde(default)]
+    scheduler: SchedulerFile,
+    #[serde(default)]
+    engine: EngineConfig,
+    classes: Vec<ClassConfig>,
+}
+
+impl From<ScenarioFile> for Scenario {
+    fn from(f: ScenarioFile) -> Scenario {
+        let context = match &f.model {
+            ModelRef::Id(id) => catalog::find_model(id).map(|m| m.max_context),
+            ModelRef::Custom(m) => Some(m.max_context),
+        };
+        let gpu = match &f.gpu {
+            GpuRef::Id(id) => catalog::find_gpu(id),
+            GpuRef::Custom(g) => Some((**g).clone()),
+        };
+        // an unknown model gets a context for the defaults; validation names the model
+        let defaults = f.engine_profile.defaults(gpu.as_ref(), context.unwrap_or(8192));
+        Scenario {
+            version: f.version,
+            name: f.name,
+            seed: f.seed,
+            model: f.model,
+            gpu: f.gpu,
+            num_gpus: f.num_gpus,
+            dtype: f.dtype,
+            kv_dtype: f.kv_dtype,
+            gpu_memory_utilization: f.gpu_memory_utilization,
+            other_process_gib: f.other_process_gib,
+            gpu_usd_per_hour: f.gpu_usd_per_hour,
+            engine_profile: f.engine_profile,
+            scheduler: f.scheduler.resolve(defaults),
+            engine: f.engine,
+            classes: f.classes,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -468,6 +585,29 @@ impl Scenario {
         self.scheduler.isolation && self.classes.len() > 1
     }
 
+    /// Models engine `e`: its scheduler defaults ([`Engine::defaults`] for this model and GPU)
+    /// replace every scheduler setting a profile governs; the others (queue limits, isolation,
+    /// OOM handling) stay.
+    pub fn set_engine_profile(&mut self, e: Engine) {
+        let context = self.model_spec().map_or(8192, |m| m.max_context);
+        let gpu = self.gpu_spec().ok();
+        self.engine_profile = e;
+        e.defaults(gpu.as_ref(), context).apply(&mut self.scheduler);
+    }
+
+    /// Whether prefix caching has anything to cache: it is on, the KV is paged blocks shared
+    /// under continuous batching (with static batching or contiguous KV the setting has no
+    /// effect), and some class's prompts start with a shared prefix (the lab's prompts share
+    /// nothing else, so with none the cache stays empty and the run, its summary and its view
+    /// are those of a server without it).
+    pub fn caches_prefixes(&self) -> bool {
+        let s = &self.scheduler;
+        s.prefix_caching
+            && s.batching == Batching::Continuous
+            && s.kv_layout == KvLayout::Paged
+            && self.classes.iter().any(|c| c.prefix.is_some())
+    }
+
     pub fn kv_dtype(&self) -> Dtype {
         // 4-bit weights keep a bf16 cache unless told otherwise (vLLM's `kv_cache_dtype` "auto")
         self.kv_dtype.unwrap_or(if self.dtype.is_4bit() { Dtype::Bf16 } else { self.dtype })
@@ -526,11 +666,6 @@ impl Scenario {
                 "scheduler.max_num_batched_tokens",
                 Problem::BatchBelowContext { max_model_len: sch.max_model_len, got: sch.max_num_batched_tokens },
             );
-        }
-        if sch.prefix_caching && (sch.kv_layout != KvLayout::Paged || sch.batching != Batching::Continuous) {
-            let msg = "must be false unless scheduler.kv_layout is \"paged\" and scheduler.batching is \"continuous\" \
-                       (prefix caching shares paged KV blocks between running sequences)";
-            v.err("scheduler.prefix_caching", Problem::Text(msg.to_string()));
         }
         if self.classes.is_empty() || self.classes.len() > 8 {
             v.err("classes", Problem::ClassCount { got: self.classes.len() });

@@ -5,7 +5,7 @@ use super::{Custom, Kind, Number, Setting, Value};
 use crate::catalog::{self, Dtype};
 use crate::message::Problem;
 use crate::metric::Unit;
-use crate::scenario::{Arrival, ClassConfig, GpuRef, LengthDist, ModelRef, Scenario};
+use crate::scenario::{Arrival, ClassConfig, Engine, GpuRef, LengthDist, ModelRef, Scenario};
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
@@ -126,6 +126,7 @@ pub const SETTINGS: &[Setting] = &[
     num("other_process_gib", "other_process_gib", Unit::Gib, 0.0, 1024.0, (0.0, 16.0))
         .step(0.1)
         .custom(other_get, other_set),
+    select("engine_profile", "engine_profile", engine_names).custom(profile_get, profile_set),
     select("batching", "scheduler.batching", || names(&["continuous", "static"])),
     int("max_num_seqs", "scheduler.max_num_seqs", Unit::Seqs, 1.0, 4096.0, (1.0, 1024.0)).log().sweep(),
     int("max_num_batched_tokens", "scheduler.max_num_batched_tokens", Unit::Tokens, 1.0, MAX_LEN, (64.0, 65536.0))
@@ -144,8 +145,7 @@ pub const SETTINGS: &[Setting] = &[
     toggle("overcommit", "scheduler.overcommit"),
     num("restart_s", "scheduler.restart_s", Unit::S, 0.0, 3600.0, (0.0, 120.0)).step(1.0),
     toggle("retry_on_oom", "scheduler.retry_on_oom"),
-    Setting { file_only: true, ..toggle("prefix_caching", "scheduler.prefix_caching") }
-        .custom(prefix_caching_get, prefix_caching_set),
+    toggle("prefix_caching", "scheduler.prefix_caching"),
     engine("mfu", "engine.mfu", Unit::Share, 0.01, 1.0),
     engine("mbu", "engine.mbu", Unit::Share, 0.01, 1.0),
     engine("iteration_overhead_ms", "engine.iteration_overhead_ms", Unit::Ms, 0.0, 1000.0),
@@ -247,19 +247,23 @@ fn other_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
     }
 }
 
-// written only when on (scenario files from before it stay byte for byte), so read in Rust
-fn prefix_caching_get(s: &Scenario, _: usize) -> Option<Value> {
-    Some(Value::Bool(s.scheduler.prefix_caching))
+fn engine_names() -> Vec<String> {
+    Engine::ALL.iter().map(|e| e.name().to_string()).collect()
 }
 
-fn prefix_caching_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
-    match v {
-        Value::Bool(b) => {
-            s.scheduler.prefix_caching = *b;
-            Ok(())
-        }
-        _ => Err(Problem::WrongKind),
+fn profile_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(Value::Text(s.engine_profile.name().to_string()))
+}
+
+/// Chooses another engine profile: its scheduler defaults replace the scheduler settings it
+/// governs (choosing the one in use changes nothing).
+fn profile_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
+    let name = text(v)?;
+    let e = Engine::parse(name).ok_or_else(|| Problem::NotListed { options: engine_names(), got: name.to_string() })?;
+    if e != s.engine_profile {
+        s.set_engine_profile(e);
     }
+    Ok(())
 }
 
 fn model_get(s: &Scenario, _: usize) -> Option<Value> {
@@ -377,11 +381,12 @@ pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<
         "kv_dtype" => put(&mut s.kv_dtype, json),
         "gpu_usd_per_hour" => put(&mut s.gpu_usd_per_hour, json),
         "gpu_memory_utilization" => put(&mut s.gpu_memory_utilization, json),
-        "batching" => put(&mut s.scheduler.batching, json),
         "max_num_seqs" => put(&mut s.scheduler.max_num_seqs, json),
         "max_num_batched_tokens" => put(&mut s.scheduler.max_num_batched_tokens, json),
         "chunked_prefill" => put(&mut s.scheduler.chunked_prefill, json),
+        "batching" => put(&mut s.scheduler.batching, json),
         "kv_layout" => put(&mut s.scheduler.kv_layout, json),
+        "prefix_caching" => put(&mut s.scheduler.prefix_caching, json),
         "block_size" => put(&mut s.scheduler.block_size, json),
         "max_model_len" => put(&mut s.scheduler.max_model_len, json),
         "queue_timeout_ms" => put(&mut s.scheduler.queue_timeout_ms, json),

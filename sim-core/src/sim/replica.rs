@@ -70,7 +70,7 @@ impl Replica {
     pub fn new(scenario: &Scenario, plan: HbmPlan, step_model: StepModel, opts: &SimOptions) -> Replica {
         let nclass = scenario.classes.len();
         let pool = KvPool::new(PoolConfig::from_scenario(scenario, &plan));
-        let cache = scenario.scheduler.prefix_caching.then(|| {
+        let cache = scenario.caches_prefixes().then(|| {
             let prefixes: Vec<_> =
                 scenario.classes.iter().map(|c| c.prefix.map(|p| (p.shared_tokens, p.groups))).collect();
             PrefixCache::new(pool.unit_tokens(), &prefixes)
