@@ -169,7 +169,7 @@ fn ids(list: &[&str]) -> Vec<String> {
 }
 
 /// 20 req/s on one H100: 16 chat, 4 bursty document requests, in one shared first-come queue,
-/// with vLLM's default batch limits. The GPU and the bf16 weights are fixed and nothing is
+/// with the lessons' vLLM-style batch limits. The GPU and the bf16 weights are fixed and nothing is
 /// reserved per class, so neither a faster GPU, fp8 nor a reserved share can stand in for what
 /// the exercise practises (lesson 7): separate queues served by priority. More GPUs also pass,
 /// at about twice the cost per good token.
@@ -220,7 +220,7 @@ fn mixed_20() -> Exercise {
     }
 }
 
-/// 24 chat req/s on one replica with vLLM's defaults: too much for one H100 in bf16. Which GPU
+/// 24 chat req/s on one replica with the lessons' vLLM-style server: too much for one H100 in bf16. Which GPU
 /// and precision give the cheapest good tokens is what lesson 9 compares: each GPU at the load
 /// it carries within the SLO, not its price per hour or its peak throughput.
 fn chat_cheapest() -> Exercise {

@@ -143,7 +143,7 @@ mod tests {
     }
 
     #[test]
-    fn vllm_defaults_follow_the_gpu_as_vllm_serve_does() {
+    fn lesson_server_follow_the_gpu_as_vllm_serve_does() {
         let h100 = find_gpu("h100-sxm").unwrap();
         let a100 = find_gpu("a100-80gb").unwrap();
         let l4 = find_gpu("l4").unwrap();

@@ -30,8 +30,8 @@ const SHORT: u32 = 8192;
 const LONG: u32 = 32768;
 
 fn context_runs(_seed: u64) -> Vec<LessonRun> {
-    // chat at 10 req/s on Llama-3.1-8B / H100 with vLLM's defaults (paged KV, chunked prefill)
-    let mut long = vllm_defaults(smaller(base("risk-context-too-large"), 600));
+    // chat at 10 req/s on Llama-3.1-8B / H100 with the lessons' vLLM-style server (paged KV, chunked prefill)
+    let mut long = lesson_server(smaller(base("risk-context-too-large"), 600));
     long.scheduler.max_model_len = LONG;
     let mut short = long.clone();
     short.scheduler.max_model_len = SHORT;

@@ -50,7 +50,7 @@ fn scenario(g: &CostGpu, rate: f64) -> Scenario {
     let mut s = smaller(base("chat-latency-first"), REQUESTS);
     s.gpu = GpuRef::Id(g.id.into());
     s.dtype = g.dtype;
-    // vLLM's defaults
+    // the lessons' vLLM-style server
     let c = &mut s.scheduler;
     (c.max_num_seqs, c.max_num_batched_tokens) = (256, 8192);
     (c.max_queue_len, c.queue_timeout_ms) = (None, None);

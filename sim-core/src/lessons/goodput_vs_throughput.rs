@@ -1,5 +1,5 @@
 //! Lesson `goodput-vs-throughput`, goodput is the real throughput: under a strict SLO, a batch left
-//! to grow with the load (vLLM's default limits) raises throughput while goodput collapses; a
+//! to grow with the load (256-sequence, 8,192-token limits) raises throughput while goodput collapses; a
 //! batch cap with SLO-aware admission (a queue timeout below the TTFT target) brings it back.
 
 use super::*;
@@ -13,7 +13,7 @@ const CAP: u32 = 64;
 const TIMEOUT_MS: f64 = 200.0;
 
 fn runs(_seed: u64) -> Vec<LessonRun> {
-    let high = vllm_defaults(smaller(base("risk-strict-slo"), 1500));
+    let high = lesson_server(smaller(base("risk-strict-slo"), 1500));
     let mut light = high.clone();
     light.classes[0].arrival = Arrival::Poisson { rate_per_s: 8.0 };
     let mut capped = high.clone();

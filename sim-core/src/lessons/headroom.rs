@@ -28,8 +28,8 @@ pub(super) const LESSON: Lesson = Lesson {
 };
 
 fn headroom_runs(_seed: u64) -> Vec<LessonRun> {
-    // long chat on Llama-3-8B / H100 with vLLM's defaults: pool preallocated, no over-commit
-    let mut full = vllm_defaults(smaller(base("risk-oom-full-memory"), 1500));
+    // long chat on Llama-3-8B / H100 with the lessons' vLLM-style server: pool preallocated, no over-commit
+    let mut full = lesson_server(smaller(base("risk-oom-full-memory"), 1500));
     full.gpu_memory_utilization = 0.95;
     full.classes[0].arrival = Arrival::Poisson { rate_per_s: 3.4 };
     let mut safe = full.clone();

@@ -1,6 +1,6 @@
 //! Lesson 6, latency-first or throughput-first: the same chat traffic served by a latency-first
 //! policy (a small batch, short steps, a short queue and a timeout inside the TTFT target) and by
-//! vLLM's defaults (a big batch, an unlimited queue), at a busy load the GPU can still serve and
+//! the lessons' vLLM-style server (a big batch, an unlimited queue), at a busy load the GPU can still serve and
 //! at one past what it can serve. The question is the one an operator pays for: which delivers
 //! more good tokens under chat's SLO, and so the cheaper good token?
 
@@ -30,7 +30,7 @@ pub fn latency_first(mut s: Scenario) -> Scenario {
     s
 }
 
-/// Throughput-first: vLLM's defaults (256 sequences, 8,192 tokens per step, no queue limit, no
+/// Throughput-first: the lessons' vLLM-style server (256 sequences, 8,192 tokens per step, no queue limit, no
 /// timeout).
 pub fn throughput_first(mut s: Scenario) -> Scenario {
     let c = &mut s.scheduler;

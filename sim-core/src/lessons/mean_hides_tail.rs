@@ -1,4 +1,4 @@
-//! Lesson 1, the mean hides the tail: bursty chat on vLLM's default limits, where the mean
+//! Lesson 1, the mean hides the tail: bursty chat on 256-sequence, 8,192-token limits, where the mean
 //! TTFT stays inside the SLO while the p99 — the requests at the back of a burst — does not.
 
 use super::*;
@@ -10,7 +10,7 @@ const RATE_PER_S: f64 = 12.0;
 const CV: f64 = 4.0;
 
 fn runs(_seed: u64) -> Vec<LessonRun> {
-    let mut s = vllm_defaults(smaller(base("chat-latency-first"), 1000));
+    let mut s = lesson_server(smaller(base("chat-latency-first"), 1000));
     s.classes[0].arrival = Arrival::Bursty { rate_per_s: RATE_PER_S, cv: CV };
     vec![LessonRun { variant: "bursty-chat", scenario: s }]
 }

@@ -14,7 +14,7 @@ const DOC_REQUESTS: u64 = 250;
 /// Chat's TTFT target (the preset's SLO).
 const CHAT_TTFT_TARGET_MS: f64 = 800.0;
 
-/// Both classes on one H100 with vLLM's defaults, one shared FCFS queue.
+/// Both classes on one H100 with the lessons' vLLM-style server, one shared FCFS queue.
 fn shared() -> Scenario {
     let mut s = base("mixed-shared");
     s.model = ModelRef::Id("llama-3.1-8b".into());

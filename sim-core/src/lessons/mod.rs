@@ -218,10 +218,11 @@ fn smaller(mut s: Scenario, per_class: u64) -> Scenario {
     s
 }
 
-/// `s` with vLLM's default engine limits (V1): paged KV in blocks of 16, chunked prefill, up to
-/// 256 sequences and 8,192 tokens per step, no queue timeout, no queue limit, no over-commit.
-/// Lessons use them unless the setting is the point of the lesson.
-fn vllm_defaults(mut s: Scenario) -> Scenario {
+/// `s` on the lessons' server: vLLM V1 as it schedules (paged KV in blocks of 16, chunked
+/// prefill, no queue timeout, no queue limit, no over-commit) with up to 256 sequences and 8,192
+/// tokens per step (today's `vllm serve` allows an H100 1,024 sequences; `crate::profile`).
+/// Lessons use it unless the setting is the point of the lesson.
+fn lesson_server(mut s: Scenario) -> Scenario {
     let c = &mut s.scheduler;
     c.max_num_seqs = 256;
     c.max_num_batched_tokens = 8192;

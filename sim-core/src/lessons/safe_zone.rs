@@ -1,5 +1,5 @@
 //! Lesson 10, the concurrency safe zone: long chat (prompts of about 2,000 tokens, answers of
-//! about 400) on Llama-3.1-8B and one H100 with vLLM's defaults, swept over six arrival rates —
+//! about 400) on Llama-3.1-8B and one H100 with the lessons' vLLM-style server, swept over six arrival rates —
 //! once with the KV cache in bf16 and once in fp8 (half the bytes per token). Goodput rises, then
 //! collapses past a knee; the lesson reads what stopped the batch from growing there: the KV
 //! cache (memory), `max_num_seqs` (the scheduler's cap), or neither (the GPU's step time).
@@ -14,7 +14,7 @@ const REQUESTS: u64 = 1000;
 /// The KV cache counts as full from this share of its capacity on.
 const FULL: f64 = 0.95;
 const TTFT_TARGET_MS: f64 = 500.0;
-/// vLLM's default batch cap.
+/// the lessons' batch cap (256 sequences).
 const MAX_NUM_SEQS: u64 = 256;
 
 const VARIANTS: [[&str; 6]; 2] = [
@@ -22,7 +22,7 @@ const VARIANTS: [[&str; 6]; 2] = [
     ["fp8-kv-4", "fp8-kv-6", "fp8-kv-8", "fp8-kv-10", "fp8-kv-12", "fp8-kv-14"],
 ];
 
-/// The swept server: vLLM's defaults on Llama-3.1-8B (its whole 131,072-token context allowed).
+/// The swept server: the lessons' vLLM-style server on Llama-3.1-8B (its whole 131,072-token context allowed).
 fn server() -> Scenario {
     let mut s = smaller(base("chat-latency-first"), REQUESTS);
     s.model = ModelRef::Id("llama-3.1-8b".into());

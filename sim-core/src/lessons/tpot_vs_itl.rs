@@ -1,12 +1,12 @@
 //! Lesson `tpot-vs-itl` (right after `ttft-vs-tpot`), TPOT hides the stalls that ITL shows: chat
-//! on vLLM's default limits, where a step that also runs a new request's prefill stalls every
+//! on 256-sequence, 8,192-token limits, where a step that also runs a new request's prefill stalls every
 //! running stream. p99 ITL (per gap) is several times p99 TPOT (per request), and no request's
 //! TPOT comes near it.
 
 use super::*;
 
 fn runs(_seed: u64) -> Vec<LessonRun> {
-    let mut s = vllm_defaults(smaller(base("chat-latency-first"), 1000));
+    let mut s = lesson_server(smaller(base("chat-latency-first"), 1000));
     s.classes[0].arrival = Arrival::Poisson { rate_per_s: 8.0 };
     vec![LessonRun { variant: "8-req-s", scenario: s }]
 }

@@ -1,5 +1,5 @@
 //! Lesson 2, TTFT and TPOT measure different things: the same rise in load (4 → 16 requests/s)
-//! on vLLM's default limits, where the extra requests join the batch and both metrics grow
+//! on 256-sequence, 8,192-token limits, where the extra requests join the batch and both metrics grow
 //! together, and on a server capped at 32 sequences, where they queue and only TTFT breaks away.
 
 use super::*;
@@ -12,7 +12,7 @@ const CAP: u32 = 32;
 const BREAKS_AWAY: f64 = 3.0;
 
 fn runs(_seed: u64) -> Vec<LessonRun> {
-    let mut a = vllm_defaults(smaller(base("chat-latency-first"), 1000));
+    let mut a = lesson_server(smaller(base("chat-latency-first"), 1000));
     a.classes[0].arrival = Arrival::Poisson { rate_per_s: LOW_RATE };
     let mut b = a.clone();
     b.classes[0].arrival = Arrival::Poisson { rate_per_s: HIGH_RATE };

@@ -198,7 +198,7 @@ impl Planner<'_> {
         let (chunked, paged) = (sched.chunked_prefill, self.pool.paged());
         let mut budget = sched.max_num_batched_tokens as u64;
         // Without chunked prefill, waiting prompts go first in prefill-only iterations
-        // (vLLM's default scheduler); decodes wait.
+        // (vLLM V0's and SGLang's default scheduler); decodes wait.
         let prefill_first = !chunked && self.peek().is_some_and(|c| self.fits_whole(&c, budget));
         if !prefill_first && self.n > 0 {
             if paged && !sched.overcommit {
