@@ -230,6 +230,13 @@ pub fn problem_message(p: &Problem, label: Arg, unit: &'static str) -> Msg {
             of("msg.trace_arrival").num("line", *line as f64).num("max", *max).num("got", *got)
         }
         Problem::TraceLength { line, .. } => of("msg.trace_length").num("line", *line as f64),
+        Problem::TracePrefixGroup { line, max, got: Some(g) } => {
+            of("msg.trace_prefix_group").num("line", *line as f64).num("max", *max as f64).num("got", *g as f64)
+        }
+        Problem::TracePrefixGroup { line, max, got: None } => {
+            of("msg.trace_prefix_group_whole").num("line", *line as f64).num("max", *max as f64)
+        }
+        Problem::TracePrefixUnset { line } => of("msg.trace_prefix_unset").num("line", *line as f64),
         Problem::TraceEmpty => of("msg.trace_empty"),
         Problem::NoRateToScale => Msg::new("msg.no_rate_to_scale"),
         Problem::SweepEnds { .. } => Msg::new("msg.sweep_ends"),

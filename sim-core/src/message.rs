@@ -62,6 +62,12 @@ pub enum Problem {
     /// A trace line whose lengths are not whole numbers 1..=1048576 (`column`: which one, or
     /// `None` for both).
     TraceLength { line: usize, column: Option<&'static str> },
+    /// A trace line whose `prefix_group` is not one of its class's prefix groups `0..=max`
+    /// (`got`: the group named, `None` when it is not a whole number).
+    TracePrefixGroup { line: usize, max: u64, got: Option<u64> },
+    /// A trace with a `prefix_group` column for a class without shared prefixes
+    /// (`classes[i].prefix`).
+    TracePrefixUnset { line: usize },
     /// A trace without requests.
     TraceEmpty,
     /// A sweep over a workload without an open-loop rate.
@@ -172,6 +178,8 @@ impl Problem {
             Problem::TraceArrivalNumber { .. } => "trace_arrival_number",
             Problem::TraceArrival { .. } => "trace_arrival",
             Problem::TraceLength { .. } => "trace_length",
+            Problem::TracePrefixGroup { .. } => "trace_prefix_group",
+            Problem::TracePrefixUnset { .. } => "trace_prefix_unset",
             Problem::TraceEmpty => "trace_empty",
             Problem::NoRateToScale => "no_rate_to_scale",
             Problem::SweepEnds { .. } => "sweep_ends",
@@ -264,6 +272,16 @@ impl fmt::Display for Problem {
             Problem::TraceLength { line, column: None } => {
                 write!(f, "line {line}: input_len and output_len must be 1..=1048576")
             }
+            Problem::TracePrefixGroup { line, max, got: Some(g) } => {
+                write!(f, "line {line}: prefix_group must be 0..={max}, got {g}")
+            }
+            Problem::TracePrefixGroup { line, max, got: None } => {
+                write!(f, "line {line}: prefix_group must be a whole number 0..={max}")
+            }
+            Problem::TracePrefixUnset { line } => write!(
+                f,
+                "line {line}: has a prefix_group column, which needs the class's prefix (its shared_tokens and groups)"
+            ),
             Problem::TraceEmpty => write!(f, "has no requests"),
             Problem::NoRateToScale => write!(f, "have no open-loop rate to scale"),
             Problem::SweepEnds { from, to } => {

@@ -353,10 +353,17 @@ pub enum Metric {
     UsdPerHour,
     UsdPerMillionOutputTokens,
     UsdPerMillionGoodTokens,
+    /// Prompt tokens served from the prefix cache ÷ prompt tokens (0 where nothing is cached:
+    /// prefix caching off, or no class sharing a prefix).
+    PrefixHitRate,
+    /// Prompt tokens whose KV was found in the prefix cache.
+    PrefixCachedTokens,
+    /// Cached prefix blocks taken back for other allocations.
+    PrefixEvictedBlocks,
 }
 
 /// The metrics that are not `Latency` or `Requests`, with their names.
-const SCALARS: [(Metric, &str); 24] = [
+const SCALARS: [(Metric, &str); 27] = [
     (Metric::ThroughputTokens, "throughput.output_tokens_per_s"),
     (Metric::ThroughputTotalTokens, "throughput.total_tokens_per_s"),
     (Metric::ThroughputRequests, "throughput.requests_per_s"),
@@ -381,6 +388,9 @@ const SCALARS: [(Metric, &str); 24] = [
     (Metric::UsdPerHour, "cost.usd_per_hour"),
     (Metric::UsdPerMillionOutputTokens, "cost.usd_per_million_output_tokens"),
     (Metric::UsdPerMillionGoodTokens, "cost.usd_per_million_good_tokens"),
+    (Metric::PrefixHitRate, "prefix_cache.hit_rate"),
+    (Metric::PrefixCachedTokens, "prefix_cache.cached_tokens"),
+    (Metric::PrefixEvictedBlocks, "prefix_cache.evicted_blocks"),
 ];
 
 impl Metric {
@@ -436,7 +446,11 @@ impl Metric {
             Metric::Requests(c) => c.unit(),
             Metric::ThroughputTokens | Metric::ThroughputTotalTokens | Metric::GoodputTokens => Unit::TokensPerS,
             Metric::ThroughputRequests | Metric::GoodputRequests => Unit::RequestsPerS,
-            Metric::SloAttainment | Metric::ErrorRate | Metric::KvWasteMean | Metric::KvFreeAtPeak => Unit::Share,
+            Metric::SloAttainment
+            | Metric::ErrorRate
+            | Metric::KvWasteMean
+            | Metric::KvFreeAtPeak
+            | Metric::PrefixHitRate => Unit::Share,
             Metric::DurationS => Unit::S,
             Metric::HbmBytes
             | Metric::WeightsBytes
@@ -447,7 +461,8 @@ impl Metric {
             | Metric::KvCapacityBytes
             | Metric::KvPeakBytes => Unit::Bytes,
             Metric::KvBytesPerToken => Unit::BytesPerToken,
-            Metric::KvCapacityTokens => Unit::Tokens,
+            Metric::KvCapacityTokens | Metric::PrefixCachedTokens => Unit::Tokens,
+            Metric::PrefixEvictedBlocks => Unit::Count,
             Metric::PeakRunning => Unit::Seqs,
             Metric::UsdPerHour => Unit::UsdPerHour,
             Metric::UsdPerMillionOutputTokens | Metric::UsdPerMillionGoodTokens => Unit::Usd,
@@ -480,6 +495,7 @@ impl Metric {
             Metric::UsdPerHour => "cost_hour",
             Metric::UsdPerMillionOutputTokens => "cost_output",
             Metric::UsdPerMillionGoodTokens => "cost_good",
+            Metric::PrefixHitRate | Metric::PrefixCachedTokens | Metric::PrefixEvictedBlocks => "prefix_cache",
         }
     }
 
@@ -498,7 +514,8 @@ impl Metric {
             | Metric::ThroughputRequests
             | Metric::GoodputRequests
             | Metric::GoodputTokens
-            | Metric::SloAttainment => Some(Max),
+            | Metric::SloAttainment
+            | Metric::PrefixHitRate => Some(Max),
             Metric::ErrorRate
             | Metric::KvWasteMean
             | Metric::UsdPerHour
@@ -522,6 +539,9 @@ impl Metric {
                 | Metric::GoodputTokens
                 | Metric::SloAttainment
                 | Metric::ErrorRate
+                | Metric::PrefixHitRate
+                | Metric::PrefixCachedTokens
+                | Metric::PrefixEvictedBlocks
         )
     }
 
@@ -539,6 +559,9 @@ impl Metric {
             Metric::GoodputTokens => c.goodput.output_tokens_per_s,
             Metric::SloAttainment => c.goodput.slo_attainment,
             Metric::ErrorRate => c.requests.errors() as f64 / c.requests.arrived.max(1) as f64,
+            Metric::PrefixHitRate => c.prefix_cache.map_or(0.0, |p| p.hit_rate),
+            Metric::PrefixCachedTokens => c.prefix_cache.map_or(0.0, |p| p.cached_tokens as f64),
+            Metric::PrefixEvictedBlocks => c.prefix_cache.map_or(0.0, |p| p.evicted_blocks as f64),
             _ => return None,
         })
     }

@@ -63,10 +63,8 @@ impl Trace {
             }
             let group = match ig {
                 Some(ig) => Some(get(ig)?.parse::<u32>().map_err(|_| {
-                    bad(Problem::Text(format!(
-                        "line {line}: prefix_group must be a whole number 0..={}",
-                        crate::scenario::PrefixConfig::MAX_GROUPS - 1
-                    )))
+                    let max = crate::scenario::PrefixConfig::MAX_GROUPS as u64 - 1;
+                    bad(Problem::TracePrefixGroup { line, max, got: None })
                 })?),
                 None => None,
             };

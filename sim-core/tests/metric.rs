@@ -21,7 +21,12 @@ fn every_metric_reads_the_field_it_names() {
         let name = m.name();
         assert_eq!(Metric::parse(&name), Some(m), "{name}");
         names.push(name.clone());
-        let derived = matches!(m, Metric::ErrorRate | Metric::KvFreeAtPeak);
+        // the prefix cache's figures are in the summary only where something can be cached
+        let absent = name.starts_with("prefix_cache.") && json.get("prefix_cache").is_none();
+        if absent {
+            assert_eq!(m.of(&s), 0.0, "{name}: nothing cached");
+        }
+        let derived = matches!(m, Metric::ErrorRate | Metric::KvFreeAtPeak) || absent;
         if !derived {
             assert_eq!(field(&json, &name), Some(m.of(&s)), "{name}");
         }
@@ -36,6 +41,19 @@ fn every_metric_reads_the_field_it_names() {
     names.sort();
     names.dedup();
     assert_eq!(names.len(), n, "names are unique");
+}
+
+#[test]
+fn prefix_cache_metrics_read_the_summary_where_prefixes_are_cached() {
+    let sc = sim_core::presets::find("prefix-caching").unwrap().scenario();
+    let s = sim_core::Simulation::new(&sc).unwrap().run_to_end();
+    let json = serde_json::to_value(&s).unwrap();
+    for m in [Metric::PrefixHitRate, Metric::PrefixCachedTokens, Metric::PrefixEvictedBlocks] {
+        assert_eq!(Some(m.of(&s)), field(&json, &m.name()), "{m}");
+        let path = format!("classes.chat.{}", m.name());
+        assert_eq!(MetricRef::parse(&path).unwrap().read(&s), field(&json, &path), "{path}");
+    }
+    assert!(Metric::PrefixHitRate.of(&s) > 0.5);
 }
 
 #[test]

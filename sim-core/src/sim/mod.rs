@@ -89,16 +89,15 @@ fn check_trace_groups(trace: &Trace, c: &crate::scenario::ClassConfig, field: &s
     let Some(bad) = trace.rows.iter().find(|r| r.group.is_some_and(|g| c.prefix.is_none_or(|p| g >= p.groups))) else {
         return Ok(());
     };
-    let msg = match c.prefix {
-        Some(p) => {
-            format!("line {}: prefix_group must be 0..={}, got {}", bad.line, p.groups - 1, bad.group.unwrap_or(0))
-        }
-        None => format!(
-            "line {}: has a prefix_group column, which needs the class's prefix (its shared_tokens and groups)",
-            bad.line
-        ),
+    let problem = match c.prefix {
+        Some(p) => crate::message::Problem::TracePrefixGroup {
+            line: bad.line,
+            max: p.groups as u64 - 1,
+            got: bad.group.map(u64::from),
+        },
+        None => crate::message::Problem::TracePrefixUnset { line: bad.line },
     };
-    Err(ScenarioError::one(field, crate::message::Problem::Text(msg)))
+    Err(ScenarioError::one(field, problem))
 }
 
 /// A running simulation. Build it from a scenario, advance it, read snapshots or a summary.
