@@ -112,7 +112,7 @@ fn every_preset_runs_under_every_profile() {
                 c.num_requests = c.num_requests.map(|n| n.min(60));
             }
             s.validate().unwrap_or_else(|err| panic!("{} as {e:?}: {err}", p.id));
-            let Ok(mut sim) = Simulation::new(&s) else { continue };
+            let mut sim = Simulation::new(&s).unwrap_or_else(|err| panic!("{} as {e:?}: {err}", p.id));
             let sum = sim.run_to_end();
             let r = sum.all.requests;
             assert_eq!(r.arrived, r.ended(), "{} as {e:?}", p.id);
