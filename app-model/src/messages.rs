@@ -244,6 +244,8 @@ pub fn problem_message(p: &Problem, label: Arg, unit: &'static str) -> Msg {
             of("msg.no_class").num("class", *class as f64 + 1.0).num("classes", *classes as f64)
         }
         Problem::DoesNotApply => of("msg.does_not_apply"),
+        Problem::SpeculativeStatic => of("msg.speculative_static"),
+        Problem::SpeculativeWindow { model } => of("msg.speculative_window").text("model", model),
         Problem::CannotSwitchOff => of("msg.cannot_switch_off"),
         Problem::WrongKind | Problem::ExerciseValue => of("msg.wrong_kind"),
         Problem::UnknownSetting | Problem::NotASetting => of("msg.unknown_setting"),

@@ -113,6 +113,8 @@ fn every_problem() -> Vec<Problem> {
         Problem::SweepEnds { from: 0.0, to: 1.0 },
         Problem::NoClass { class: 3, classes: 1 },
         Problem::DoesNotApply,
+        Problem::SpeculativeStatic,
+        Problem::SpeculativeWindow { model: "mistral-7b".into() },
         Problem::CannotSwitchOff,
         Problem::WrongKind,
         Problem::UnknownSetting,

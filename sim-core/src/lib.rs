@@ -29,6 +29,7 @@ pub mod scenario;
 pub mod settings;
 pub mod share;
 pub mod sim;
+pub mod speculative;
 pub mod sweep;
 pub mod trust;
 pub mod workload;

@@ -19,6 +19,10 @@ pub enum Problem {
     Range { min: f64, max: f64, got: f64 },
     /// Not one of the allowed values (`must be 1, 2, 4 or 8, got 3`).
     OneOf { choices: Vec<f64>, got: f64 },
+    /// Speculative decoding with static batching (it runs in continuous batching's decode steps).
+    SpeculativeStatic,
+    /// Speculative decoding for a model with sliding-window layers (not modelled).
+    SpeculativeWindow { model: String },
     /// NaN or infinite.
     NotFinite { got: f64 },
     /// A fraction or a negative number for a whole-number setting.
@@ -157,6 +161,8 @@ impl Problem {
         match self {
             Problem::Range { .. } => "range",
             Problem::OneOf { .. } => "one_of",
+            Problem::SpeculativeStatic => "speculative_static",
+            Problem::SpeculativeWindow { .. } => "speculative_window",
             Problem::NotFinite { .. } => "not_finite",
             Problem::NotWhole { .. } => "not_whole",
             Problem::NotListed { .. } => "not_listed",
@@ -230,6 +236,13 @@ impl fmt::Display for Problem {
                     _ => write!(f, "must be {}, got {}", names.join(""), fmt_num(*got)),
                 }
             }
+            Problem::SpeculativeStatic => {
+                write!(f, "needs continuous batching (scheduler.batching is \"static\"); remove speculative or batch continuously")
+            }
+            Problem::SpeculativeWindow { model } => write!(
+                f,
+                "is not modelled for {model}, whose sliding-window layers the lab decodes one token per step; remove speculative"
+            ),
             Problem::NotFinite { got } => write!(f, "must be a finite number, got {got}"),
             Problem::NotWhole { got } => write!(f, "must be a whole number, got {}", fmt_num(*got)),
             Problem::NotListed { options, got } => write!(f, "must be one of {}, got \"{got}\"", options.join(", ")),

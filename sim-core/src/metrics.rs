@@ -339,6 +339,9 @@ pub struct Summary {
     pub memory: Memory,
     pub cost: Cost,
     pub classes: BTreeMap<String, ClassSummary>,
+    /// Speculative decoding's accepted tokens (only when `speculative` is on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speculative: Option<crate::speculative::SpeculativeSummary>,
 }
 
 /// Outcome of one request, as written by `llmsim run --requests`.

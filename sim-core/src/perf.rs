@@ -64,6 +64,13 @@ pub struct BatchWork {
     pub decode_window_ctx_tokens: u64,
     /// Prefill chunks (each reads and writes its sequence's fixed state once).
     pub prefill_chunks: u64,
+    /// Speculative decoding: query positions the decoding sequences verify beyond their first
+    /// (`k` each). They go through the weights and write KV like any token, read no KV of their
+    /// own (each sequence's context is read once for all its positions).
+    pub decode_draft_tokens: u64,
+    /// Σ over the draft positions of the positions each attends to (`decode_ctx_tokens` counts
+    /// the first position's).
+    pub decode_draft_pairs: f64,
 }
 
 impl BatchWork {
@@ -93,7 +100,7 @@ impl BatchWork {
         }
     }
     pub fn tokens(&self) -> u64 {
-        self.prefill_tokens + self.decode_seqs
+        self.prefill_tokens + self.decode_seqs + self.decode_draft_tokens
     }
     pub fn is_empty(&self) -> bool {
         self.tokens() == 0
@@ -242,7 +249,7 @@ impl StepModel {
             linear += self.smooth_max(c, m) * touched;
         }
         // Attention: QK^T and AV, 2 FLOPs per multiply-add each.
-        let attn_pairs = w.prefill_attn_pairs + w.decode_ctx_tokens as f64;
+        let attn_pairs = w.prefill_attn_pairs + w.decode_ctx_tokens as f64 + w.decode_draft_pairs;
         let kv = &self.kv;
         let full_read = (w.prefill_kv_read_tokens + w.decode_ctx_tokens) as f64;
         let mut attn_flops = 4.0 * self.attn_width_layers * attn_pairs;

@@ -7,6 +7,7 @@
 use crate::catalog::{self, Dtype, GpuSpec, ModelSpec};
 use crate::message::Problem;
 pub use crate::profile::Engine;
+pub use crate::speculative::SpeculativeConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -49,6 +50,9 @@ pub struct Scenario {
     #[serde(skip_serializing_if = "EngineConfig::is_default")]
     pub engine: EngineConfig,
     pub classes: Vec<ClassConfig>,
+    /// Speculative decoding (`crate::speculative`); absent: off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speculative: Option<SpeculativeConfig>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -249,6 +253,8 @@ struct ScenarioFile {
     #[serde(default)]
     engine: EngineConfig,
     classes: Vec<ClassConfig>,
+    #[serde(default)]
+    speculative: Option<SpeculativeConfig>,
 }
 
 impl From<ScenarioFile> for Scenario {
@@ -279,6 +285,7 @@ impl From<ScenarioFile> for Scenario {
             scheduler: f.scheduler.resolve(defaults),
             engine: f.engine,
             classes: f.classes,
+            speculative: f.speculative,
         }
     }
 }
@@ -717,6 +724,7 @@ impl Scenario {
         if share_sum > 1.0 + 1e-9 {
             v.err("classes", Problem::SharesOverOne { sum: share_sum });
         }
+        crate::speculative::check(self, &mut v.errors);
         if v.errors.is_empty() {
             Ok(())
         } else {

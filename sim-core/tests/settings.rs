@@ -29,6 +29,13 @@ fn scenarios() -> Vec<Scenario> {
     s.gpu_usd_per_hour = Some(3.0);
     s.classes[0].reserved_share = Some(0.5);
     out.push(s);
+    let mut s = base.clone();
+    s.speculative = Some(sim_core::speculative::SpeculativeConfig {
+        draft_tokens: 4,
+        acceptance_rate: 0.7,
+        draft_model: Some("llama-3.1-8b".into()),
+    });
+    out.push(s);
     out
 }
 

@@ -46,6 +46,15 @@ const fn engine(id: &'static str, path: &'static str, unit: Unit, min: f64, max:
     s
 }
 
+/// A setting of speculative decoding: in files only, for now (the editor shows none of them).
+const fn spec(mut s: Setting) -> Setting {
+    s.file_only = true;
+    s
+}
+
+const MAX_DRAFT: f64 = crate::speculative::MAX_DRAFT_TOKENS as f64;
+const MAX_ACCEPTANCE: f64 = crate::speculative::MAX_ACCEPTANCE;
+
 impl Setting {
     const fn integer(mut self) -> Self {
         if let Kind::Number(n) = &mut self.kind {
@@ -154,6 +163,17 @@ pub const SETTINGS: &[Setting] = &[
     engine("pcie_allreduce_latency_us", "engine.pcie_allreduce_latency_us", Unit::None, 0.0, 10_000.0),
     engine("fp8_efficiency", "engine.fp8_efficiency", Unit::Share, 0.1, 1.0),
     engine("roofline_sharpness", "engine.roofline_sharpness", Unit::None, 1.0, 64.0),
+    spec(int("draft_tokens", "speculative.draft_tokens", Unit::Tokens, 1.0, MAX_DRAFT, (1.0, MAX_DRAFT))),
+    spec(num(
+        "acceptance_rate",
+        "speculative.acceptance_rate",
+        Unit::Share,
+        0.0,
+        MAX_ACCEPTANCE,
+        (0.0, MAX_ACCEPTANCE),
+    ))
+    .step(0.01),
+    spec(select("draft_model", "speculative.draft_model", model_ids).unset()),
     Setting { kind: Kind::Text, ..select("class_name", "classes[{i}].name", Vec::new) },
     select("arrival_kind", "classes[{i}].arrival.kind", || names(&Arrival::KINDS)).custom(arrival_get, arrival_set),
     num("rate_per_s", "classes[{i}].arrival.rate_per_s", Unit::RequestsPerS, 1e-6, 1e6, (0.1, 200.0)).log().sweep(),
@@ -404,6 +424,9 @@ pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<
         "pcie_allreduce_latency_us" => put(&mut s.engine.pcie_allreduce_latency_us, json),
         "fp8_efficiency" => put(&mut s.engine.fp8_efficiency, json),
         "roofline_sharpness" => put(&mut s.engine.roofline_sharpness, json),
+        "draft_tokens" => put(&mut s.speculative.as_mut()?.draft_tokens, json),
+        "acceptance_rate" => put(&mut s.speculative.as_mut()?.acceptance_rate, json),
+        "draft_model" => put(&mut s.speculative.as_mut()?.draft_model, json),
         "class_name" => put(&mut class(s, i)?.name, json),
         "num_requests" => put(&mut class(s, i)?.num_requests, json),
         "slo_ttft_ms" => put(&mut class(s, i)?.slo.ttft_ms, json),

@@ -1,6 +1,7 @@
 //! The decode group: sequences that are decoding advance in lockstep, one token per iteration,
-//! so the group keeps aggregate state — a global decode-step counter `k` and, per member, the
-//! step it joined at. Context sums, KV block growth (by block phase), inter-token gaps and
+//! so the group keeps aggregate state — a global token counter `k` (tokens each member gained
+//! per step, summed: the decode steps, or with speculative decoding the tokens the steps
+//! emitted, `step_tokens` each) and, per member, the count it joined at. Context sums, KV block growth (by block phase), inter-token gaps and
 //! finishes are then updated in O(1) per iteration plus O(log n) per member event, whatever the
 //! batch size.
 //!
@@ -8,6 +9,12 @@
 //! `block` tokens for ever, a sliding-window group only until the sequence holds `window`
 //! tokens (members still inside the window are counted apart, and leave that count at a step
 //! known when they join). Linear-attention state is fixed and never grows here.
+//!
+//! With speculative decoding a step emits `step_tokens` tokens per member (one draw for the
+//! batch, `crate::speculative`): a member's KV grows by all of them, and it finishes at the step
+//! whose tokens reach its output (it delivers only the tokens it still needed; its KV counts the
+//! whole step until it leaves, at the step's end). Sliding-window models decode one token per
+//! step (validation refuses speculation for them).
 
 use super::events::Micros;
 use super::requests::{Handle, Phase, Req};
@@ -32,8 +39,11 @@ impl Growth {
 }
 
 pub(crate) struct DecodeGroup {
-    /// Decode iterations completed.
+    /// Tokens per member the completed decode steps emitted (one per step without
+    /// speculation).
     pub k: u64,
+    /// Tokens each member gains in the next decode step (1 without speculation).
+    pub step_tokens: u64,
     pub n: u64,
     pub n_class: Vec<u64>,
     /// Σ KV tokens of members after the last completed step.
@@ -64,6 +74,7 @@ impl DecodeGroup {
     pub fn new(classes: usize, block: u64, growth: Growth) -> DecodeGroup {
         DecodeGroup {
             k: 0,
+            step_tokens: 1,
             n: 0,
             n_class: vec![0; classes],
             ctx_sum: 0,
@@ -90,9 +101,10 @@ impl DecodeGroup {
         r.input as u64 + r.dec_gen0 as u64 - 1 + (self.k - r.dec_k0)
     }
 
-    /// Tokens a member has generated.
+    /// Tokens a member has generated (a member finishing inside a speculative step delivers
+    /// only the tokens it needed).
     pub fn generated(&self, r: &Req) -> u32 {
-        r.dec_gen0 + (self.k - r.dec_k0) as u32
+        (r.dec_gen0 as u64 + (self.k - r.dec_k0)).min(r.output as u64) as u32
     }
 
     fn block_phase(&self, r: &Req) -> usize {
@@ -105,6 +117,12 @@ impl DecodeGroup {
     /// New KV units a class's members need for the next decode step.
     pub fn growth_of(&self, class: usize) -> u64 {
         let b = self.block;
+        if self.step_tokens > 1 {
+            // one crossing per token of the step whose position starts a block
+            let crossings: u64 =
+                (0..self.step_tokens).map(|j| self.phase_count[class][((b - (self.k + j) % b) % b) as usize]).sum();
+            return crossings * self.growth.full;
+        }
         let phase = ((b - self.k % b) % b) as usize;
         let full = self.phase_count[class][phase] * self.growth.full;
         if self.growth.window > 0 {
@@ -117,6 +135,11 @@ impl DecodeGroup {
     /// New KV units this member needs in the next decode step (it crosses into a new block).
     pub fn grows_next(&self, r: &Req) -> u64 {
         let b = self.block;
+        if self.step_tokens > 1 {
+            let ph = self.block_phase(r);
+            let crossings = (0..self.step_tokens).filter(|j| ph == ((b - (self.k + j) % b) % b) as usize).count();
+            return crossings as u64 * self.growth.full;
+        }
         if self.block_phase(r) != ((b - self.k % b) % b) as usize {
             return 0;
         }
@@ -179,14 +202,16 @@ impl DecodeGroup {
         r.join_id = u64::MAX;
     }
 
-    /// A decode step ended: every member has one more token. `members` gives a slot's request
-    /// when its join id is current (members reaching the window leave the window count).
+    /// A decode step ended: every member has `step_tokens` more tokens. `members` gives a
+    /// slot's request when its join id is current (members reaching the window leave the window
+    /// count).
     pub fn step_done(&mut self, members: impl Fn(u32, u64) -> Option<u16>) {
-        self.k += 1;
-        self.ctx_sum += self.n;
+        self.k += self.step_tokens;
+        self.ctx_sum += self.n * self.step_tokens;
         if self.growth.window == 0 {
             return;
         }
+        debug_assert_eq!(self.step_tokens, 1, "sliding windows decode one token per step");
         self.window_ctx_sum += self.n_in_window;
         while let Some(&Reverse((k, slot, join))) = self.window_ends.peek() {
             if k > self.k {

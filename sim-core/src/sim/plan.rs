@@ -219,6 +219,9 @@ impl Planner<'_> {
                 work.decode_ctx_tokens = self.ctx_sum + n;
                 work.decode_window_ctx_tokens = self.window_ctx_sum + self.in_window;
                 work.logit_tokens += n;
+                if let Some(sp) = &self.r.spec {
+                    sp.add_verification(work);
+                }
                 self.plan.decode_seqs = n;
                 budget = budget.saturating_sub(n);
                 if !chunked {

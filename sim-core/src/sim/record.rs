@@ -282,6 +282,7 @@ impl Recorder {
                 usd_per_million_good_tokens: per_m(self.total.good_output_tokens),
             },
             classes,
+            speculative: None,
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::memory::HbmPlan;
 use crate::metrics::Outcome;
 use crate::perf::{BatchWork, StepModel};
 use crate::scenario::{Batching, Scenario, SchedulerConfig};
+use crate::speculative::Speculation;
 use std::collections::BTreeMap;
 
 /// The iteration running on the GPU.
@@ -63,6 +64,8 @@ pub(crate) struct Replica {
     /// Buffers the scheduler reuses every iteration, and who sees its plans.
     pub(super) planning: Option<Box<PlanScratch>>,
     pub(super) plan_observer: Option<PlanObserver>,
+    /// Speculative decoding (`speculative`): each step's accepted tokens, the draft's cost.
+    pub(super) spec: Option<Speculation>,
     out: Vec<Effect>,
 }
 
@@ -70,6 +73,11 @@ impl Replica {
     pub fn new(scenario: &Scenario, plan: HbmPlan, step_model: StepModel, opts: &SimOptions) -> Replica {
         let nclass = scenario.classes.len();
         let pool = KvPool::new(PoolConfig::from_scenario(scenario, &plan));
+        let spec = Speculation::of(scenario);
+        let mut group = DecodeGroup::new(nclass, pool.unit_tokens(), pool.growth());
+        if let Some(sp) = &spec {
+            group.step_tokens = sp.next as u64;
+        }
         let cache = scenario.caches_prefixes().then(|| {
             let prefixes: Vec<_> =
                 scenario.classes.iter().map(|c| c.prefix.map(|p| (p.shared_tokens, p.groups))).collect();
@@ -88,7 +96,7 @@ impl Replica {
             running: vec![BTreeMap::new(); nclass],
             prefilling: Vec::new(),
             admit_counter: 0,
-            group: DecodeGroup::new(nclass, pool.unit_tokens(), pool.growth()),
+            group,
             pool,
             static_batch: None,
             window_at: None,
@@ -99,6 +107,7 @@ impl Replica {
             rec: Recorder::new(scenario, opts),
             planning: None,
             plan_observer: None,
+            spec,
             out: Vec::new(),
         }
     }
@@ -303,7 +312,10 @@ impl Replica {
     }
 
     pub(super) fn begin_step(&mut self, work: BatchWork, prefills: Vec<(Handle, u32)>, decode: bool, growth: u64) {
-        let time = self.step_model.step_time(&work);
+        let mut time = self.step_model.step_time(&work);
+        if let Some(sp) = &self.spec {
+            time.total += sp.draft_seconds(&work);
+        }
         let dur = time.micros();
         let bound = time.linear_compute + time.attn_compute;
         let memb = time.linear_memory + time.attn_memory;
@@ -358,6 +370,9 @@ impl Replica {
             let r = reqs.at(slot);
             (r.live && r.join_id == join).then_some(r.class)
         });
+        if let Some(sp) = &mut self.spec {
+            self.group.step_tokens = sp.step_done() as u64;
+        }
         // members that took part in the previous decode step all share one gap; fresh members
         // measure from their first token
         let gap = now - self.group.last_decode_end;
@@ -458,7 +473,10 @@ impl Replica {
     pub fn summary(&self, now: Micros) -> crate::metrics::Summary {
         let live = self.live_for_summary();
         let prefix = self.cache.as_ref().map(|c| &c.stats[..]);
-        self.rec.summary(now, live, &self.plan, self.pool.peak() * self.pool.unit_tokens(), self.usd_per_hour, prefix)
+        let kv_peak = self.pool.peak() * self.pool.unit_tokens();
+        let mut s = self.rec.summary(now, live, &self.plan, kv_peak, self.usd_per_hour, prefix);
+        s.speculative = self.spec.as_ref().map(Speculation::summary);
+        s
     }
 
     /// Each request not ended yet: its class, arrival and first token (for the censored views).

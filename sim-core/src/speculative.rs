@@ -1,0 +1,203 @@
+//! Speculative decoding (`speculative` in a scenario): each decode step drafts `k` tokens per
+//! sequence, verifies them and the next position (`k + 1` query tokens per sequence) in one
+//! forward pass of the target model, and emits the accepted draft tokens plus one token of its
+//! own. With acceptance rate `a` per draft token (each accepted only if those before it were),
+//! the accepted count `j` of `k` is a truncated geometric, `P(j) = a^j (1 − a)` for `j < k` and
+//! `a^k` for `j = k`, and a step emits `j + 1` tokens: `(1 − a^(k+1)) / (1 − a)` on average
+//! (Leviathan et al. 2023, eq. 1).
+//!
+//! The lab draws one count per step for the whole decode batch (the decode group moves in
+//! lockstep, in O(1) per iteration): each sequence's mean tokens per step is right, the spread
+//! across the sequences of one step is not (they all accept the same number). The draw for a
+//! step is made when the step before it ends, from a stream of its own (seeded by the scenario's
+//! seed), so a plan knows how much KV the step will write. `docs/model.md` gives the cost model.
+
+use crate::catalog::{self, GpuSpec};
+use crate::message::Problem;
+use crate::perf::{BatchWork, StepModel};
+use crate::scenario::{Batching, FieldError, Scenario};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+/// Most draft tokens a step may propose per sequence.
+pub const MAX_DRAFT_TOKENS: u32 = 16;
+/// Highest acceptance rate (1 would accept every draft token: no draft is that good).
+pub const MAX_ACCEPTANCE: f64 = 0.99;
+
+/// The `speculative` field of a scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpeculativeConfig {
+    /// Draft tokens proposed per sequence per step (`k`, 1..=16).
+    pub draft_tokens: u32,
+    /// Probability that a draft token is accepted, given those before it were (`a`, 0..=0.99).
+    pub acceptance_rate: f64,
+    /// A catalogue model drafting on the same GPUs; `null`: a draft head of negligible cost
+    /// (EAGLE, Medusa and MTP heads are a layer or two beside the target's hundred).
+    #[serde(default)]
+    pub draft_model: Option<String>,
+}
+
+impl SpeculativeConfig {
+    /// Tokens a step emits per sequence on average: `(1 − a^(k+1)) / (1 − a)`.
+    pub fn expected_tokens_per_step(&self) -> f64 {
+        expected_tokens(self.draft_tokens, self.acceptance_rate)
+    }
+}
+
+/// `(1 − a^(k+1)) / (1 − a)`: the mean of `j + 1`, `j` the accepted tokens of `k` (`k + 1` when
+/// every draft is accepted).
+pub fn expected_tokens(k: u32, a: f64) -> f64 {
+    if a >= 1.0 {
+        return k as f64 + 1.0;
+    }
+    // a^(k+1) by multiplication: the same bits natively and in wasm
+    let pow = (0..=k).fold(1.0, |p, _| p * a);
+    (1.0 - pow) / (1.0 - a)
+}
+
+/// The summary's `speculative` part (present only when speculation is on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct SpeculativeSummary {
+    /// Tokens emitted per decode step per sequence, averaged over the run's decode steps (the
+    /// accepted draft tokens plus the verifying pass's own; vLLM's "mean acceptance length").
+    /// A sequence that needs fewer to finish emits only those; this counts the step's draw.
+    pub mean_accepted_tokens_per_step: f64,
+    /// Draft tokens proposed per sequence per step (`k`).
+    pub draft_tokens: u32,
+}
+
+/// Checks `s.speculative`: the draft model is a catalogue id, batching is continuous, the
+/// target has no sliding-window layers. (Ranges of `draft_tokens` and `acceptance_rate` are the
+/// settings rows'.)
+pub(crate) fn check(s: &Scenario, errors: &mut Vec<FieldError>) {
+    let Some(sp) = &s.speculative else { return };
+    if let Some(id) = &sp.draft_model {
+        if catalog::find_model(id).is_none() {
+            let options = catalog::models().into_iter().map(|m| m.id).collect();
+            errors
+                .push(FieldError::new("speculative.draft_model", Problem::NotListed { options, got: id.to_string() }));
+        }
+    }
+    if s.scheduler.batching == Batching::Static {
+        errors.push(FieldError::new("speculative", Problem::SpeculativeStatic));
+    }
+    if let Ok(m) = s.model_spec() {
+        if m.sliding_window_layers > 0 {
+            errors.push(FieldError::new("speculative", Problem::SpeculativeWindow { model: m.id.clone() }));
+        }
+    }
+}
+
+/// A replica's speculation: the draw of each step's accepted tokens, the draft model's cost,
+/// the counts for the summary.
+pub(crate) struct Speculation {
+    k: u32,
+    a: f64,
+    /// The draft model on the target's GPUs (`None`: a head of negligible cost).
+    draft: Option<StepModel>,
+    rng: Xoshiro256PlusPlus,
+    /// Tokens the next decode step emits per sequence (drawn when the step before it ended).
+    pub next: u32,
+    steps: u64,
+    emitted: u64,
+}
+
+impl Speculation {
+    /// The scenario's speculation (its draft model's step model on the scenario's GPUs), if it
+    /// has any.
+    pub fn of(s: &Scenario) -> Option<Speculation> {
+        let sp = s.speculative.as_ref()?;
+        let gpu: Option<GpuSpec> = s.gpu_spec().ok();
+        let draft = sp.draft_model.as_deref().and_then(catalog::find_model).zip(gpu).map(|(m, gpu)| {
+            let kv = crate::memory::kv_traffic(&m, s.kv_dtype().bytes());
+            StepModel::new(&m, &gpu, s.num_gpus, s.dtype, kv, &s.engine)
+        });
+        // a stream of its own: the workload's streams (and so every run without speculation)
+        // are untouched
+        let mut z = s.seed ^ 0x5EC5_1A7E_D0DE_C0DE;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let mut spec = Speculation {
+            k: sp.draft_tokens,
+            a: sp.acceptance_rate,
+            draft,
+            rng: Xoshiro256PlusPlus::seed_from_u64(z ^ (z >> 31)),
+            next: 1,
+            steps: 0,
+            emitted: 0,
+        };
+        spec.next = spec.draw();
+        Some(spec)
+    }
+
+    /// Tokens one step emits: `j + 1`, `j` accepted of `k` with `P(j ≥ i) = a^i`.
+    fn draw(&mut self) -> u32 {
+        let u: f64 = self.rng.random();
+        let (mut j, mut p) = (0, self.a);
+        while j < self.k && u < p {
+            j += 1;
+            p *= self.a;
+        }
+        j + 1
+    }
+
+    /// A decode step ended having emitted `next` tokens per sequence: count it and draw the
+    /// next step's.
+    pub fn step_done(&mut self) -> u32 {
+        self.steps += 1;
+        self.emitted += self.next as u64;
+        self.next = self.draw();
+        self.next
+    }
+
+    /// The verifying pass: every decoding sequence of `work` computes `k` more query positions
+    /// (its draft tokens) after its first, each attending to one position more than the one
+    /// before, with logits for all of them. Weights and each sequence's KV are read once.
+    pub fn add_verification(&self, work: &mut BatchWork) {
+        let (n, k) = (work.decode_seqs, self.k as u64);
+        work.decode_draft_tokens = n * k;
+        // query i (0-based, after the first) of a sequence with c positions attends to c + i + 1
+        work.decode_draft_pairs = k as f64 * work.decode_ctx_tokens as f64 + (n * k * (k + 1) / 2) as f64;
+        work.logit_tokens += n * k;
+    }
+
+    /// Seconds the draft model's `k` forward passes take for the decode batch of `work` (0 with
+    /// a draft head). Pass `i` runs one token per sequence against the context plus the `i`
+    /// draft tokens before it; the first pass also runs the iteration's prompt chunks (the draft
+    /// keeps its own KV of every prompt). The passes run inside the target's iteration, replayed
+    /// from captured graphs: they pay compute and memory, not the iteration overhead.
+    pub fn draft_seconds(&self, work: &BatchWork) -> f64 {
+        let Some(draft) = &self.draft else { return 0.0 };
+        let n = work.decode_seqs;
+        if n == 0 {
+            return 0.0;
+        }
+        let mut total = 0.0;
+        for i in 0..self.k as u64 {
+            let mut w = if i == 0 {
+                BatchWork {
+                    prefill_tokens: work.prefill_tokens,
+                    prefill_attn_pairs: work.prefill_attn_pairs,
+                    prefill_kv_read_tokens: work.prefill_kv_read_tokens,
+                    prefill_chunks: work.prefill_chunks,
+                    ..BatchWork::default()
+                }
+            } else {
+                BatchWork::default()
+            };
+            w.decode_seqs = n;
+            w.decode_ctx_tokens = work.decode_ctx_tokens + n * i;
+            w.logit_tokens += n;
+            let t = draft.step_time(&w);
+            total += t.total - t.overhead;
+        }
+        total
+    }
+
+    pub fn summary(&self) -> SpeculativeSummary {
+        let mean = if self.steps == 0 { 0.0 } else { self.emitted as f64 / self.steps as f64 };
+        SpeculativeSummary { mean_accepted_tokens_per_step: mean, draft_tokens: self.k }
+    }
+}
