@@ -97,6 +97,17 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
         m.kv_waste_mean * 100.0
     );
     let _ = writeln!(out, "OOM restarts {}", s.all.requests.oom_restarts);
+    if let (Some(sp), Some(cfg)) = (&s.speculative, &scenario.speculative) {
+        let _ = writeln!(
+            out,
+            "speculative decoding: {} draft tokens from {}, acceptance {:.2}; {:.2} tokens per step (formula {:.2})",
+            sp.draft_tokens,
+            cfg.draft_model.as_deref().unwrap_or("a draft head"),
+            cfg.acceptance_rate,
+            sp.mean_accepted_tokens_per_step,
+            cfg.expected_tokens_per_step()
+        );
+    }
     let _ = writeln!(
         out,
         "cost ${:.2}/hour: ${:.3} per 1M output tokens, ${:.3} per 1M good tokens",

@@ -480,3 +480,32 @@ fn prefix_caching_figures_are_printed_and_bad_values_named() {
     // prefix caching with contiguous KV is no error: it has no effect there
     assert!(!err.contains("scheduler.prefix_caching"), "{err}");
 }
+
+#[test]
+fn speculative_figures_are_printed_and_bad_values_named() {
+    let (code, json, _) = llmsim(&["show", "speculative"]);
+    assert_eq!(code, 0);
+    assert!(json.contains(r#""draft_tokens": 4"#) && json.contains(r#""acceptance_rate": 0.8"#), "{json}");
+    let (code, out, err) = llmsim(&["run", "--preset", "speculative"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let sp = &v["speculative"];
+    assert_eq!(sp["draft_tokens"], 4);
+    assert!(sp["mean_accepted_tokens_per_step"].as_f64().unwrap() > 3.0, "{sp}");
+    let (_, table, _) = llmsim(&["run", "--preset", "speculative", "--format", "table"]);
+    assert!(table.contains("speculative decoding: 4 draft tokens from a draft head"), "{table}");
+    let (_, plain, _) = llmsim(&["run", "--preset", "chat-latency-first", "--format", "table"]);
+    assert!(!plain.contains("speculative"));
+
+    let path = tmp("bad-speculative.json");
+    let bad = json
+        .replace(r#""acceptance_rate": 0.8"#, r#""acceptance_rate": 1.5"#)
+        .replace(r#""draft_model": null"#, r#""draft_model": "tiny""#)
+        .replace(r#""batching": "continuous""#, r#""batching": "static""#);
+    std::fs::write(&path, bad).unwrap();
+    let (code, _, err) = llmsim(&["run", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("speculative.acceptance_rate must be 0..=0.99, got 1.5"), "{err}");
+    assert!(err.contains("speculative.draft_model must be one of") && err.contains("\"tiny\""), "{err}");
+    assert!(err.contains("speculative needs continuous batching"), "{err}");
+}

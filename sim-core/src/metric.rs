@@ -360,10 +360,15 @@ pub enum Metric {
     PrefixCachedTokens,
     /// Cached prefix blocks taken back for other allocations.
     PrefixEvictedBlocks,
+    /// Speculative decoding: tokens a decode step emitted per sequence, on average (0 with
+    /// speculation off).
+    SpeculativeTokensPerStep,
+    /// Speculative decoding: draft tokens proposed per sequence per step (0 with it off).
+    SpeculativeDraftTokens,
 }
 
 /// The metrics that are not `Latency` or `Requests`, with their names.
-const SCALARS: [(Metric, &str); 27] = [
+const SCALARS: [(Metric, &str); 29] = [
     (Metric::ThroughputTokens, "throughput.output_tokens_per_s"),
     (Metric::ThroughputTotalTokens, "throughput.total_tokens_per_s"),
     (Metric::ThroughputRequests, "throughput.requests_per_s"),
@@ -391,6 +396,8 @@ const SCALARS: [(Metric, &str); 27] = [
     (Metric::PrefixHitRate, "prefix_cache.hit_rate"),
     (Metric::PrefixCachedTokens, "prefix_cache.cached_tokens"),
     (Metric::PrefixEvictedBlocks, "prefix_cache.evicted_blocks"),
+    (Metric::SpeculativeTokensPerStep, "speculative.mean_accepted_tokens_per_step"),
+    (Metric::SpeculativeDraftTokens, "speculative.draft_tokens"),
 ];
 
 impl Metric {
@@ -461,7 +468,8 @@ impl Metric {
             | Metric::KvCapacityBytes
             | Metric::KvPeakBytes => Unit::Bytes,
             Metric::KvBytesPerToken => Unit::BytesPerToken,
-            Metric::KvCapacityTokens | Metric::PrefixCachedTokens => Unit::Tokens,
+            Metric::KvCapacityTokens | Metric::PrefixCachedTokens | Metric::SpeculativeDraftTokens => Unit::Tokens,
+            Metric::SpeculativeTokensPerStep => Unit::None,
             Metric::PrefixEvictedBlocks => Unit::Count,
             Metric::PeakRunning => Unit::Seqs,
             Metric::UsdPerHour => Unit::UsdPerHour,
@@ -496,6 +504,7 @@ impl Metric {
             Metric::UsdPerMillionOutputTokens => "cost_output",
             Metric::UsdPerMillionGoodTokens => "cost_good",
             Metric::PrefixHitRate | Metric::PrefixCachedTokens | Metric::PrefixEvictedBlocks => "prefix_cache",
+            Metric::SpeculativeTokensPerStep | Metric::SpeculativeDraftTokens => "speculative",
         }
     }
 
@@ -515,7 +524,8 @@ impl Metric {
             | Metric::GoodputRequests
             | Metric::GoodputTokens
             | Metric::SloAttainment
-            | Metric::PrefixHitRate => Some(Max),
+            | Metric::PrefixHitRate
+            | Metric::SpeculativeTokensPerStep => Some(Max),
             Metric::ErrorRate
             | Metric::KvWasteMean
             | Metric::UsdPerHour
@@ -596,6 +606,8 @@ impl Metric {
             Metric::UsdPerHour => s.cost.usd_per_hour,
             Metric::UsdPerMillionOutputTokens => s.cost.usd_per_million_output_tokens,
             Metric::UsdPerMillionGoodTokens => s.cost.usd_per_million_good_tokens,
+            Metric::SpeculativeTokensPerStep => s.speculative.map_or(0.0, |p| p.mean_accepted_tokens_per_step),
+            Metric::SpeculativeDraftTokens => s.speculative.map_or(0.0, |p| p.draft_tokens as f64),
             _ => unreachable!("per-class metrics are read above"),
         }
     }

@@ -35,6 +35,10 @@ pub const PRESETS: &[Preset] = &[
     preset!("sharegpt-replay", "replay of 300 real ShareGPT requests on Llama-3.1-8B"),
     preset!("prefix-caching", "chat whose prompts start with one of 4 shared system prompts, prefix caching on"),
     preset!("deepseek-v3-h200", "a 2026 model: DeepSeek-V3 (MLA, 256 small experts) on 8 × H200 in fp8"),
+    preset!(
+        "speculative",
+        "speculative decoding: 4 draft tokens from an EAGLE-style head, accepted at 0.8, four users"
+    ),
 ];
 
 /// The scenario the lab opens on.

@@ -22,9 +22,11 @@ fn every_metric_reads_the_field_it_names() {
         assert_eq!(Metric::parse(&name), Some(m), "{name}");
         names.push(name.clone());
         // the prefix cache's figures are in the summary only where something can be cached
-        let absent = name.starts_with("prefix_cache.") && json.get("prefix_cache").is_none();
+        let part = name.split('.').next().unwrap_or_default();
+        let optional = part == "prefix_cache" || part == "speculative";
+        let absent = optional && json.get(part).is_none();
         if absent {
-            assert_eq!(m.of(&s), 0.0, "{name}: nothing cached");
+            assert_eq!(m.of(&s), 0.0, "{name}: absent from this summary");
         }
         let derived = matches!(m, Metric::ErrorRate | Metric::KvFreeAtPeak) || absent;
         if !derived {
@@ -54,6 +56,18 @@ fn prefix_cache_metrics_read_the_summary_where_prefixes_are_cached() {
         assert_eq!(MetricRef::parse(&path).unwrap().read(&s), field(&json, &path), "{path}");
     }
     assert!(Metric::PrefixHitRate.of(&s) > 0.5);
+}
+
+#[test]
+fn speculative_metrics_read_the_summary_where_speculation_is_on() {
+    let sc = sim_core::presets::find("speculative").unwrap().scenario();
+    let s = sim_core::Simulation::new(&sc).unwrap().run_to_end();
+    let json = serde_json::to_value(&s).unwrap();
+    for m in [Metric::SpeculativeTokensPerStep, Metric::SpeculativeDraftTokens] {
+        assert_eq!(Some(m.of(&s)), field(&json, &m.name()), "{m}");
+        assert!(!m.per_class());
+    }
+    assert!(Metric::SpeculativeTokensPerStep.of(&s) > 1.0);
 }
 
 #[test]
