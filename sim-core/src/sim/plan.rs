@@ -223,7 +223,8 @@ impl Planner<'_> {
                     sp.add_verification(work);
                 }
                 self.plan.decode_seqs = n;
-                budget = budget.saturating_sub(n);
+                // the draft positions count against the token budget too (vLLM schedules them)
+                budget = budget.saturating_sub(n + work.decode_draft_tokens);
                 if !chunked {
                     // the decodes run because the head of the queue does not fit whole
                     let whole = sched.max_num_batched_tokens as u64;
