@@ -105,19 +105,20 @@ prop_compose! {
         k in 1u32..=16,
         a in 0.0f64..0.99,
         draft in any::<bool>(),
-        model in prop::sample::select(vec!["llama-3-8b", "qwen2.5-7b", "mixtral-8x7b"]),
-        gpu in prop::sample::select(vec!["h100-sxm", "a100-40gb", "l4", "l40s"]),
-        util in 0.5f64..0.95,
+        model in prop::sample::select(vec!["llama-3-8b", "qwen2.5-7b", "mixtral-8x7b", "llama-2-13b"]),
+        gpu in prop::sample::select(vec!["h100-sxm", "a100-40gb", "l40s", "rtx-4090"]),
+        util in 0.6f64..0.98,
         chunked in any::<bool>(),
         paged in any::<bool>(),
         overcommit in any::<bool>(),
-        max_num_seqs in 1u32..200,
+        max_num_seqs in 1u32..300,
         block in prop::sample::select(vec![1u32, 4, 16, 32]),
-        users in 1u32..64,
-        requests in 1u32..80,
+        users in 1u32..200,
+        requests in 1u32..150,
         input in 1u32..2500,
         output in 1u32..1500,
         lognormal in any::<bool>(),
+        tight in any::<bool>(),
     ) -> Scenario {
         let (inp, out) = if lognormal {
             (format!(r#"{{ "kind": "lognormal", "mean": {input}, "sigma": 0.8 }}"#),
@@ -145,12 +146,19 @@ prop_compose! {
         sc.max_model_len = 4096;
         sc.max_num_batched_tokens = if chunked { 2048 } else { 4096 };
         s.speculative = spec(k, a, draft.then_some("llama-3.1-8b"));
+        if tight {
+            // a small KV pool (13B weights on a 40 GB GPU) and many users: preemptions, and
+            // with over-commit OOM restarts
+            (s.model, s.gpu) = (ModelRef::Id("llama-2-13b".into()), GpuRef::Id("a100-40gb".into()));
+            s.gpu_memory_utilization = 0.93;
+            s.classes[0].arrival = sim_core::scenario::Arrival::ClosedLoop { users: users.max(40), think_time_ms: 50.0 };
+        }
         s
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     /// At every event the replica's invariants hold (requests conserved, KV accounted and
     /// within capacity) and no live request has generated more than its output; at the end the
