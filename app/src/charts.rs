@@ -574,7 +574,7 @@ fn series_chart(
     let mut t_max = 0.0f64;
     let mut y_max = 0.0f64;
     for (_, sim) in &input.runs {
-        for s in sim.series() {
+        for s in sim.series().iter() {
             t_max = t_max.max(s.t_s);
             let y = match which {
                 Series::Queue => s.queue_len,
@@ -841,7 +841,7 @@ fn series_text(title: &str, input: &ChartInput<'_>, which: Series, table: bool) 
             parts.push(format!("max_num_seqs {}", format::int(u64::from(sim.scenario().scheduler.max_num_seqs))));
         }
     }
-    let span = input.runs.iter().filter_map(|(_, s)| s.series().last()).map(|s| s.t_s).fold(0.0f64, f64::max);
+    let span = input.runs.iter().filter_map(|(_, s)| s.series().last().map(|x| x.t_s)).fold(0.0f64, f64::max);
     let text = if parts.is_empty() {
         t_untracked("chart.first_sample")
     } else {

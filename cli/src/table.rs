@@ -59,14 +59,53 @@ fn class_block(out: &mut String, c: &ClassSummary) {
     }
 }
 
+/// With several replicas: how the router spread the requests, and each replica's figures.
+fn replicas_block(out: &mut String, s: &Summary, r: &sim_core::metrics::RouterSummary, gib: f64) {
+    let _ = write!(out, "router {}: imbalance {:.2} (busiest replica's requests ÷ mean)", r.policy, r.imbalance);
+    if r.policy == "prefix_affinity" {
+        let _ = write!(
+            out,
+            "; by affinity {}, over the load cap {}, no replica holding the prefix {}",
+            r.by_affinity, r.over_cap, r.none_cached
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "  replica  requests completed  TTFT mean    p99 (ms)  peak KV GiB  busy{}",
+        if s.replicas.iter().any(|x| x.prefix_hit_rate.is_some()) { "  prefix hits" } else { "" }
+    );
+    for (i, x) in s.replicas.iter().enumerate() {
+        let _ = write!(
+            out,
+            "  {:>7} {:>9} {:>9} {:>10.1} {:>10.1} {:>12.2} {:>5.0}%",
+            i,
+            x.requests,
+            x.completed,
+            x.ttft_ms.mean,
+            x.ttft_ms.p99,
+            x.kv_peak_bytes / gib,
+            x.busy_share * 100.0
+        );
+        if let Some(h) = x.prefix_hit_rate {
+            let _ = write!(out, " {:>11.1}%", h * 100.0);
+        }
+        let _ = writeln!(out);
+    }
+}
+
 pub fn render(scenario: &Scenario, s: &Summary) -> String {
     let gib = (1u64 << 30) as f64;
     let mut out = String::new();
     let (model, gpu) = (scenario.model.id(), scenario.gpu.id());
     let _ = writeln!(
         out,
-        "{}\n{} on {} × {} ({}), {} profile, {} batching{}, seed {}, {:.1} s simulated",
+        "{}\n{}{} on {} × {} ({}), {} profile, {} batching{}, seed {}, {:.1} s simulated",
         scenario.name.as_deref().unwrap_or("scenario"),
+        match scenario.replicas {
+            1 => String::new(),
+            n => format!("{n} replicas (router {}) of ", scenario.router.policy.name()),
+        },
         model,
         scenario.num_gpus,
         gpu,
@@ -84,7 +123,8 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
     let m = &s.memory;
     let _ = writeln!(
         out,
-        "HBM {:.1} GiB = weights {:.1} + activations {:.1} + KV pool {:.1} + headroom {:.1}; KV {:.0} KiB/token, {} tokens; peak KV {:.1} GiB, peak batch {}, mean KV waste {:.1}%",
+        "{}HBM {:.1} GiB = weights {:.1} + activations {:.1} + KV pool {:.1} + headroom {:.1}; KV {:.0} KiB/token, {} tokens; peak KV {:.1} GiB, peak batch {}, mean KV waste {:.1}%",
+        if scenario.replicas > 1 { "each replica (peaks: the largest replica's): " } else { "" },
         m.hbm_bytes / gib,
         m.weights_bytes / gib,
         m.activation_bytes / gib,
@@ -113,6 +153,9 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
         "cost ${:.2}/hour: ${:.3} per 1M output tokens, ${:.3} per 1M good tokens",
         s.cost.usd_per_hour, s.cost.usd_per_million_output_tokens, s.cost.usd_per_million_good_tokens
     );
+    if let Some(r) = &s.router {
+        replicas_block(&mut out, s, r, gib);
+    }
     let _ = writeln!(out, "\nall classes");
     class_block(&mut out, &s.all);
     if s.classes.len() > 1 {

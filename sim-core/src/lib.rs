@@ -1,7 +1,7 @@
 //! # sim-core: the model of the LLM Serving Lab
 //!
-//! A deterministic discrete-event simulation of one LLM serving replica: requests arrive
-//! ([`workload`]), wait in queues, are scheduled into iterations of prefill chunks and decode
+//! A deterministic discrete-event simulation of LLM serving replicas: requests arrive
+//! ([`workload`]), are routed to a replica ([`cluster`]), wait in queues, are scheduled into iterations of prefill chunks and decode
 //! tokens ([`sim`]), each iteration takes the time the virtual GPU needs ([`perf`]), KV cache is
 //! allocated from the memory left after weights and activations ([`memory`]), and every request
 //! is measured with vLLM's benchmark definitions ([`metrics`]).
@@ -12,6 +12,7 @@
 pub mod bench;
 pub mod calibration;
 pub mod catalog;
+pub mod cluster;
 pub mod contract;
 pub mod decimal;
 pub mod exercise;

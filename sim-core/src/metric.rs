@@ -365,10 +365,12 @@ pub enum Metric {
     SpeculativeTokensPerStep,
     /// Speculative decoding: draft tokens proposed per sequence per step (0 with it off).
     SpeculativeDraftTokens,
+    /// Requests of the busiest replica ÷ the mean over replicas (1 with one replica).
+    RouterImbalance,
 }
 
 /// The metrics that are not `Latency` or `Requests`, with their names.
-const SCALARS: [(Metric, &str); 29] = [
+const SCALARS: [(Metric, &str); 30] = [
     (Metric::ThroughputTokens, "throughput.output_tokens_per_s"),
     (Metric::ThroughputTotalTokens, "throughput.total_tokens_per_s"),
     (Metric::ThroughputRequests, "throughput.requests_per_s"),
@@ -398,6 +400,7 @@ const SCALARS: [(Metric, &str); 29] = [
     (Metric::PrefixEvictedBlocks, "prefix_cache.evicted_blocks"),
     (Metric::SpeculativeTokensPerStep, "speculative.mean_accepted_tokens_per_step"),
     (Metric::SpeculativeDraftTokens, "speculative.draft_tokens"),
+    (Metric::RouterImbalance, "router.imbalance"),
 ];
 
 impl Metric {
@@ -471,6 +474,7 @@ impl Metric {
             Metric::KvCapacityTokens | Metric::PrefixCachedTokens | Metric::SpeculativeDraftTokens => Unit::Tokens,
             Metric::SpeculativeTokensPerStep => Unit::None,
             Metric::PrefixEvictedBlocks => Unit::Count,
+            Metric::RouterImbalance => Unit::Times,
             Metric::PeakRunning => Unit::Seqs,
             Metric::UsdPerHour => Unit::UsdPerHour,
             Metric::UsdPerMillionOutputTokens | Metric::UsdPerMillionGoodTokens => Unit::Usd,
@@ -505,6 +509,7 @@ impl Metric {
             Metric::UsdPerMillionGoodTokens => "cost_good",
             Metric::PrefixHitRate | Metric::PrefixCachedTokens | Metric::PrefixEvictedBlocks => "prefix_cache",
             Metric::SpeculativeTokensPerStep | Metric::SpeculativeDraftTokens => "speculative",
+            Metric::RouterImbalance => "router_imbalance",
         }
     }
 
@@ -530,7 +535,8 @@ impl Metric {
             | Metric::KvWasteMean
             | Metric::UsdPerHour
             | Metric::UsdPerMillionOutputTokens
-            | Metric::UsdPerMillionGoodTokens => Some(Min),
+            | Metric::UsdPerMillionGoodTokens
+            | Metric::RouterImbalance => Some(Min),
             _ => None,
         }
     }
@@ -608,6 +614,7 @@ impl Metric {
             Metric::UsdPerMillionGoodTokens => s.cost.usd_per_million_good_tokens,
             Metric::SpeculativeTokensPerStep => s.speculative.map_or(0.0, |p| p.mean_accepted_tokens_per_step),
             Metric::SpeculativeDraftTokens => s.speculative.map_or(0.0, |p| p.draft_tokens as f64),
+            Metric::RouterImbalance => s.router.as_ref().map_or(1.0, |r| r.imbalance),
             _ => unreachable!("per-class metrics are read above"),
         }
     }

@@ -37,7 +37,7 @@ pub(crate) struct LatencyHist {
 }
 
 impl LatencyHist {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         LatencyHist {
             hist: Histogram::new_with_bounds(1, MAX_TRACKED_US, 3).expect("static bounds"),
             sum_us: 0.0,
@@ -63,7 +63,7 @@ impl LatencyHist {
             self.hist.stdev() / 1000.0
         }
     }
-    fn dist(&self) -> Dist {
+    pub(crate) fn dist(&self) -> Dist {
         let n = self.hist.len();
         if n == 0 {
             return Dist::default();
@@ -336,12 +336,49 @@ pub struct Summary {
     pub duration_s: f64,
     #[serde(flatten)]
     pub all: ClassSummary,
+    /// One replica's HBM plan; with several replicas `kv_peak_bytes` and `peak_running` are the
+    /// largest replica's.
     pub memory: Memory,
+    /// Every GPU of every replica.
     pub cost: Cost,
     pub classes: BTreeMap<String, ClassSummary>,
     /// Speculative decoding's accepted tokens (only when `speculative` is on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub speculative: Option<crate::speculative::SpeculativeSummary>,
+    /// With more than one replica: each replica (absent with one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<ReplicaSummary>,
+    /// With more than one replica: how the router spread the requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub router: Option<RouterSummary>,
+}
+
+/// One replica of a cluster.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ReplicaSummary {
+    /// Requests the router sent it (rejected ones included).
+    pub requests: u64,
+    pub completed: u64,
+    pub ttft_ms: Dist,
+    pub kv_peak_bytes: f64,
+    /// Share of the run its GPUs spent running iterations.
+    pub busy_share: f64,
+    /// Prefix caching: prompt tokens it served from its cache ÷ prompt tokens it admitted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix_hit_rate: Option<f64>,
+}
+
+/// How the router spread a cluster's requests.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RouterSummary {
+    pub policy: String,
+    /// Requests of the busiest replica ÷ the mean over replicas (1 when even).
+    pub imbalance: f64,
+    /// `prefix_affinity`: requests sent to the replica holding most of their prefix, sent
+    /// elsewhere because that replica was over the load cap, and with no replica holding any.
+    pub by_affinity: u64,
+    pub over_cap: u64,
+    pub none_cached: u64,
 }
 
 /// Outcome of one request, as written by `llmsim run --requests`.

@@ -34,6 +34,10 @@ pub const PRESETS: &[Preset] = &[
     ),
     preset!("sharegpt-replay", "replay of 300 real ShareGPT requests on Llama-3.1-8B"),
     preset!("prefix-caching", "chat whose prompts start with one of 4 shared system prompts, prefix caching on"),
+    preset!(
+        "cluster-prefix-affinity",
+        "4 replicas behind a prefix-affinity router: 96 shared documents, each kept cached on one replica"
+    ),
     preset!("deepseek-v3-h200", "a 2026 model: DeepSeek-V3 (MLA, 256 small experts) on 8 × H200 in fp8"),
     preset!(
         "speculative",

@@ -5,6 +5,7 @@
 //! names the field of any invalid value together with its allowed range.
 
 use crate::catalog::{self, Dtype, GpuSpec, ModelSpec};
+use crate::cluster::RouterConfig;
 use crate::message::Problem;
 pub use crate::profile::Engine;
 pub use crate::speculative::SpeculativeConfig;
@@ -49,10 +50,20 @@ pub struct Scenario {
     /// Efficiency constants of the serving engine (see docs/model.md); defaults are calibrated.
     #[serde(skip_serializing_if = "EngineConfig::is_default")]
     pub engine: EngineConfig,
+    /// Identical replicas of the engine, each on `num_gpus` GPUs, behind one router.
+    #[serde(skip_serializing_if = "is_one")]
+    pub replicas: u32,
+    /// How the router picks a replica (only read with more than one).
+    #[serde(skip_serializing_if = "RouterConfig::is_default")]
+    pub router: RouterConfig,
     pub classes: Vec<ClassConfig>,
     /// Speculative decoding (`crate::speculative`); absent: off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculative: Option<SpeculativeConfig>,
+}
+
+fn is_one(x: &u32) -> bool {
+    *x == 1
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -252,6 +263,10 @@ struct ScenarioFile {
     scheduler: SchedulerFile,
     #[serde(default)]
     engine: EngineConfig,
+    #[serde(default = "default_num_gpus")]
+    replicas: u32,
+    #[serde(default)]
+    router: RouterConfig,
     classes: Vec<ClassConfig>,
     #[serde(default)]
     speculative: Option<SpeculativeConfig>,
@@ -284,6 +299,8 @@ impl From<ScenarioFile> for Scenario {
             engine_profile: f.engine_profile,
             scheduler: f.scheduler.resolve(defaults),
             engine: f.engine,
+            replicas: f.replicas,
+            router: f.router,
             classes: f.classes,
             speculative: f.speculative,
         }

@@ -105,9 +105,9 @@ pub(crate) struct Speculation {
 }
 
 impl Speculation {
-    /// The scenario's speculation (its draft model's step model on the scenario's GPUs), if it
-    /// has any.
-    pub fn of(s: &Scenario) -> Option<Speculation> {
+    /// The scenario's speculation on replica `replica` (its draft model's step model on the
+    /// scenario's GPUs), if it has any.
+    pub fn of(s: &Scenario, replica: usize) -> Option<Speculation> {
         let sp = s.speculative.as_ref()?;
         let gpu: Option<GpuSpec> = s.gpu_spec().ok();
         let draft = sp.draft_model.as_deref().and_then(catalog::find_model).zip(gpu).map(|(m, gpu)| {
@@ -116,7 +116,8 @@ impl Speculation {
         });
         // a stream of its own: the workload's streams (and so every run without speculation)
         // are untouched
-        let mut z = s.seed ^ 0x5EC5_1A7E_D0DE_C0DE;
+        // (and each replica draws its own)
+        let mut z = s.seed ^ 0x5EC5_1A7E_D0DE_C0DE ^ (replica as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         let mut spec = Speculation {
@@ -196,8 +197,15 @@ impl Speculation {
         total
     }
 
-    pub fn summary(&self) -> SpeculativeSummary {
-        let mean = if self.steps == 0 { 0.0 } else { self.emitted as f64 / self.steps as f64 };
-        SpeculativeSummary { mean_accepted_tokens_per_step: mean, draft_tokens: self.k }
+    /// The summary over the speculation of every replica: their decode steps together.
+    pub fn summary<'a>(all: impl Iterator<Item = &'a Speculation>) -> Option<SpeculativeSummary> {
+        let (mut k, mut steps, mut emitted) = (None, 0, 0);
+        for s in all {
+            k = Some(s.k);
+            steps += s.steps;
+            emitted += s.emitted;
+        }
+        let mean = if steps == 0 { 0.0 } else { emitted as f64 / steps as f64 };
+        k.map(|k| SpeculativeSummary { mean_accepted_tokens_per_step: mean, draft_tokens: k })
     }
 }

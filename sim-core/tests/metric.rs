@@ -28,6 +28,11 @@ fn every_metric_reads_the_field_it_names() {
         if absent {
             assert_eq!(m.of(&s), 0.0, "{name}: absent from this summary");
         }
+        // the router's figures are in the summary only with several replicas
+        let absent = absent || name.starts_with("router.") && json.get("router").is_none();
+        if m == Metric::RouterImbalance {
+            assert_eq!(m.of(&s), 1.0, "one replica is an even spread");
+        }
         let derived = matches!(m, Metric::ErrorRate | Metric::KvFreeAtPeak) || absent;
         if !derived {
             assert_eq!(field(&json, &name), Some(m.of(&s)), "{name}");
@@ -68,6 +73,16 @@ fn speculative_metrics_read_the_summary_where_speculation_is_on() {
         assert!(!m.per_class());
     }
     assert!(Metric::SpeculativeTokensPerStep.of(&s) > 1.0);
+}
+
+#[test]
+fn the_router_imbalance_reads_the_summary_with_several_replicas() {
+    let sc = sim_core::presets::find("cluster-prefix-affinity").unwrap().scenario();
+    let s = sim_core::Simulation::new(&sc).unwrap().run_to_end();
+    let json = serde_json::to_value(&s).unwrap();
+    let m = Metric::RouterImbalance;
+    assert_eq!(Some(m.of(&s)), field(&json, &m.name()));
+    assert!(m.of(&s) >= 1.0);
 }
 
 #[test]

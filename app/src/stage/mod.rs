@@ -236,7 +236,7 @@ impl StageState {
     fn advance(&mut self, g: &Geo, sim: &Simulation, live: &[LiveRequest], dt_ms: f64) {
         let frame = self.frame;
         // 1. What ended or was preempted since the last frame.
-        let recent: Vec<_> = sim.recent_endings().copied().collect();
+        let recent = sim.recent_endings();
         let start = match self.last_recent {
             Some(key) => recent.iter().rposition(|e| (e.id, e.ending, e.at_s.to_bits()) == key).map_or(0, |i| i + 1),
             None => 0,

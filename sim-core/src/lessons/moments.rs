@@ -106,7 +106,7 @@ pub fn moments_of(run: usize, r: &LessonRun) -> Result<Vec<Moment>, ScenarioErro
         seen = now;
     }
     for kind in MomentKind::ALL {
-        if let Some((t_s, v)) = kind.sample(sim.series()) {
+        if let Some((t_s, v)) = kind.sample(&sim.series()) {
             out.push(moment(kind, (t_s * 1e6).round() as u64, v));
         }
     }

@@ -3,6 +3,7 @@
 
 use super::{Custom, Kind, Number, Setting, Value};
 use crate::catalog::{self, Dtype};
+use crate::cluster::Policy;
 use crate::message::Problem;
 use crate::metric::Unit;
 use crate::scenario::{Arrival, ClassConfig, Engine, GpuRef, LengthDist, ModelRef, Scenario};
@@ -105,6 +106,11 @@ impl Setting {
         }
         self
     }
+    /// Set in files (and `llmsim`) only: the page has no control for it yet.
+    const fn file(mut self) -> Self {
+        self.file_only = true;
+        self
+    }
     const fn sweep(mut self) -> Self {
         self.sweep = true;
         self
@@ -155,6 +161,12 @@ pub const SETTINGS: &[Setting] = &[
     num("restart_s", "scheduler.restart_s", Unit::S, 0.0, 3600.0, (0.0, 120.0)).step(1.0),
     toggle("retry_on_oom", "scheduler.retry_on_oom"),
     toggle("prefix_caching", "scheduler.prefix_caching"),
+    int("replicas", "replicas", Unit::None, 1.0, 64.0, (1.0, 16.0)).custom(replicas_get, replicas_set).file(),
+    select("router_policy", "router.policy", policy_names).custom(policy_get, policy_set).file(),
+    num("router_load_cap", "router.load_cap", Unit::Times, 1.0, 100.0, (1.0, 4.0))
+        .step(0.05)
+        .custom(load_cap_get, load_cap_set)
+        .file(),
     engine("mfu", "engine.mfu", Unit::Share, 0.01, 1.0),
     engine("mbu", "engine.mbu", Unit::Share, 0.01, 1.0),
     engine("iteration_overhead_ms", "engine.iteration_overhead_ms", Unit::Ms, 0.0, 1000.0),
@@ -283,6 +295,50 @@ fn profile_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
     if e != s.engine_profile {
         s.set_engine_profile(e);
     }
+    Ok(())
+}
+
+// read directly: `replicas` and `router` are left out of the JSON while they are the defaults
+fn replicas_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(Value::Number(s.replicas as f64))
+}
+
+fn replicas_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
+    put_json(&mut s.replicas, v)
+}
+
+fn policy_names() -> Vec<String> {
+    Policy::ALL.iter().map(|p| p.name().to_string()).collect()
+}
+
+fn policy_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(Value::Text(s.router.policy.name().to_string()))
+}
+
+fn policy_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
+    let name = text(v)?;
+    s.router.policy =
+        Policy::parse(name).ok_or_else(|| Problem::NotListed { options: policy_names(), got: name.to_string() })?;
+    Ok(())
+}
+
+fn load_cap_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(Value::Number(s.router.load_cap))
+}
+
+fn load_cap_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
+    put_json(&mut s.router.load_cap, v)
+}
+
+/// Writes a number into a typed field the way serde reads it (`5.5` is no `u32`).
+fn put_json<T: DeserializeOwned>(field: &mut T, v: &Value) -> Result<(), Problem> {
+    let Value::Number(x) = v else { return Err(Problem::WrongKind) };
+    let json = serde_json::Number::from_f64(*x).map(Json::Number).ok_or(Problem::WrongKind)?;
+    let json = match json.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() < 9e15 => Json::from(f as i64),
+        _ => json,
+    };
+    *field = serde_json::from_value(json).map_err(|e| Problem::parse(&e))?;
     Ok(())
 }
 

@@ -259,7 +259,7 @@ mod tests {
 
     /// A request whose prompt of `input` tokens is done and that emitted its first token.
     fn prefilled(reqs: &mut Requests, class: usize, input: u32, output: u32) -> Handle {
-        let h = reqs.alloc(class, 0, input, output);
+        let h = reqs.alloc(reqs.live().count() as u64, class, 0, input, output);
         let r = &mut reqs[h];
         (r.prefilled, r.generated, r.phase) = (input, 1, Phase::Prefill);
         h

@@ -35,8 +35,8 @@ pub(crate) enum Effect {
 pub(crate) enum EventKind {
     /// The next request of a class arrives.
     Arrival { class: u16 },
-    /// A replica's timer.
-    Replica(Wakeup),
+    /// A timer of replica `at`.
+    Replica { at: u16, w: Wakeup },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -76,17 +76,17 @@ mod tests {
     #[test]
     fn earliest_first_then_creation_order() {
         let mut q = EventQueue::default();
-        q.push(5, EventKind::Replica(Wakeup::StepEnd));
+        q.push(5, EventKind::Replica { at: 0, w: Wakeup::StepEnd });
         q.push(3, EventKind::Arrival { class: 1 });
         q.push(5, EventKind::Arrival { class: 0 });
-        q.push(3, EventKind::Replica(Wakeup::RestartDone));
+        q.push(3, EventKind::Replica { at: 1, w: Wakeup::RestartDone });
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
                 (3, EventKind::Arrival { class: 1 }),
-                (3, EventKind::Replica(Wakeup::RestartDone)),
-                (5, EventKind::Replica(Wakeup::StepEnd)),
+                (3, EventKind::Replica { at: 1, w: Wakeup::RestartDone }),
+                (5, EventKind::Replica { at: 0, w: Wakeup::StepEnd }),
                 (5, EventKind::Arrival { class: 0 }),
             ]
         );

@@ -1,5 +1,6 @@
-//! The simulation: a driver that owns the clock, the event queue and the workload, and one
-//! replica (the serving engine) it calls at each event.
+//! The simulation: a driver that owns the clock, the event queue, the workload, the router and
+//! the recorder, and the replicas (serving engines; `scenario.replicas`, one by default) it
+//! calls at each event.
 //!
 //! Simulated time is an integer number of microseconds. Events (an arrival, or a timer a
 //! replica set: the end of an iteration, a queue timeout, the end of a static batch's fill
@@ -18,6 +19,9 @@
 //! | `record` | per-request metrics, the time series, recent endings, the summary |
 //! | `view` | what the page reads: snapshots, live requests, the HBM split |
 //! | `replica` | one serving engine, driven by the calls above |
+//!
+//! An arriving request goes to the replica the router picks ([`crate::cluster::Router`]) from
+//! each replica's load at that instant.
 
 mod decode;
 mod events;
@@ -38,16 +42,21 @@ pub use plan::{AdmitStop, IterationPlan, PlanContext, PlannedChunk, PlannedPreem
 pub use record::RequestSink;
 pub use requests::Phase;
 pub use schedule::PlanObserver;
-pub use view::{Ending, HbmUse, Limit, LiveRequest, RecentEnding, Snapshot, StepInfo};
+pub use view::{Ending, HbmUse, Limit, LiveRequest, RecentEnding, ReplicaView, Snapshot, StepInfo};
 
 use crate::catalog::{GpuSpec, ModelSpec};
+use crate::cluster::{Load, Policy, Reason, Router};
 use crate::memory::HbmPlan;
-use crate::metrics::{Sample, Summary};
+use crate::metrics::{ReplicaSummary, RouterSummary, Sample, Summary};
 use crate::perf::StepModel;
 use crate::scenario::{Arrival, Scenario, ScenarioError};
 use crate::workload::{builtin_trace, ClassSource, Trace};
 use events::{Effect, EventKind, EventQueue, Wakeup};
-use replica::Replica;
+use prefix::CacheStats;
+use record::{Recorder, SharedRecorder};
+use replica::{Occupancy, Replica};
+use std::cell::{Ref, RefCell};
+use std::rc::Rc;
 
 /// Options that shape what a run records, not what it computes.
 #[derive(Clone, Debug)]
@@ -105,12 +114,32 @@ pub struct Simulation {
     scenario: Scenario,
     model: ModelSpec,
     gpu: GpuSpec,
+    class_names: Vec<String>,
     now: Micros,
     events: EventQueue,
     events_processed: u64,
     sources: Vec<ClassSource>,
     total_requests: u64,
-    replica: Replica,
+    next_id: u64,
+    replicas: Vec<Replica>,
+    rec: SharedRecorder,
+    router: Router,
+    routed: Routed,
+    /// Each replica's occupancy as of its last call, and their sum (the time series' state).
+    occupancy: Vec<Occupancy>,
+    occupied: Occupancy,
+    /// Replicas called during the current instant, in the order first called (they schedule
+    /// once every event of the instant is in).
+    touched: Vec<u16>,
+    loads: Vec<Load>,
+}
+
+/// Requests the router sent by prefix affinity, and those it could not.
+#[derive(Clone, Copy, Default)]
+struct Routed {
+    by_affinity: u64,
+    over_cap: u64,
+    none_cached: u64,
 }
 
 impl Simulation {
@@ -151,14 +180,29 @@ impl Simulation {
                 events.push(t, EventKind::Arrival { class: c as u16 });
             }
         }
+        let n = scenario.replicas.max(1) as usize;
+        let rec: SharedRecorder = Rc::new(RefCell::new(Recorder::new(scenario, &opts)));
+        let replicas: Vec<Replica> =
+            (0..n).map(|i| Replica::new(scenario, i, plan.clone(), step_model.clone(), rec.clone())).collect();
+        let occupancy: Vec<Occupancy> = replicas.iter().map(Replica::occupancy).collect();
+        let occupied = occupancy.iter().fold(Occupancy::default(), |a, o| add(a, *o));
         Ok(Simulation {
-            replica: Replica::new(scenario, plan, step_model, &opts),
+            router: Router::new(&scenario.router, n, scenario.seed),
+            routed: Routed::default(),
+            occupancy,
+            occupied,
+            touched: Vec::new(),
+            loads: vec![Load::default(); n],
+            replicas,
+            rec,
             model,
             gpu,
+            class_names: scenario.classes.iter().map(|c| c.name.clone()).collect(),
             now: 0,
             events,
             events_processed: 0,
             total_requests: sources.iter().map(|c| c.remaining).sum(),
+            next_id: 0,
             sources,
             scenario: scenario.clone(),
         })
@@ -166,17 +210,18 @@ impl Simulation {
 
     /// Receives every request's record as it ends (for `llmsim run --requests`).
     pub fn set_request_sink(&mut self, sink: RequestSink) {
-        self.replica.recorder_mut().sink = Some(sink);
+        self.rec.borrow_mut().sink = Some(sink);
     }
 
-    /// Sees every continuous-batching plan before it is applied (for tests of the scheduler).
+    /// Sees every continuous-batching plan of the first replica before it is applied (for tests
+    /// of the scheduler).
     pub fn set_plan_observer(&mut self, observer: PlanObserver) {
-        self.replica.set_plan_observer(observer);
+        self.replicas[0].set_plan_observer(observer);
     }
 
     /// Standard deviation of every inter-token gap so far, in ms (from the ITL histogram).
     pub fn itl_std_ms(&self) -> f64 {
-        self.replica.recorder().total.itl.std_ms()
+        self.rec.borrow().total.itl.std_ms()
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -188,11 +233,16 @@ impl Simulation {
     pub fn gpu(&self) -> &GpuSpec {
         &self.gpu
     }
+    /// One replica's HBM plan (every replica has the same).
     pub fn hbm_plan(&self) -> &HbmPlan {
-        self.replica.plan()
+        self.replicas[0].plan()
     }
     pub fn step_model(&self) -> &StepModel {
-        self.replica.step_model()
+        self.replicas[0].step_model()
+    }
+    /// Replicas serving the traffic.
+    pub fn replica_count(&self) -> usize {
+        self.replicas.len()
     }
     pub fn now(&self) -> Micros {
         self.now
@@ -209,11 +259,11 @@ impl Simulation {
         if self.total_requests == 0 {
             1.0
         } else {
-            self.replica.recorder().ended_count() as f64 / self.total_requests as f64
+            self.rec.borrow().ended_count() as f64 / self.total_requests as f64
         }
     }
     pub fn class_names(&self) -> &[String] {
-        self.replica.recorder().class_names()
+        &self.class_names
     }
     /// No event left: every request has ended.
     pub fn is_finished(&self) -> bool {
@@ -222,29 +272,30 @@ impl Simulation {
     /// The request counts of all traffic so far, without building a summary (`in_flight` is not
     /// filled in): what a caller watching for a first rejection or preemption reads each event.
     pub fn counts(&self) -> crate::metrics::Counts {
-        self.replica.recorder().total.counts
+        self.rec.borrow().total.counts
     }
-    pub fn series(&self) -> &[Sample] {
-        &self.replica.recorder().series.samples
+    /// The time series so far (the whole cluster's).
+    pub fn series(&self) -> Ref<'_, [Sample]> {
+        Ref::map(self.rec.borrow(), |r| &r.series.samples[..])
     }
     /// Recent endings and preemptions, oldest first (`snapshot().recent` without a snapshot).
-    pub fn recent_endings(&self) -> impl Iterator<Item = &RecentEnding> + '_ {
-        self.replica.recorder().recent()
+    pub fn recent_endings(&self) -> Vec<RecentEnding> {
+        self.rec.borrow().recent().copied().collect()
     }
     /// Empirical CDF points (ms, fraction) of TTFT for a class, or all classes with `None`.
     pub fn ttft_cdf(&self, class: Option<usize>, points: usize) -> Vec<(f64, f64)> {
-        let rec = self.replica.recorder();
+        let rec = self.rec.borrow();
         class.and_then(|c| rec.metrics.get(c)).unwrap_or(&rec.total).ttft_cdf(points)
     }
     /// The TTFT CDF over every request that arrived (`Summary`'s `ttft_ms_censored` as a curve):
     /// requests that timed out, were rejected or lost count at their wait, those still waiting at
     /// their age — a lower bound on the curve the answers would have made. Points `(ms, share)`.
     pub fn ttft_cdf_censored(&self, class: Option<usize>, points: usize) -> Vec<(f64, f64)> {
-        let live = self.replica.live_for_summary();
-        self.replica.recorder().ttft_cdf_censored(self.now, live, class, points)
+        let live = self.replicas.iter().flat_map(Replica::live_for_summary);
+        self.rec.borrow().ttft_cdf_censored(self.now, live, class, points)
     }
     pub fn tpot_cdf(&self, class: Option<usize>, points: usize) -> Vec<(f64, f64)> {
-        let rec = self.replica.recorder();
+        let rec = self.rec.borrow();
         class.and_then(|c| rec.metrics.get(c)).unwrap_or(&rec.total).tpot_cdf(points)
     }
     /// Time of the next event, if any.
@@ -258,7 +309,7 @@ impl Simulation {
             self.process_next();
         }
         if t > self.now {
-            self.replica.sample_to(t);
+            self.sample_to(t);
             self.now = t;
         }
     }
@@ -273,11 +324,12 @@ impl Simulation {
         done
     }
 
-    /// Advances to the end of the next scheduler iteration (the "step" button).
+    /// Advances to the end of the next scheduler iteration (the "step" button; with several
+    /// replicas, the next iteration of any of them).
     pub fn advance_one_iteration(&mut self) {
         while let Some((_, kind)) = self.events.peek() {
             self.process_next();
-            if kind == EventKind::Replica(Wakeup::StepEnd) {
+            if matches!(kind, EventKind::Replica { w: Wakeup::StepEnd, .. }) {
                 return;
             }
         }
@@ -291,13 +343,20 @@ impl Simulation {
         self.summary()
     }
 
+    /// Accounts the time series up to `t` (the state has been constant since the last event).
+    fn sample_to(&mut self, t: Micros) {
+        let o = self.occupied;
+        let kv = if o.kv_capacity > 0 { o.kv_used as f64 / o.kv_capacity as f64 } else { 0.0 };
+        self.rec.borrow_mut().series.advance(t, o.queued as f64, o.running as f64, kv);
+    }
+
     fn process_next(&mut self) {
         let Some((time, kind)) = self.events.pop() else { return };
         debug_assert!(time >= self.now, "time went backwards");
-        self.replica.sample_to(time);
+        self.sample_to(time);
         self.now = time;
         self.events_processed += 1;
-        match kind {
+        let at = match kind {
             EventKind::Arrival { class } => {
                 let source = &mut self.sources[class as usize];
                 let (input, output, next) = source.take(time);
@@ -305,24 +364,60 @@ impl Simulation {
                 if let Some(t) = next {
                     self.events.push(t, EventKind::Arrival { class });
                 }
-                self.replica.admit_arrival(time, class as usize, input, output, group);
+                let at = self.route(class as usize, group);
+                let id = self.next_id;
+                self.next_id += 1;
+                self.replicas[at].admit_arrival(time, id, class as usize, input, output, group);
+                at
             }
-            EventKind::Replica(w) => self.replica.wake(time, w),
-        }
-        self.apply_effects();
-        // The scheduler decides once every event of this instant is in (simultaneous arrivals
-        // can share a batch).
+            EventKind::Replica { at, w } => {
+                self.replicas[at as usize].wake(time, w);
+                at as usize
+            }
+        };
+        self.settle(at);
+        // Each replica called at this instant decides once every event of the instant is in
+        // (simultaneous arrivals can share a batch).
         if self.events.peek().is_none_or(|(t, _)| t > time) {
-            self.replica.schedule(time);
-            self.apply_effects();
+            let touched = std::mem::take(&mut self.touched);
+            for &i in &touched {
+                self.replicas[i as usize].schedule(time);
+                self.settle(i as usize);
+            }
+            self.touched = touched;
+            self.touched.clear();
         }
     }
 
-    /// Turns what the replica asked for into events, in the order it asked.
-    fn apply_effects(&mut self) {
-        for fx in self.replica.drain_effects() {
+    /// The replica for a request of `class` (with prefix group `group`): the router's pick.
+    fn route(&mut self, class: usize, group: Option<u32>) -> usize {
+        if self.replicas.len() == 1 {
+            return 0;
+        }
+        let affinity = self.scenario.router.policy == Policy::PrefixAffinity;
+        for (i, (r, o)) in self.replicas.iter().zip(&self.occupancy).enumerate() {
+            self.loads[i] = Load {
+                outstanding: o.queued + o.running,
+                kv_used: if o.kv_capacity > 0 { o.kv_used as f64 / o.kv_capacity as f64 } else { 0.0 },
+                cached_blocks: if affinity { r.cached_prefix_blocks(class, group) } else { 0 },
+            };
+        }
+        let route = self.router.route(&self.loads);
+        match route.reason {
+            Reason::Affinity => self.routed.by_affinity += 1,
+            Reason::OverCap => self.routed.over_cap += 1,
+            Reason::NoneCached => self.routed.none_cached += 1,
+            Reason::Policy => {}
+        }
+        route.replica
+    }
+
+    /// After a call into replica `at`: turns what it asked for into events (in the order it
+    /// asked), updates its occupancy, and marks it for this instant's scheduling.
+    fn settle(&mut self, at: usize) {
+        for fx in self.replicas[at].drain_effects() {
             match fx {
-                Effect::Wake(t, w) => self.events.push(t, EventKind::Replica(w)),
+                Effect::Wake(t, w) => self.events.push(t, EventKind::Replica { at: at as u16, w }),
                 Effect::Ended { class } => {
                     // closed loop: the user thinks, then sends the next request
                     if let Some(t) = self.sources[class as usize].next_user_arrival(self.now) {
@@ -331,29 +426,180 @@ impl Simulation {
                 }
             }
         }
+        let new = self.replicas[at].occupancy();
+        let old = std::mem::replace(&mut self.occupancy[at], new);
+        self.occupied = add(sub(self.occupied, old), new);
+        if !self.touched.contains(&(at as u16)) {
+            self.touched.push(at as u16);
+        }
     }
 
     /// The summary so far (final once `is_finished`).
     pub fn summary(&self) -> Summary {
-        self.replica.summary(self.now)
+        let merged;
+        let prefix = match &self.replicas[..] {
+            [one] => one.cache_stats(),
+            all => {
+                merged = merge_cache_stats(all);
+                merged.as_deref()
+            }
+        };
+        let live = self.replicas.iter().flat_map(Replica::live_for_summary);
+        let kv_peak = self.replicas.iter().map(Replica::kv_peak_tokens).max().unwrap_or(0);
+        let usd_per_hour = self.replicas.iter().map(Replica::usd_per_hour).sum();
+        let mut s = self.rec.borrow().summary(self.now, live, self.hbm_plan(), kv_peak, usd_per_hour, prefix);
+        s.speculative = crate::speculative::Speculation::summary(self.replicas.iter().filter_map(Replica::speculation));
+        if self.replicas.len() > 1 {
+            let bpt = self.hbm_plan().kv_bytes_per_token;
+            let duration = self.now as f64;
+            s.replicas = self
+                .replicas
+                .iter()
+                .map(|r| {
+                    let st = r.stats();
+                    ReplicaSummary {
+                        requests: st.arrived,
+                        completed: st.completed,
+                        ttft_ms: st.ttft.dist(),
+                        kv_peak_bytes: r.kv_peak_tokens() as f64 * bpt,
+                        busy_share: if duration > 0.0 { r.busy_us(self.now) as f64 / duration } else { 0.0 },
+                        prefix_hit_rate: r.cache_stats().map(|c| {
+                            let (p, k) = c.iter().fold((0, 0), |(p, k), s| (p + s.prompt_tokens, k + s.cached_tokens));
+                            if p > 0 {
+                                k as f64 / p as f64
+                            } else {
+                                0.0
+                            }
+                        }),
+                    }
+                })
+                .collect();
+            let total: u64 = s.replicas.iter().map(|r| r.requests).sum();
+            let most = s.replicas.iter().map(|r| r.requests).max().unwrap_or(0);
+            let mean = total as f64 / self.replicas.len() as f64;
+            s.router = Some(RouterSummary {
+                policy: self.scenario.router.policy.name().to_string(),
+                imbalance: if total > 0 { most as f64 / mean } else { 1.0 },
+                by_affinity: self.routed.by_affinity,
+                over_cap: self.routed.over_cap,
+                none_cached: self.routed.none_cached,
+            });
+        }
+        s
     }
 
-    /// Live requests (queued, prefilling, decoding), in slot order.
+    /// Live requests (queued, prefilling, decoding), replica by replica, in slot order.
     pub fn live_requests(&self) -> Vec<LiveRequest> {
-        self.replica.live_requests()
+        let mut out = Vec::new();
+        for (i, r) in self.replicas.iter().enumerate() {
+            let start = out.len();
+            out.extend(r.live_requests());
+            out[start..].iter_mut().for_each(|l| l.replica = i as u16);
+        }
+        out
+    }
+
+    /// The replica with the most requests queued and running (the first of equals).
+    fn busiest(&self) -> &Replica {
+        let mut best = 0;
+        for (i, o) in self.occupancy.iter().enumerate() {
+            let b = &self.occupancy[best];
+            if o.queued + o.running > b.queued + b.running {
+                best = i;
+            }
+        }
+        &self.replicas[best]
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        self.replica.snapshot(self.now, self.is_finished())
+        let busiest = self.busiest();
+        let mut queued = vec![0; self.class_names.len()];
+        for r in &self.replicas {
+            queued.iter_mut().zip(r.queued()).for_each(|(q, n)| *q += n);
+        }
+        let hbm = self.replicas[1..].iter().fold(self.replicas[0].hbm_use(), |h, r| h + r.hbm_use());
+        Snapshot {
+            now_s: self.now as f64 / 1e6,
+            finished: self.is_finished(),
+            restarting_until_s: busiest.restarting_until.map(|t| t as f64 / 1e6),
+            requests: self.live_requests(),
+            recent: self.recent_endings(),
+            queued,
+            running: self.occupied.running,
+            hbm,
+            last_step: busiest.last_step,
+            limit: busiest.limit(),
+            summary: self.summary(),
+            replicas: if self.replicas.len() > 1 {
+                self.replicas.iter().map(Replica::view).collect()
+            } else {
+                Vec::new()
+            },
+        }
     }
 
-    /// What limits the run now (the snapshot's `limit`, without building a snapshot).
+    /// What limits the run now (the snapshot's `limit`, without building a snapshot); with
+    /// several replicas, the most loaded one's.
     pub fn limit(&self) -> Limit {
-        self.replica.limit()
+        self.busiest().limit()
     }
 
-    /// Internal consistency checks, for tests: counts add up and KV stays within bounds.
+    /// Internal consistency checks, for tests: requests are conserved on every replica and
+    /// overall, and KV stays within bounds on every replica.
     pub fn check_invariants(&self) -> Result<(), String> {
-        self.replica.check_invariants()
+        for (i, r) in self.replicas.iter().enumerate() {
+            r.check_invariants().map_err(|e| format!("replica {i}: {e}"))?;
+            if self.occupancy[i] != r.occupancy() {
+                return Err(format!("replica {i}: occupancy {:?} != tracked {:?}", r.occupancy(), self.occupancy[i]));
+            }
+        }
+        let rec = self.rec.borrow();
+        let c = &rec.total.counts;
+        let sum = |f: fn(&replica::ReplicaStats) -> u64| self.replicas.iter().map(|r| f(r.stats())).sum::<u64>();
+        let (arrived, ended, completed) = (sum(|s| s.arrived), sum(|s| s.ended), sum(|s| s.completed));
+        if (c.arrived, rec.total.ended(), c.completed) != (arrived, ended, completed) {
+            return Err(format!(
+                "cluster arrived/ended/completed {}/{}/{} != replicas' {arrived}/{ended}/{completed}",
+                c.arrived,
+                rec.total.ended(),
+                c.completed
+            ));
+        }
+        if arrived != self.next_id {
+            return Err(format!("{} requests sent, replicas received {arrived}", self.next_id));
+        }
+        Ok(())
     }
+}
+
+fn add(a: Occupancy, b: Occupancy) -> Occupancy {
+    Occupancy {
+        queued: a.queued + b.queued,
+        running: a.running + b.running,
+        kv_used: a.kv_used + b.kv_used,
+        kv_capacity: a.kv_capacity + b.kv_capacity,
+    }
+}
+
+fn sub(a: Occupancy, b: Occupancy) -> Occupancy {
+    Occupancy {
+        queued: a.queued - b.queued,
+        running: a.running - b.running,
+        kv_used: a.kv_used - b.kv_used,
+        kv_capacity: a.kv_capacity - b.kv_capacity,
+    }
+}
+
+/// Prefix caching over several replicas: each class's counts summed.
+fn merge_cache_stats(replicas: &[Replica]) -> Option<Vec<CacheStats>> {
+    let mut out: Option<Vec<CacheStats>> = None;
+    for st in replicas.iter().filter_map(Replica::cache_stats) {
+        let acc = out.get_or_insert_with(|| vec![CacheStats::default(); st.len()]);
+        for (a, s) in acc.iter_mut().zip(st) {
+            a.prompt_tokens += s.prompt_tokens;
+            a.cached_tokens += s.cached_tokens;
+            a.evicted_blocks += s.evicted_blocks;
+        }
+    }
+    out
 }

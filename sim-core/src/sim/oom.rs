@@ -13,7 +13,7 @@ pub const MAX_OOM_RETRIES: u32 = 3;
 
 impl Replica {
     pub(super) fn oom_restart(&mut self) {
-        self.rec.oom_restart();
+        self.rec.borrow_mut().oom_restart();
         // everything in the server process is lost: running and queued requests
         let mut victims: Vec<Handle> =
             self.running.iter().flat_map(|m| m.values()).map(|&slot| self.reqs.handle(slot)).collect();

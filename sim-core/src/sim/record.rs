@@ -16,6 +16,10 @@ use std::collections::{BTreeMap, VecDeque};
 /// Receives each request's record as it ends.
 pub type RequestSink = Box<dyn FnMut(&RequestRecord)>;
 
+/// The one recorder of a run, which its driver and every replica write to (a run is
+/// single-threaded; each borrow lasts one call).
+pub(crate) type SharedRecorder = std::rc::Rc<std::cell::RefCell<Recorder>>;
+
 pub(crate) struct Recorder {
     class_names: Vec<String>,
     slo: Vec<Slo>,
@@ -48,10 +52,6 @@ impl Recorder {
             waste_iters: 0,
             peak_running: 0,
         }
-    }
-
-    pub fn class_names(&self) -> &[String] {
-        &self.class_names
     }
 
     /// The class's metrics and the all-traffic metrics, for counting into both.
@@ -283,6 +283,8 @@ impl Recorder {
             },
             classes,
             speculative: None,
+            replicas: Vec::new(),
+            router: None,
         }
     }
 }

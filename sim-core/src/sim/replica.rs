@@ -5,21 +5,21 @@
 //! (`admit_arrival`, `wake`, then `schedule` once every event of an instant is in) and, after
 //! each call, drains the replica's [`Effect`]s: timers to set and ended requests (which a
 //! closed-loop workload answers with the user's next request). So a driver can hold several
-//! replicas on one clock.
+//! replicas on one clock. They record into one [`Recorder`] the driver gives them (the
+//! cluster's numbers), and each keeps its own few figures ([`ReplicaStats`]).
 
 use super::decode::DecodeGroup;
 use super::events::{Effect, Micros, Wakeup};
 use super::kv::{KvPool, PoolConfig};
 use super::plan::PlanScratch;
 use super::prefix::PrefixCache;
-use super::record::Recorder;
+use super::record::SharedRecorder;
 use super::requests::{Handle, Phase, Req, Requests, WaitQueues};
 use super::schedule::PlanObserver;
 use super::static_batch::StaticBatch;
 use super::view::StepInfo;
-use super::SimOptions;
 use crate::memory::HbmPlan;
-use crate::metrics::Outcome;
+use crate::metrics::{LatencyHist, Outcome};
 use crate::perf::{BatchWork, StepModel};
 use crate::scenario::{Batching, Scenario, SchedulerConfig};
 use crate::speculative::Speculation;
@@ -31,6 +31,29 @@ pub(crate) struct InFlightStep {
     pub decode: bool,
     /// Blocks allocated at the start of this step for decode members' next token.
     pub growth_units: u64,
+    /// When it ends.
+    pub ends_at: Micros,
+}
+
+/// What one replica did, beside the cluster's numbers: the requests the router sent it, how
+/// they ended, their TTFT, and the time its GPUs were busy.
+pub(crate) struct ReplicaStats {
+    pub arrived: u64,
+    pub ended: u64,
+    pub completed: u64,
+    pub ttft: LatencyHist,
+    /// Σ of the iterations' durations started so far (the one in flight whole).
+    pub busy_us: u64,
+}
+
+/// A replica's load as its driver tracks it for the time series and the router: requests
+/// queued, running, and KV units used of the pool's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Occupancy {
+    pub queued: u64,
+    pub running: u64,
+    pub kv_used: u64,
+    pub kv_capacity: u64,
 }
 
 pub(crate) struct Replica {
@@ -60,7 +83,8 @@ pub(crate) struct Replica {
     /// KV tokens held by sequences outside the decode group (queued hold none).
     pub(super) loose_tokens: u64,
     pub(super) last_step: StepInfo,
-    pub(super) rec: Recorder,
+    pub(super) rec: SharedRecorder,
+    pub(super) stats: ReplicaStats,
     /// Buffers the scheduler reuses every iteration, and who sees its plans.
     pub(super) planning: Option<Box<PlanScratch>>,
     pub(super) plan_observer: Option<PlanObserver>,
@@ -70,10 +94,17 @@ pub(crate) struct Replica {
 }
 
 impl Replica {
-    pub fn new(scenario: &Scenario, plan: HbmPlan, step_model: StepModel, opts: &SimOptions) -> Replica {
+    /// Replica `index` of `scenario`'s cluster, recording into `rec`.
+    pub fn new(
+        scenario: &Scenario,
+        index: usize,
+        plan: HbmPlan,
+        step_model: StepModel,
+        rec: SharedRecorder,
+    ) -> Replica {
         let nclass = scenario.classes.len();
         let pool = KvPool::new(PoolConfig::from_scenario(scenario, &plan));
-        let spec = Speculation::of(scenario);
+        let spec = Speculation::of(scenario, index);
         let mut group = DecodeGroup::new(nclass, pool.unit_tokens(), pool.growth());
         if let Some(sp) = &spec {
             group.step_tokens = sp.next as u64;
@@ -104,7 +135,8 @@ impl Replica {
             restarting_until: None,
             loose_tokens: 0,
             last_step: StepInfo::default(),
-            rec: Recorder::new(scenario, opts),
+            rec,
+            stats: ReplicaStats { arrived: 0, ended: 0, completed: 0, ttft: LatencyHist::new(), busy_us: 0 },
             planning: None,
             plan_observer: None,
             spec,
@@ -114,15 +146,16 @@ impl Replica {
 
     // ---------------------------------------------------------------- the driver's interface
 
-    /// A request of `class` arrives at `now` (its prompt starting with prefix group `group`,
-    /// when the class has shared prefixes): it is queued (with its timeout) or rejected.
-    pub fn admit_arrival(&mut self, now: Micros, class: usize, input: u32, output: u32, group: Option<u32>) {
+    /// Request `id` of `class` arrives at `now` (its prompt starting with prefix group
+    /// `group`, when the class has shared prefixes): it is queued (with its timeout) or rejected.
+    pub fn admit_arrival(&mut self, now: Micros, id: u64, class: usize, input: u32, output: u32, group: Option<u32>) {
         self.now = now;
-        let h = self.reqs.alloc(class, now, input, output);
+        let h = self.reqs.alloc(id, class, now, input, output);
         if let (Some(cache), Some(g)) = (&self.cache, group) {
             self.reqs[h].prefix_chain = cache.chain_of(class, g);
         }
-        self.rec.arrived(class);
+        self.rec.borrow_mut().arrived(class);
+        self.stats.arrived += 1;
         let s = &self.sched;
         let too_long = input as u64 + output as u64 > s.max_model_len as u64;
         let queue_full = s.max_queue_len.is_some_and(|m| self.queues.waiting_for(class) >= m as u64);
@@ -159,10 +192,23 @@ impl Replica {
         self.out.drain(..)
     }
 
-    /// Accounts the time series up to `t` (the state has been constant since the last event).
-    pub fn sample_to(&mut self, t: Micros) {
-        let (queued, running, kv) = (self.queues.total() as f64, self.pool.seqs() as f64, self.pool.used_share());
-        self.rec.series.advance(t, queued, running, kv);
+    /// Requests queued and running, and the KV pool's use, now.
+    pub fn occupancy(&self) -> Occupancy {
+        Occupancy {
+            queued: self.queues.total(),
+            running: self.pool.seqs(),
+            kv_used: self.pool.used(),
+            kv_capacity: self.pool.capacity(),
+        }
+    }
+
+    /// Prefix caching: blocks of group `group`'s shared prefix of `class` this replica has
+    /// cached (referenced or not); 0 without one.
+    pub fn cached_prefix_blocks(&self, class: usize, group: Option<u32>) -> u32 {
+        match (&self.cache, group) {
+            (Some(c), Some(g)) => c.chain_of(class, g).map_or(0, |id| c.state(id).0),
+            _ => 0,
+        }
     }
 
     pub(super) fn wake_at(&mut self, t: Micros, w: Wakeup) {
@@ -184,7 +230,15 @@ impl Replica {
     pub(super) fn end_request(&mut self, h: Handle, outcome: Outcome) {
         self.reqs.free(h);
         let r = &self.reqs[h];
-        self.rec.ended(r, outcome, self.now);
+        self.rec.borrow_mut().ended(r, outcome, self.now);
+        let st = &mut self.stats;
+        st.ended += 1;
+        if outcome == Outcome::Completed {
+            st.completed += 1;
+            if let Some(t) = r.first_token {
+                st.ttft.record(t - r.arrival);
+            }
+        }
         self.out.push(Effect::Ended { class: r.class });
     }
 
@@ -218,7 +272,8 @@ impl Replica {
         r.first_scheduled.get_or_insert(now);
         r.units = self.pool.admit_seq(class, r.prefill_target as u64);
         self.running[class].insert(order, h.slot);
-        self.rec.peak_running = self.rec.peak_running.max(self.pool.seqs());
+        let mut rec = self.rec.borrow_mut();
+        rec.peak_running = rec.peak_running.max(self.pool.seqs());
     }
 
     /// Frees a running request's KV and batch slot (and its reference to cached blocks).
@@ -330,8 +385,9 @@ impl Replica {
         let tokens = self.group.ctx_sum + self.loose_tokens;
         // a shared prefix's tokens are held once
         let tokens = self.cache.as_ref().map_or(tokens, |c| (tokens + c.held_tokens).saturating_sub(c.ref_tokens));
-        self.rec.kv_waste(alloc_tokens, tokens);
-        self.step = Some(InFlightStep { prefills, decode, growth_units: growth });
+        self.rec.borrow_mut().kv_waste(alloc_tokens, tokens);
+        self.stats.busy_us += dur;
+        self.step = Some(InFlightStep { prefills, decode, growth_units: growth, ends_at: self.now + dur });
         self.wake_at(self.now + dur, Wakeup::StepEnd);
     }
 
@@ -377,15 +433,17 @@ impl Replica {
         // measure from their first token
         let gap = now - self.group.last_decode_end;
         let mut fresh_class = vec![0u64; self.running.len()];
+        let mut rec = self.rec.borrow_mut();
         for (h, t) in std::mem::take(&mut self.group.fresh) {
             let c = self.reqs[h].class as usize;
             fresh_class[c] += 1;
-            self.rec.metrics[c].itl.record(now - t);
-            self.rec.total.itl.record(now - t);
+            rec.metrics[c].itl.record(now - t);
+            rec.total.itl.record(now - t);
         }
         for (c, fc) in fresh_class.iter().enumerate() {
-            self.rec.itl(c, gap, self.group.n_class[c] - fc);
+            rec.itl(c, gap, self.group.n_class[c] - fc);
         }
+        drop(rec);
         self.group.last_decode_end = now;
         while let Some((slot, join)) = self.group.pop_finished() {
             let r = self.reqs.at(slot);
@@ -470,13 +528,39 @@ impl Replica {
 
     // ---------------------------------------------------------------- reading
 
-    pub fn summary(&self, now: Micros) -> crate::metrics::Summary {
-        let live = self.live_for_summary();
-        let prefix = self.cache.as_ref().map(|c| &c.stats[..]);
-        let kv_peak = self.pool.peak() * self.pool.unit_tokens();
-        let mut s = self.rec.summary(now, live, &self.plan, kv_peak, self.usd_per_hour, prefix);
-        s.speculative = self.spec.as_ref().map(Speculation::summary);
-        s
+    /// Prefix caching: per class, what the cache saved (`None` without prefix caching).
+    pub fn cache_stats(&self) -> Option<&[super::prefix::CacheStats]> {
+        self.cache.as_ref().map(|c| &c.stats[..])
+    }
+
+    /// Most KV tokens held at once.
+    pub fn kv_peak_tokens(&self) -> u64 {
+        self.pool.peak() * self.pool.unit_tokens()
+    }
+
+    /// Price of this replica's GPUs per hour.
+    pub fn usd_per_hour(&self) -> f64 {
+        self.usd_per_hour
+    }
+
+    /// Time its GPUs were busy up to `now` (the iteration in flight counts to `now`).
+    pub fn busy_us(&self, now: Micros) -> u64 {
+        let ahead = self.step.as_ref().map_or(0, |s| s.ends_at.saturating_sub(now));
+        self.stats.busy_us - ahead
+    }
+
+    /// Requests waiting, per class.
+    pub fn queued(&self) -> &[u64] {
+        self.queues.queued()
+    }
+
+    pub fn stats(&self) -> &ReplicaStats {
+        &self.stats
+    }
+
+    /// Speculative decoding's draws and counts (`None` with it off).
+    pub fn speculation(&self) -> Option<&Speculation> {
+        self.spec.as_ref()
     }
 
     /// Each request not ended yet: its class, arrival and first token (for the censored views).
@@ -490,23 +574,16 @@ impl Replica {
     pub fn step_model(&self) -> &StepModel {
         &self.step_model
     }
-    pub fn recorder(&self) -> &Recorder {
-        &self.rec
-    }
-    pub fn recorder_mut(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
     pub fn set_plan_observer(&mut self, observer: PlanObserver) {
         self.plan_observer = Some(observer);
     }
 
     /// Internal consistency checks, for tests: counts add up and KV stays within bounds.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let c = &self.rec.total.counts;
+        let st = &self.stats;
         let live = self.reqs.live().count() as u64;
-        let ended = self.rec.total.ended();
-        if c.arrived != ended + live {
-            return Err(format!("arrived {} != ended {} + live {}", c.arrived, ended, live));
+        if st.arrived != st.ended + live {
+            return Err(format!("arrived {} != ended {} + live {}", st.arrived, st.ended, live));
         }
         let (queued, running) = (self.queues.total(), self.pool.seqs());
         if live != queued + running {

@@ -64,14 +64,11 @@ pub(crate) struct Req {
 pub(crate) struct Requests {
     slots: Vec<Req>,
     free: Vec<u32>,
-    next_id: u64,
 }
 
 impl Requests {
-    /// A new request, queued, with the next id.
-    pub fn alloc(&mut self, class: usize, arrival: Micros, input: u32, output: u32) -> Handle {
-        let id = self.next_id;
-        self.next_id += 1;
+    /// A new request, queued, with the id its driver gave it.
+    pub fn alloc(&mut self, id: u64, class: usize, arrival: Micros, input: u32, output: u32) -> Handle {
         let req = Req {
             id,
             gen: 0,
@@ -280,12 +277,12 @@ mod tests {
     #[test]
     fn slots_are_reused_with_a_new_generation() {
         let mut reqs = Requests::default();
-        let a = reqs.alloc(0, 10, 100, 5);
-        let b = reqs.alloc(1, 11, 200, 6);
+        let a = reqs.alloc(0, 0, 10, 100, 5);
+        let b = reqs.alloc(1, 1, 11, 200, 6);
         assert_eq!((reqs[a].id, reqs[b].id, reqs[b].class), (0, 1, 1));
         reqs.free(a);
         assert!(reqs.get(a).is_none(), "a stale handle finds nothing");
-        let c = reqs.alloc(0, 12, 300, 7);
+        let c = reqs.alloc(2, 0, 12, 300, 7);
         assert_eq!(c.slot, a.slot);
         assert_ne!(c.gen, a.gen);
         assert!(reqs.get(a).is_none());
@@ -297,7 +294,7 @@ mod tests {
     #[test]
     fn lanes_skip_tombstones() {
         let mut reqs = Requests::default();
-        let h: Vec<Handle> = (0..4).map(|i| reqs.alloc(i % 2, i as u64, 10, 10)).collect();
+        let h: Vec<Handle> = (0..4).map(|i| reqs.alloc(i as u64, i % 2, i as u64, 10, 10)).collect();
         let mut q = WaitQueues::new(2, false);
         assert_eq!((q.lanes(), q.lane(1)), (1, 0));
         for (i, &x) in h.iter().enumerate() {
@@ -320,7 +317,7 @@ mod tests {
     #[test]
     fn isolation_gives_each_class_a_lane() {
         let mut reqs = Requests::default();
-        let (a, b) = (reqs.alloc(0, 0, 1, 1), reqs.alloc(1, 0, 1, 1));
+        let (a, b) = (reqs.alloc(0, 0, 0, 1, 1), reqs.alloc(1, 1, 0, 1, 1));
         let mut q = WaitQueues::new(2, true);
         q.push_back(a, 0);
         q.push_back(b, 1);

@@ -104,6 +104,6 @@ impl Replica {
         r.preemptions += 1;
         let (id, class) = (r.id, r.class as usize);
         self.queues.push_front(h, class);
-        self.rec.preempted(id, class, self.now);
+        self.rec.borrow_mut().preempted(id, class, self.now);
     }
 }

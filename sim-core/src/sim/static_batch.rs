@@ -116,13 +116,13 @@ impl Replica {
                 let r = &mut self.reqs[h];
                 if r.output >= t {
                     r.generated = t;
-                    self.rec.itl_class(r.class as usize, gap);
+                    self.rec.borrow_mut().itl_class(r.class as usize, gap);
                 }
                 if r.output <= t {
                     r.static_done = true;
                 }
             }
-            self.rec.itl_total(gap, still as u64);
+            self.rec.borrow_mut().itl_total(gap, still as u64);
         }
         if b.step + 1 >= b.o_max {
             // batch ends: everyone completes now, all memory freed at once

@@ -7,6 +7,7 @@ use super::replica::Replica;
 use super::requests::Phase;
 use crate::metrics::Summary;
 use serde::Serialize;
+use std::ops::Add;
 
 /// A request's end, for the stage's recent-events list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -41,6 +42,19 @@ pub struct LiveRequest {
     /// Prefix caching: the first `cached_tokens` of its prompt were found in the cache (not
     /// computed; their KV is shared with the other requests of its prefix). 0 otherwise.
     pub cached_tokens: u32,
+    /// The replica the router sent it to (0 with one replica).
+    pub replica: u16,
+}
+
+/// One replica of a cluster at one moment.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ReplicaView {
+    pub queued: u64,
+    pub running: u64,
+    /// KV allocated ÷ its KV pool.
+    pub kv_fill: f64,
+    /// Down for an OOM restart.
+    pub restarting: bool,
 }
 
 /// A request that recently ended or was preempted.
@@ -74,6 +88,25 @@ pub struct HbmUse {
     /// an over-committed server eats into it.
     pub headroom: f64,
     pub utilization_limit: f64,
+}
+
+impl Add for HbmUse {
+    type Output = HbmUse;
+    /// Two replicas' memory as one gauge.
+    fn add(self, o: HbmUse) -> HbmUse {
+        HbmUse {
+            capacity: self.capacity + o.capacity,
+            weights: self.weights + o.weights,
+            activations: self.activations + o.activations,
+            kv_used: self.kv_used + o.kv_used,
+            kv_waste: self.kv_waste + o.kv_waste,
+            kv_free: self.kv_free + o.kv_free,
+            kv_cached: self.kv_cached + o.kv_cached,
+            outside_budget: self.outside_budget + o.outside_budget,
+            headroom: self.headroom + o.headroom,
+            utilization_limit: self.utilization_limit + o.utilization_limit,
+        }
+    }
 }
 
 impl HbmUse {
@@ -140,7 +173,10 @@ pub enum Limit {
     DecodeSpeed { decode_seqs: u64, step_ms: f64 },
 }
 
-/// Everything the UI draws at one moment. Its size depends on live requests only.
+/// Everything the UI draws at one moment. Its size depends on live requests only. With several
+/// replicas, requests, queues and the HBM split are the cluster's (the HBM summed over every
+/// GPU), the last step and the limit are the most loaded replica's, and `replicas` has a line
+/// per replica (empty with one).
 #[derive(Clone, Debug, Serialize)]
 pub struct Snapshot {
     pub now_s: f64,
@@ -156,6 +192,7 @@ pub struct Snapshot {
     pub last_step: StepInfo,
     pub limit: Limit,
     pub summary: Summary,
+    pub replicas: Vec<ReplicaView>,
 }
 
 impl Replica {
@@ -280,24 +317,19 @@ impl Replica {
                 kv_tokens: kv,
                 kv_reserved_tokens: r.units * self.pool.unit_tokens(),
                 cached_tokens: r.hit_tokens,
+                replica: 0,
             });
         }
         out
     }
 
-    pub fn snapshot(&self, now: u64, finished: bool) -> Snapshot {
-        Snapshot {
-            now_s: now as f64 / 1e6,
-            finished,
-            restarting_until_s: self.restarting_until.map(|t| t as f64 / 1e6),
-            requests: self.live_requests(),
-            recent: self.rec.recent().copied().collect(),
-            queued: self.queues.queued().to_vec(),
+    /// Its line of a cluster's snapshot.
+    pub fn view(&self) -> ReplicaView {
+        ReplicaView {
+            queued: self.queues.total(),
             running: self.pool.seqs(),
-            hbm: self.hbm_use(),
-            last_step: self.last_step,
-            limit: self.limit(),
-            summary: self.summary(now),
+            kv_fill: self.pool.used_share(),
+            restarting: self.restarting_until.is_some(),
         }
     }
 }

@@ -1,0 +1,260 @@
+//! Several replicas behind a router: the scenario's `replicas` and `router` settings, and the
+//! router's decision for each arriving request.
+//!
+//! The router decides from a view of each replica's load ([`Load`]) and returns a [`Route`]; the
+//! driver (`sim`) applies it by handing the request to that replica. Deciding never changes a
+//! replica, so a route can be checked on its own (`tests/cluster.rs`).
+//!
+//! Ties are broken in turn: every policy scans the replicas starting after the one chosen last,
+//! and a later replica wins only when it is strictly better, so equal replicas take turns instead
+//! of the first one taking everything.
+
+use crate::workload::{class_rng, ClassRng};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// How the router picks a replica for a request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Each replica in turn, whatever its load (a plain load balancer).
+    #[default]
+    RoundRobin,
+    /// A replica drawn uniformly from the run's seeded stream (a Kubernetes Service in iptables
+    /// mode behaves so).
+    Random,
+    /// The replica with the fewest requests queued and running.
+    LeastOutstanding,
+    /// The replica whose KV pool is least used.
+    LeastKv,
+    /// The replica that holds the most of this request's shared prefix in its cache, unless it
+    /// carries more than its bounded share of the load; then the least outstanding one.
+    PrefixAffinity,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 5] =
+        [Policy::RoundRobin, Policy::Random, Policy::LeastOutstanding, Policy::LeastKv, Policy::PrefixAffinity];
+
+    /// The name files and the CLI use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::RoundRobin => "round_robin",
+            Policy::Random => "random",
+            Policy::LeastOutstanding => "least_outstanding",
+            Policy::LeastKv => "least_kv",
+            Policy::PrefixAffinity => "prefix_affinity",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Policy> {
+        Policy::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// The router in front of the replicas.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouterConfig {
+    #[serde(default)]
+    pub policy: Policy,
+    /// `prefix_affinity`: the most a replica may carry, as a multiple of the mean load, before
+    /// a request that prefers it goes to the least outstanding replica instead.
+    #[serde(default = "default_load_cap")]
+    pub load_cap: f64,
+}
+
+pub fn default_load_cap() -> f64 {
+    1.25
+}
+
+impl Default for RouterConfig {
+    fn default() -> Self {
+        RouterConfig { policy: Policy::default(), load_cap: default_load_cap() }
+    }
+}
+
+impl RouterConfig {
+    pub fn is_default(&self) -> bool {
+        *self == RouterConfig::default()
+    }
+}
+
+/// What the router sees of one replica when a request arrives.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Load {
+    /// Requests queued and running.
+    pub outstanding: u64,
+    /// KV pool in use, 0..=1.
+    pub kv_used: f64,
+    /// Blocks of this request's shared prefix the replica has cached (0 without one).
+    pub cached_blocks: u32,
+}
+
+/// Why a request went where it went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Its turn (round robin), a draw (random), or the least loaded by the policy's measure.
+    Policy,
+    /// `prefix_affinity`: the replica that holds most of its prefix.
+    Affinity,
+    /// `prefix_affinity`: no replica holds any of its prefix; the least outstanding one.
+    NoneCached,
+    /// `prefix_affinity`: the replica holding its prefix was over the load cap.
+    OverCap,
+}
+
+/// The router's decision for one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route {
+    pub replica: usize,
+    pub reason: Reason,
+}
+
+/// The router's state: the turn, and its random stream.
+pub struct Router {
+    config: RouterConfig,
+    n: usize,
+    /// The replica chosen last (scans start after it).
+    last: usize,
+    rng: ClassRng,
+}
+
+/// The random stream of the router (the classes use streams 1–3).
+const ROUTER_STREAM: u64 = 11;
+
+impl Router {
+    pub fn new(config: &RouterConfig, replicas: usize, seed: u64) -> Router {
+        Router {
+            config: config.clone(),
+            n: replicas.max(1),
+            last: replicas.max(1) - 1,
+            rng: class_rng(seed, 0, ROUTER_STREAM),
+        }
+    }
+
+    /// Most a replica may carry, this request included, before `prefix_affinity` looks
+    /// elsewhere: ⌈load_cap × (outstanding requests + 1) ÷ replicas⌉, the capacity of
+    /// consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018).
+    pub fn cap(&self, loads: &[Load]) -> u64 {
+        let total: u64 = loads.iter().map(|l| l.outstanding).sum::<u64>() + 1;
+        (self.config.load_cap * total as f64 / self.n as f64).ceil() as u64
+    }
+
+    /// Picks a replica for the next request from the replicas' loads (one per replica).
+    pub fn route(&mut self, loads: &[Load]) -> Route {
+        debug_assert_eq!(loads.len(), self.n);
+        let route = match self.config.policy {
+            Policy::RoundRobin => Route { replica: (self.last + 1) % self.n, reason: Reason::Policy },
+            Policy::Random => {
+                Route { replica: self.rng.random_range(0..self.n as u32) as usize, reason: Reason::Policy }
+            }
+            Policy::LeastOutstanding => {
+                Route { replica: self.best(loads, |l| l.outstanding as f64), reason: Reason::Policy }
+            }
+            Policy::LeastKv => Route { replica: self.best(loads, |l| l.kv_used), reason: Reason::Policy },
+            Policy::PrefixAffinity => {
+                let home = self.best(loads, |l| -(l.cached_blocks as f64));
+                let least = || self.best(loads, |l| l.outstanding as f64);
+                if loads[home].cached_blocks == 0 {
+                    Route { replica: least(), reason: Reason::NoneCached }
+                } else if loads[home].outstanding + 1 > self.cap(loads) {
+                    Route { replica: least(), reason: Reason::OverCap }
+                } else {
+                    Route { replica: home, reason: Reason::Affinity }
+                }
+            }
+        };
+        self.last = route.replica;
+        route
+    }
+
+    /// The replica with the lowest `key`, scanning from the one after the last chosen.
+    fn best(&self, loads: &[Load], key: impl Fn(&Load) -> f64) -> usize {
+        let mut best = (self.last + 1) % self.n;
+        for k in 1..self.n {
+            let i = (self.last + 1 + k) % self.n;
+            if key(&loads[i]) < key(&loads[best]) {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loads(outstanding: &[u64]) -> Vec<Load> {
+        outstanding.iter().map(|&o| Load { outstanding: o, ..Load::default() }).collect()
+    }
+
+    fn router(policy: Policy, n: usize) -> Router {
+        Router::new(&RouterConfig { policy, load_cap: 1.25 }, n, 7)
+    }
+
+    #[test]
+    fn round_robin_takes_turns_whatever_the_load() {
+        let mut r = router(Policy::RoundRobin, 3);
+        let picks: Vec<usize> = (0..7).map(|_| r.route(&loads(&[9, 0, 0])).replica).collect();
+        assert_eq!(picks, [0, 1, 2, 0, 1, 2, 0]);
+    }
+
+    #[test]
+    fn least_outstanding_breaks_ties_in_turn() {
+        let mut r = router(Policy::LeastOutstanding, 4);
+        // all equal: each in turn
+        let picks: Vec<usize> = (0..4).map(|_| r.route(&loads(&[2, 2, 2, 2])).replica).collect();
+        assert_eq!(picks, [0, 1, 2, 3]);
+        assert_eq!(r.route(&loads(&[3, 1, 2, 1])).replica, 1);
+        assert_eq!(r.route(&loads(&[3, 1, 2, 1])).replica, 3);
+    }
+
+    #[test]
+    fn least_kv_takes_the_emptiest_pool() {
+        let mut r = router(Policy::LeastKv, 3);
+        let l: Vec<Load> = [0.5, 0.2, 0.9].iter().map(|&k| Load { kv_used: k, ..Load::default() }).collect();
+        assert_eq!(r.route(&l).replica, 1);
+    }
+
+    #[test]
+    fn random_is_seeded_and_covers_every_replica() {
+        let picks = |seed| {
+            let mut r = Router::new(&RouterConfig { policy: Policy::Random, load_cap: 1.25 }, 4, seed);
+            (0..400).map(|_| r.route(&loads(&[0; 4])).replica).collect::<Vec<_>>()
+        };
+        assert_eq!(picks(3), picks(3));
+        assert_ne!(picks(3), picks(4));
+        let mut seen = [0u32; 4];
+        picks(3).into_iter().for_each(|p| seen[p] += 1);
+        // 400 draws over 4: each count is binomial(400, 1/4), mean 100, sd 8.7
+        assert!(seen.iter().all(|&c| (60..=140).contains(&c)), "{seen:?}");
+    }
+
+    #[test]
+    fn prefix_affinity_follows_the_cache_within_the_cap() {
+        let mut r = router(Policy::PrefixAffinity, 4);
+        let mut l = loads(&[4, 4, 4, 4]);
+        // nobody holds the prefix: least outstanding (ties in turn)
+        assert_eq!(r.route(&l), Route { replica: 0, reason: Reason::NoneCached });
+        l[2].cached_blocks = 5;
+        l[1].cached_blocks = 3;
+        // cap = ⌈1.25 × 17 / 4⌉ = 6; replica 2 carries 4, 5 with this one
+        assert_eq!(r.cap(&l), 6);
+        assert_eq!(r.route(&l), Route { replica: 2, reason: Reason::Affinity });
+        l[2].outstanding = 6;
+        // cap = ⌈1.25 × 19 / 4⌉ = 6 < 7: the least outstanding replica instead
+        assert_eq!(r.route(&l), Route { replica: 3, reason: Reason::OverCap });
+    }
+
+    #[test]
+    fn an_idle_cluster_keeps_affinity() {
+        // one request in the whole cluster: the cap is ⌈1.25 × 1 / 8⌉ = 1, so the replica with the
+        // prefix still takes it
+        let mut r = router(Policy::PrefixAffinity, 8);
+        let mut l = loads(&[0; 8]);
+        l[5].cached_blocks = 1;
+        assert_eq!(r.route(&l), Route { replica: 5, reason: Reason::Affinity });
+    }
+}
