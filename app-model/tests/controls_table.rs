@@ -237,3 +237,15 @@ fn the_precision_menus_offer_sim_cores_dtypes_in_its_order() {
     assert_eq!(kv[0], "");
     assert_eq!(kv[1..], names(&Dtype::KV)[..]);
 }
+
+#[test]
+fn every_router_policy_has_a_name_in_both_languages() {
+    // the replica panel names the policy as replicas.policy.<name>
+    for locale in ["en", "zh"] {
+        let t = table(locale);
+        for p in sim_core::cluster::Policy::ALL {
+            let key = format!("replicas.policy.{}", p.name());
+            assert!(t.get(&key).is_some_and(|s| !s.trim().is_empty()), "{locale}: {key}");
+        }
+    }
+}

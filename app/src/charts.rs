@@ -585,7 +585,7 @@ fn series_chart(
             y_max = y_max.max(y);
         }
         if which == Series::Batch {
-            y_max = y_max.max(f64::from(sim.scenario().scheduler.max_num_seqs));
+            y_max = y_max.max(batch_limit(sim).0);
         }
     }
     let ya = match which {
@@ -617,10 +617,9 @@ fn series_chart(
             Series::Queue => plot.line(&pick(&|s| s.queue_len), "#0f766e", pattern, 1.8),
             Series::Batch => {
                 plot.line(&pick(&|s| s.running), "#1d4ed8", pattern, 1.8);
-                if ri == 0 || sim.scenario().scheduler.max_num_seqs != input.runs[0].1.scenario().scheduler.max_num_seqs
-                {
-                    let m = f64::from(sim.scenario().scheduler.max_num_seqs);
-                    plot.hline(m, palette().ref_line, &format!("max_num_seqs {}", format::int(m as u64)));
+                if ri == 0 || batch_limit(sim) != batch_limit(input.runs[0].1) {
+                    let (m, label) = batch_limit(sim);
+                    plot.hline(m, palette().ref_line, &label);
                 }
             }
             Series::Kv => plot.line(&pick(&|s| s.kv_fill * 100.0), "#7c3aed", pattern, 1.8),
@@ -838,7 +837,7 @@ fn series_text(title: &str, input: &ChartInput<'_>, which: Series, table: bool) 
             ));
         }
         if which == Series::Batch {
-            parts.push(format!("max_num_seqs {}", format::int(u64::from(sim.scenario().scheduler.max_num_seqs))));
+            parts.push(batch_limit(sim).1);
         }
     }
     let span = input.runs.iter().filter_map(|(_, s)| s.series().last().map(|x| x.t_s)).fold(0.0f64, f64::max);
@@ -914,4 +913,17 @@ pub fn figures() -> impl IntoView {
             }
         })
         .collect_view()
+}
+
+/// The most sequences the run can hold at once, and its label: `max_num_seqs`, times the
+/// replicas of a cluster (the batch series counts every replica's).
+fn batch_limit(sim: &Simulation) -> (f64, String) {
+    let per = sim.scenario().scheduler.max_num_seqs;
+    let n = sim.replica_count();
+    let label = if n > 1 {
+        format!("max_num_seqs {} × {n}", format::int(u64::from(per)))
+    } else {
+        format!("max_num_seqs {}", format::int(u64::from(per)))
+    };
+    (f64::from(per) * n as f64, label)
 }

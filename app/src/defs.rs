@@ -35,6 +35,7 @@ pub const KV_WASTE: &str = "def.kv_waste";
 pub const KV_FREE: &str = "def.kv_free";
 pub const KV_CACHED: &str = "def.kv_cached";
 pub const PREFIX_CACHE: &str = "def.prefix_cache";
+pub const ROUTER_IMBALANCE: &str = "def.router_imbalance";
 pub const HEADROOM: &str = "def.headroom";
 pub const OUTSIDE: &str = "def.outside";
 pub const WEIGHTS: &str = "def.weights";

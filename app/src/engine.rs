@@ -124,6 +124,8 @@ pub struct RunView {
     pub queued: u64,
     /// What limits the run now (the stage's badge).
     pub limit: sim_core::sim::Limit,
+    /// Each replica now (empty with one).
+    pub replicas: Vec<sim_core::sim::ReplicaView>,
 }
 
 /// Frame timings for the budget report.
@@ -384,6 +386,7 @@ impl Engine {
                 running: snap.running,
                 queued: snap.queued.iter().sum(),
                 limit: snap.limit,
+                replicas: snap.replicas,
                 summary: snap.summary,
             });
         }

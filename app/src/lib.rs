@@ -35,6 +35,7 @@ pub mod i18n;
 pub mod lessons;
 pub mod metrics_panel;
 pub mod panels;
+pub mod replicas;
 mod panic_view;
 pub mod share;
 pub mod stage;

@@ -97,6 +97,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                     <span class="mk mk-cached" aria-hidden="true"></span>{tx("panels.legend_cached")}
                 </li>
             </ul>
+            <crate::replicas::ReplicaGrid run=run/>
             <HbmGauge run=run/>
         </section>
     }

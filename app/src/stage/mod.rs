@@ -87,6 +87,7 @@ struct Ghost {
 /// Scenario facts the stage needs, read once per run.
 pub struct StageConfig {
     pub isolation: bool,
+    /// Most sequences running at once: every replica's batch.
     pub max_num_seqs: usize,
     pub class_names: Vec<String>,
     pub priorities: Vec<u32>,
@@ -98,7 +99,7 @@ impl StageConfig {
         let s = sim.scenario();
         StageConfig {
             isolation: s.lane_per_class(),
-            max_num_seqs: s.scheduler.max_num_seqs as usize,
+            max_num_seqs: s.scheduler.max_num_seqs as usize * sim.replica_count(),
             class_names: sim.class_names().to_vec(),
             priorities: s.classes.iter().map(|c| c.priority).collect(),
             static_batching: s.scheduler.batching == sim_core::scenario::Batching::Static,

@@ -517,7 +517,6 @@ impl Simulation {
         for r in &self.replicas {
             queued.iter_mut().zip(r.queued()).for_each(|(q, n)| *q += n);
         }
-        let hbm = self.replicas[1..].iter().fold(self.replicas[0].hbm_use(), |h, r| h + r.hbm_use());
         Snapshot {
             now_s: self.now as f64 / 1e6,
             finished: self.is_finished(),
@@ -526,7 +525,7 @@ impl Simulation {
             recent: self.recent_endings(),
             queued,
             running: self.occupied.running,
-            hbm,
+            hbm: busiest.hbm_use(),
             last_step: busiest.last_step,
             limit: busiest.limit(),
             summary: self.summary(),

@@ -7,7 +7,6 @@ use super::replica::Replica;
 use super::requests::Phase;
 use crate::metrics::Summary;
 use serde::Serialize;
-use std::ops::Add;
 
 /// A request's end, for the stage's recent-events list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -90,25 +89,6 @@ pub struct HbmUse {
     pub utilization_limit: f64,
 }
 
-impl Add for HbmUse {
-    type Output = HbmUse;
-    /// Two replicas' memory as one gauge.
-    fn add(self, o: HbmUse) -> HbmUse {
-        HbmUse {
-            capacity: self.capacity + o.capacity,
-            weights: self.weights + o.weights,
-            activations: self.activations + o.activations,
-            kv_used: self.kv_used + o.kv_used,
-            kv_waste: self.kv_waste + o.kv_waste,
-            kv_free: self.kv_free + o.kv_free,
-            kv_cached: self.kv_cached + o.kv_cached,
-            outside_budget: self.outside_budget + o.outside_budget,
-            headroom: self.headroom + o.headroom,
-            utilization_limit: self.utilization_limit + o.utilization_limit,
-        }
-    }
-}
-
 impl HbmUse {
     /// Share of the capacity allocated now: weights, activations and the KV cache in use or
     /// reserved (what a memory monitor would report as used). 0 without capacity.
@@ -174,9 +154,9 @@ pub enum Limit {
 }
 
 /// Everything the UI draws at one moment. Its size depends on live requests only. With several
-/// replicas, requests, queues and the HBM split are the cluster's (the HBM summed over every
-/// GPU), the last step and the limit are the most loaded replica's, and `replicas` has a line
-/// per replica (empty with one).
+/// replicas, requests and queues are the cluster's, the HBM split, the last step and the limit
+/// are the most loaded replica's (the summary's memory is one replica's plan too), and
+/// `replicas` has a line per replica (empty with one).
 #[derive(Clone, Debug, Serialize)]
 pub struct Snapshot {
     pub now_s: f64,

@@ -1,0 +1,55 @@
+// A cluster on the page: the cluster preset shows a tile per replica under the stage, each with
+// its load, KV fill, requests routed to it and prefix cache hits, and the router's imbalance;
+// the stage counts every replica's batch; a one-replica scenario shows no tiles. In Chinese too.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { artifact, cutText, runToEnd, selectPreset, sleep, tid, useLab } from './lib.mjs';
+
+describe('replicas', { timeout: 180_000 }, () => {
+  const lab = useLab({
+    ready: async (page) => {
+      await page.locator(tid('stage')).first().waitFor({ timeout: 20_000 });
+    },
+  });
+
+  test('the cluster preset shows each replica and the router; one replica shows none', async () => {
+    const { page, errors } = await lab.open('', { viewport: { width: 1440, height: 900 } });
+    assert.equal(await page.locator(tid('replicas')).count(), 0, 'no replica tiles with one replica');
+    await selectPreset(page, 'cluster-prefix-affinity');
+    await runToEnd(page);
+    await sleep(500);
+    const tiles = page.locator(tid('replica'));
+    assert.equal(await tiles.count(), 4);
+    const texts = await tiles.allTextContents();
+    let routed = 0;
+    for (const [i, text] of texts.entries()) {
+      assert.match(text, new RegExp(`Replica ${i}`));
+      const m = text.match(/([\d,]+) routed here/);
+      assert.ok(m, text);
+      routed += Number(m[1].replace(/,/g, ''));
+      // prefix affinity keeps each document's blocks on one replica: most prompt tokens hit
+      const hits = text.match(/prefix cache hits ([\d.]+) %/);
+      assert.ok(hits && Number(hits[1]) > 50, text);
+    }
+    assert.equal(routed, 4000, 'every request went to one replica');
+    const imbalance = Number(await page.locator(tid('router-imbalance')).textContent());
+    assert.ok(imbalance >= 1 && imbalance < 1.2, `imbalance ${imbalance}`);
+    assert.match(await page.locator(tid('replicas')).textContent(), /4 replicas behind a prefix-affinity router/);
+    assert.deepEqual(await cutText(page, { scope: tid('replicas') }), []);
+    await page.locator(tid('replicas')).screenshot({ path: await artifact('replicas.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('in Chinese, on a phone', async () => {
+    const { page, errors } = await lab.open('?locale=zh&preset=cluster-prefix-affinity', { viewport: { width: 390, height: 844 } });
+    await page.locator(tid('replica')).first().waitFor({ timeout: 20_000 });
+    const text = await page.locator(tid('replicas')).textContent();
+    assert.match(text, /4 个副本，前置前缀亲和路由器/);
+    assert.match(text, /副本 3/);
+    assert.deepEqual(await cutText(page, { scope: tid('replicas') }), []);
+    await page.locator(tid('replicas')).screenshot({ path: await artifact('replicas-zh-390.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
