@@ -232,9 +232,20 @@ fn arb_cluster() -> impl Strategy<Value = Scenario> {
         (2.0f64..80.0, 50u64..300),
         (16u32..3000, 1u32..400),
         (prop::bool::ANY, prop::bool::ANY, 0u64..1000),
+        prop::option::of((1u32..6, 0.0f64..0.95)),
     )
         .prop_map(
-            |(replicas, policy, cap, prefix, (groups, shared), (rate, n), (input, output), (bursty, low_mem, seed))| {
+            |(
+                replicas,
+                policy,
+                cap,
+                prefix,
+                (groups, shared),
+                (rate, n),
+                (input, output),
+                (bursty, low_mem, seed),
+                spec,
+            )| {
                 let arrival = if bursty {
                     format!(r#"{{ "kind": "bursty", "rate_per_s": {rate}, "cv": 3 }}"#)
                 } else {
@@ -255,6 +266,12 @@ fn arb_cluster() -> impl Strategy<Value = Scenario> {
                 s.router.policy = Policy::ALL[policy];
                 s.router.load_cap = cap;
                 s.seed = seed;
+                // speculative decoding on every replica, each drawing its own accepted tokens
+                s.speculative = spec.map(|(k, a)| sim_core::speculative::SpeculativeConfig {
+                    draft_tokens: k,
+                    acceptance_rate: a,
+                    draft_model: None,
+                });
                 if low_mem {
                     // little KV: preemption and eviction under pressure
                     s.gpu_memory_utilization = 0.24;
