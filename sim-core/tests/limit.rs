@@ -193,12 +193,16 @@ prop_compose! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
+    /// Checked between instants, as the page reads it (after `advance_to`): within an instant,
+    /// after one of its events and before the scheduler has decided, the last plan is stale.
     #[test]
     fn the_limit_named_agrees_with_the_state_at_every_event(s in scenario()) {
         let Ok(mut sim) = Simulation::new(&s) else { return Ok(()) };
         let mut events = 0u64;
         while !sim.is_finished() {
-            check_limit(&sim, &s)?;
+            if sim.next_event_time() != Some(sim.now()) {
+                check_limit(&sim, &s)?;
+            }
             sim.advance_events(1);
             events += 1;
             prop_assert!(events < 1_000_000, "no termination");
