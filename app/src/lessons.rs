@@ -363,6 +363,7 @@ fn highlight_targets(key: &str) -> &'static [(&'static str, Option<&'static str>
     match key {
         "ttft.p99" => &[("[data-testid=\"metric-ttft-p99\"]", None)],
         "itl.p99" => &[("[data-testid=\"metric-itl-p99\"]", None)],
+        "tpot.mean" => &[("[data-testid=\"metric-tpot-mean\"]", None)],
         "goodput" => &[("[data-testid=\"metric-goodput\"]", Some(".kv"))],
         "hbm" => &[("[data-testid^=\"hbm-gauge\"] .gauge", None)],
         "oom" => &[("[data-testid=\"count-oom-restarts\"]", Some(".count"))],

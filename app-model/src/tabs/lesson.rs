@@ -153,6 +153,7 @@ pub fn highlight_key(m: Metric) -> &'static str {
     match m {
         Metric::TTFT_P99 => "ttft.p99",
         Metric::Latency(Latency::Itl, Stat::P99) => "itl.p99",
+        Metric::Latency(Latency::Tpot, Stat::Mean) => "tpot.mean",
         Metric::GoodputTokens => "goodput",
         Metric::KvPeakBytes => "hbm",
         Metric::Requests(Count::OomRestarts) => "oom",

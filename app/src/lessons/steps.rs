@@ -287,10 +287,11 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
 /// One row of the per-run numbers: label, value, the highlight key it belongs to.
 type Row = (fn() -> String, fn(&Summary) -> String, &'static str);
 
-const ROWS: [Row; 11] = [
+const ROWS: [Row; 12] = [
     (|| t("features.num.ttft_p99"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99), "ttft.p99"),
     (|| t("features.num.ttft_mean"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.mean), ""),
     (|| t("features.num.tpot_p99"), |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99), ""),
+    (|| t("features.num.tpot_mean"), |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.mean), "tpot.mean"),
     (|| t("features.num.itl_p99"), |s| format::dist_ms(s.all.itl_ms.count, s.all.itl_ms.p99), "itl.p99"),
     (|| t("features.num.throughput"), |s| format!("{} tok/s", format::rate(s.all.throughput.output_tokens_per_s)), ""),
     (|| t("features.num.goodput"), |s| format!("{} tok/s", format::rate(s.all.goodput.output_tokens_per_s)), "goodput"),

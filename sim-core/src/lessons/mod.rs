@@ -28,6 +28,7 @@ mod mean_hides_tail;
 mod mixed_traffic;
 mod moments;
 mod safe_zone;
+mod speculative_crowd;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
@@ -48,6 +49,7 @@ pub const LESSONS: &[Lesson] = &[
     context_too_large::LESSON,
     cost_per_good_token::LESSON,
     safe_zone::LESSON,
+    speculative_crowd::LESSON,
 ];
 
 /// The seed the page opens a lesson with (the presets' seed).
@@ -204,6 +206,7 @@ fn first(conditions: &[bool]) -> usize {
 const GIB: f64 = (1u64 << 30) as f64;
 const TTFT_P50: Metric = Metric::Latency(Latency::Ttft, Stat::P50);
 const TTFT_MEAN: Metric = Metric::Latency(Latency::Ttft, Stat::Mean);
+const TPOT_MEAN: Metric = Metric::Latency(Latency::Tpot, Stat::Mean);
 const QUEUE_MEAN: Metric = Metric::Latency(Latency::Queue, Stat::Mean);
 const PREFILL_MEAN: Metric = Metric::Latency(Latency::Prefill, Stat::Mean);
 const THROUGHPUT: Metric = Metric::ThroughputTokens;

@@ -10,6 +10,7 @@ mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod mixed_traffic;
 mod safe_zone;
+mod speculative_crowd;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
@@ -32,6 +33,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("tpot-vs-itl", tpot_vs_itl::check),
     ("cost-per-good-token", cost_per_good_token::check),
     ("safe-zone", safe_zone::check),
+    ("speculative-crowd", speculative_crowd::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
