@@ -72,6 +72,11 @@ pub fn text_keys(id: &str) -> Option<Texts> {
             task: "features.ex.chat-cheapest.task",
             solution: "features.ex.chat-cheapest.solution",
         }),
+        "speculative-users" => Some(Texts {
+            title: "features.ex.speculative-users.title",
+            task: "features.ex.speculative-users.task",
+            solution: "features.ex.speculative-users.solution",
+        }),
         _ => None,
     }
 }
