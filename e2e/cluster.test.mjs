@@ -41,6 +41,27 @@ describe('replicas', { timeout: 180_000 }, () => {
     await page.close();
   });
 
+  test('the replicas control makes a cluster; the router and its load cap show only where they apply', async () => {
+    const { page, errors } = await lab.open('', { viewport: { width: 1440, height: 900 } });
+    const field = (id) => page.locator(tid(`field-${id}`));
+    assert.equal(await field('router.policy').count(), 0, 'no router with one replica');
+    await field('replicas').fill('3');
+    await field('replicas').press('Enter');
+    await page.locator(tid('replica')).nth(2).waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator(tid('replica')).count(), 3);
+    const policy = field('router.policy');
+    assert.equal(await policy.inputValue(), 'round_robin');
+    assert.deepEqual(await policy.locator('option').allTextContents(), [
+      'Round robin', 'Random', 'Least outstanding requests', 'Least KV cache in use', 'Prefix affinity (cache-aware)',
+    ]);
+    assert.equal(await field('router.load_cap').count(), 0, 'the load cap only with prefix affinity');
+    await policy.selectOption('prefix_affinity');
+    await field('router.load_cap').waitFor({ timeout: 10_000 });
+    assert.match(await page.locator(tid('replicas')).textContent(), /3 replicas behind a prefix-affinity router/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('in Chinese, on a phone', async () => {
     const { page, errors } = await lab.open('?locale=zh&preset=cluster-prefix-affinity', { viewport: { width: 390, height: 844 } });
     await page.locator(tid('replica')).first().waitFor({ timeout: 20_000 });

@@ -96,6 +96,14 @@ const ARRIVALS: &[(&str, &str)] = &[
 ];
 const LEN_KINDS: &[(&str, &str)] =
     &[("lognormal", "ctl.len.lognormal"), ("uniform", "ctl.len.uniform"), ("fixed", "ctl.len.fixed")];
+/// `sim_core::cluster::Policy::ALL` by name, in its order (a test holds them equal).
+const POLICIES: &[(&str, &str)] = &[
+    ("round_robin", "ctl.router.round_robin"),
+    ("random", "ctl.router.random"),
+    ("least_outstanding", "ctl.router.least_outstanding"),
+    ("least_kv", "ctl.router.least_kv"),
+    ("prefix_affinity", "ctl.router.prefix_affinity"),
+];
 const BATCHINGS: &[(&str, &str)] = &[("continuous", "ctl.batching.continuous"), ("static", "ctl.batching.static")];
 const KV_LAYOUTS: &[(&str, &str)] = &[("paged", "ctl.kv_layout.paged"), ("contiguous", "ctl.kv_layout.contiguous")];
 
@@ -111,13 +119,17 @@ const Q: Section = Section::Queue;
 
 /// Every control, in the editor's order within each section.
 #[rustfmt::skip]
-pub static CONTROLS: [Control; 49] = [
+pub static CONTROLS: [Control; 52] = [
     // ---- model and hardware
     select("model", "model", ("ctl.model.label", "ctl.model.def"), M, Options::Models),
     select("gpu", "gpu", ("ctl.gpu.label", "ctl.gpu.def"), M, Options::Gpus),
     select("num_gpus", "num_gpus", ("ctl.num_gpus.label", "ctl.num_gpus.def"), M, Options::Keys(NUM_GPUS)),
     select("dtype", "dtype", ("ctl.dtype.label", "ctl.dtype.def"), M, Options::Keys(DTYPES)),
     select("kv_dtype", "kv_dtype", ("ctl.kv_dtype.label", "ctl.kv_dtype.def"), M, Options::Keys(KV_DTYPES)),
+    // ---- replicas behind a router: the router's settings only with more than one
+    num("replicas", "replicas", ("ctl.replicas.label", "ctl.replicas.def", ""), M),
+    select("router.policy", "router_policy", ("ctl.router.label", "ctl.router.def"), M, Options::Keys(POLICIES)).when(cluster),
+    num("router.load_cap", "router_load_cap", ("ctl.load_cap.label", "ctl.load_cap.def", "×"), M).when(affinity),
     // the editor shows the price in effect (the catalogue's when none is set), never "off"
     Control { read: Some(|s| Some(s.usd_per_hour_per_gpu())), ..num("gpu_usd_per_hour", "gpu_usd_per_hour", ("ctl.gpu_price.label", "ctl.gpu_price.def", "$/GPU-h"), M) },
     // ---- each class: arrivals
@@ -171,6 +183,14 @@ pub static CONTROLS: [Control; 49] = [
     num("scheduler.queue_timeout_ms", "queue_timeout_ms", ("ctl.queue_timeout.label", "ctl.queue_timeout.def", "ms"), Q),
     num("scheduler.max_queue_len", "max_queue_len", ("ctl.max_queue.label", "ctl.max_queue.def", "unit.requests"), Q),
 ];
+
+fn cluster(s: &Scenario, _: At) -> bool {
+    s.replicas > 1
+}
+
+fn affinity(s: &Scenario, _: At) -> bool {
+    s.replicas > 1 && s.router.policy == sim_core::cluster::Policy::PrefixAffinity
+}
 
 fn isolated(s: &Scenario, _: At) -> bool {
     s.lane_per_class()

@@ -15,12 +15,15 @@ pub const STRUCTURE: [&str; 3] = ["seed", "classes", "classes.name"];
 
 /// What a teacher can lock, in the order the page offers it: (lock id, label translation key).
 /// A label is the control's own where the words are the same.
-pub const LOCKABLE: [(&str, &str); 39] = [
+pub const LOCKABLE: [(&str, &str); 42] = [
     ("model", "ctl.model.label"),
     ("gpu", "ctl.gpu.label"),
     ("num_gpus", "ctl.num_gpus.label"),
     ("dtype", "ctl.dtype.label"),
     ("kv_dtype", "ctl.kv_dtype.label"),
+    ("replicas", "ctl.replicas.label"),
+    ("router.policy", "ctl.router.label"),
+    ("router.load_cap", "ctl.load_cap.label"),
     ("gpu_usd_per_hour", "ctl.gpu_price.label"),
     ("gpu_memory_utilization", "ctl.mem_util.label"),
     ("other_process_gib", "ctl.other_gib.label"),

@@ -39,8 +39,8 @@ fn variant_label(id: &str, variant: &str) -> String {
 }
 
 /// The numbers of an outcome as an explanation quotes them, formatted by the name's suffix:
-/// `_ms` a plain number of milliseconds ("1,848"), `_gib` one decimal, attainment and waste as
-/// percentages, goodput and throughput whole tokens/s, `usd_*` three decimals, ratios and
+/// `_ms` a plain number of milliseconds ("1,848"), `_gib` one decimal, attainment, waste and hit
+/// rates as percentages, goodput and throughput whole tokens/s, `usd_*` three decimals, ratios and
 /// growth factors one decimal, counts whole.
 pub fn format_number(name: &str, v: f64) -> String {
     if !v.is_finite() {
@@ -56,7 +56,7 @@ pub fn format_number(name: &str, v: f64) -> String {
         }
     } else if name.ends_with("_gib") {
         format!("{v:.1}")
-    } else if name.contains("attainment") || name.contains("waste") {
+    } else if name.contains("attainment") || name.contains("waste") || name.contains("hit_rate") {
         format::pct(v)
     } else if name.contains("goodput") || name.contains("throughput") {
         format::int(v.max(0.0).round() as u64)

@@ -161,7 +161,36 @@ fn cheapest() -> Objective {
 
 /// The built-in exercises.
 pub fn exercises() -> Vec<Exercise> {
-    vec![mixed_20(), chat_cheapest(), speculative_users()]
+    vec![mixed_20(), chat_cheapest(), speculative_users(), route_documents()]
+}
+
+/// Four L40S replicas answer questions about 96 shared documents at 12 req/s, routed round robin
+/// as given: every replica caches every document and thrashes (lesson 13). Prefix affinity
+/// passes on the same four GPUs; more replicas routed round robin pass too, at a higher cost per
+/// good token.
+fn route_documents() -> Exercise {
+    let mut s = crate::presets::find("cluster-prefix-affinity").expect("preset").scenario();
+    s.name = Some("Route the documents".into());
+    s.router.policy = crate::cluster::Policy::RoundRobin;
+    s.classes[0].num_requests = Some(2000);
+    Exercise {
+        id: "route-documents".into(),
+        scenario: s,
+        allowed: ids(&[
+            "replicas",
+            "router.policy",
+            "router.load_cap",
+            "scheduler.max_num_seqs",
+            "scheduler.max_num_batched_tokens",
+            "scheduler.prefix_caching",
+        ]),
+        goals: vec![
+            goal(MetricRef::all(Metric::SloAttainment), Op::AtLeast, 0.95),
+            goal(MetricRef::all(Metric::TTFT_P99), Op::AtMost, 1000.0),
+        ],
+        objective: Some(cheapest()),
+        reference: vec![Change::new("router.policy", "prefix_affinity")],
+    }
 }
 
 fn ids(list: &[&str]) -> Vec<String> {

@@ -261,3 +261,18 @@ fn search_best_answers() {
         }
     }
 }
+
+#[test]
+fn route_documents_is_won_by_the_router_not_by_more_replicas() {
+    let ex = exercise("route-documents");
+    let reference = reference_median(&ex);
+    // least outstanding balances load as round robin does: the caches still thrash
+    let least = over_seeds(&ex, &attempt(&ex, &[c("router.policy", "least_outstanding")]));
+    assert!(least.passes <= 1, "least outstanding passes on {} seeds", least.passes);
+    // twice the replicas routed round robin carry it, at well over the reference's cost per good
+    // token: each cache still sees every document
+    let eight = over_seeds(&ex, &attempt(&ex, &[c("replicas", 8)]));
+    assert!(eight.passes >= 19, "eight replicas pass on {} of 20 seeds", eight.passes);
+    let m = eight.median.unwrap();
+    assert!(m > 1.5 * reference, "eight replicas ${m:.3} vs the reference ${reference:.3}");
+}

@@ -77,6 +77,11 @@ pub fn text_keys(id: &str) -> Option<Texts> {
             task: "features.ex.speculative-users.task",
             solution: "features.ex.speculative-users.solution",
         }),
+        "route-documents" => Some(Texts {
+            title: "features.ex.route-documents.title",
+            task: "features.ex.route-documents.task",
+            solution: "features.ex.route-documents.solution",
+        }),
         _ => None,
     }
 }

@@ -27,6 +27,7 @@ mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod mixed_traffic;
 mod moments;
+mod routing;
 mod safe_zone;
 mod speculative_crowd;
 mod tpot_vs_itl;
@@ -50,6 +51,7 @@ pub const LESSONS: &[Lesson] = &[
     cost_per_good_token::LESSON,
     safe_zone::LESSON,
     speculative_crowd::LESSON,
+    routing::LESSON,
 ];
 
 /// The seed the page opens a lesson with (the presets' seed).

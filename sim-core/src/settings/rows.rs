@@ -106,11 +106,6 @@ impl Setting {
         }
         self
     }
-    /// Set in files (and `llmsim`) only: the page has no control for it yet.
-    const fn file(mut self) -> Self {
-        self.file_only = true;
-        self
-    }
     const fn sweep(mut self) -> Self {
         self.sweep = true;
         self
@@ -161,12 +156,11 @@ pub const SETTINGS: &[Setting] = &[
     num("restart_s", "scheduler.restart_s", Unit::S, 0.0, 3600.0, (0.0, 120.0)).step(1.0),
     toggle("retry_on_oom", "scheduler.retry_on_oom"),
     toggle("prefix_caching", "scheduler.prefix_caching"),
-    int("replicas", "replicas", Unit::None, 1.0, 64.0, (1.0, 16.0)).custom(replicas_get, replicas_set).file(),
-    select("router_policy", "router.policy", policy_names).custom(policy_get, policy_set).file(),
+    int("replicas", "replicas", Unit::None, 1.0, 64.0, (1.0, 16.0)).custom(replicas_get, replicas_set),
+    select("router_policy", "router.policy", policy_names).custom(policy_get, policy_set),
     num("router_load_cap", "router.load_cap", Unit::Times, 1.0, 100.0, (1.0, 4.0))
         .step(0.05)
-        .custom(load_cap_get, load_cap_set)
-        .file(),
+        .custom(load_cap_get, load_cap_set),
     engine("mfu", "engine.mfu", Unit::Share, 0.01, 1.0),
     engine("mbu", "engine.mbu", Unit::Share, 0.01, 1.0),
     engine("iteration_overhead_ms", "engine.iteration_overhead_ms", Unit::Ms, 0.0, 1000.0),

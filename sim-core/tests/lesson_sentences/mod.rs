@@ -9,6 +9,7 @@ mod kv_arithmetic;
 mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod mixed_traffic;
+mod routing;
 mod safe_zone;
 mod speculative_crowd;
 mod tpot_vs_itl;
@@ -30,6 +31,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("mean-hides-tail", mean_hides_tail::check),
     ("ttft-vs-tpot", ttft_vs_tpot::check),
     ("mixed-traffic", mixed_traffic::check),
+    ("routing", routing::check),
     ("tpot-vs-itl", tpot_vs_itl::check),
     ("cost-per-good-token", cost_per_good_token::check),
     ("safe-zone", safe_zone::check),

@@ -1,0 +1,103 @@
+//! Lesson 13, route by what is cached: four replicas
+//! serve questions about 96 shared documents. Round robin and least-outstanding routing spread
+//! every document over every replica, so each replica's prefix cache holds a quarter of what it
+//! is asked for and evicts the rest; prefix affinity keeps each document on the replica that
+//! cached it, within a load cap.
+
+use super::*;
+use crate::cluster::Policy;
+
+/// Requests per run (the preset's arrival rate and documents).
+const REQUESTS: u64 = 2000;
+/// SLO attainments closer than this count as "about the same".
+const SAME: f64 = 0.05;
+
+fn runs(_seed: u64) -> Vec<LessonRun> {
+    let s = smaller(base("cluster-prefix-affinity"), REQUESTS);
+    let with = |p: Policy| {
+        let mut s = s.clone();
+        s.router.policy = p;
+        s
+    };
+    vec![
+        LessonRun { variant: "round-robin", scenario: with(Policy::RoundRobin) },
+        LessonRun { variant: "least-outstanding", scenario: with(Policy::LeastOutstanding) },
+        LessonRun { variant: "prefix-affinity", scenario: with(Policy::PrefixAffinity) },
+    ]
+}
+
+const SENTENCES: &[&str] = &[
+    "affinity_best",
+    "balance_best",
+    "all_same",
+    "hits_kept",
+    "evictions",
+    "ttft_falls",
+    "balancing_no_help",
+    "spills",
+    "less_even",
+    "more_good_tokens",
+];
+
+fn outcome(r: &[Summary]) -> Outcome {
+    let att = |i: usize| Metric::SloAttainment.of(&r[i]);
+    let hit = |i: usize| Metric::PrefixHitRate.of(&r[i]);
+    let evicted = |i: usize| Metric::PrefixEvictedBlocks.of(&r[i]);
+    let (rr, lo, aff) = (att(0), att(1), att(2));
+    let best = rr.max(lo).max(aff);
+    let worst = rr.min(lo).min(aff);
+    // choices: round robin, least outstanding, prefix affinity, about the same
+    let answer = if best - worst < SAME {
+        3
+    } else if aff == best {
+        2
+    } else if lo == best {
+        1
+    } else {
+        0
+    };
+    let router = |i: usize| r[i].router.clone().unwrap_or_default();
+    let over_cap = router(2).over_cap as f64;
+    let sentences = say(&[
+        ("affinity_best", answer == 2),
+        ("balance_best", answer == 0 || answer == 1),
+        ("all_same", answer == 3),
+        ("hits_kept", hit(2) > hit(0) + 0.2 && hit(2) > hit(1) + 0.2),
+        ("evictions", evicted(0) > 10.0 * evicted(2).max(1.0) && evicted(1) > 10.0 * evicted(2).max(1.0)),
+        ("ttft_falls", Metric::TTFT_P99.of(&r[2]) < 0.5 * Metric::TTFT_P99.of(&r[0])),
+        ("balancing_no_help", lo < rr + SAME),
+        ("spills", over_cap > 0.0),
+        ("less_even", router(2).imbalance > router(0).imbalance),
+        ("more_good_tokens", GOODPUT.of(&r[2]) > GOODPUT.of(&r[0])),
+    ]);
+    let quotes = [
+        ("attainment_round_robin", 0, Metric::SloAttainment, 1.0),
+        ("attainment_least", 1, Metric::SloAttainment, 1.0),
+        ("attainment_affinity", 2, Metric::SloAttainment, 1.0),
+        ("hit_rate_round_robin", 0, Metric::PrefixHitRate, 1.0),
+        ("hit_rate_least", 1, Metric::PrefixHitRate, 1.0),
+        ("hit_rate_affinity", 2, Metric::PrefixHitRate, 1.0),
+        ("evicted_round_robin", 0, Metric::PrefixEvictedBlocks, 1.0),
+        ("evicted_affinity", 2, Metric::PrefixEvictedBlocks, 1.0),
+        ("ttft_p99_round_robin_ms", 0, Metric::TTFT_P99, 1.0),
+        ("ttft_p99_affinity_ms", 2, Metric::TTFT_P99, 1.0),
+        ("imbalance_round_robin", 0, Metric::RouterImbalance, 1.0),
+        ("imbalance_affinity", 2, Metric::RouterImbalance, 1.0),
+        ("goodput_round_robin", 0, GOODPUT, 1.0),
+        ("goodput_affinity", 2, GOODPUT, 1.0),
+    ];
+    let numbers = quote(r, &quotes, &[("over_cap", over_cap), ("requests", REQUESTS as f64)]);
+    Outcome { answer, numbers, sentences }
+}
+
+pub(super) const LESSON: Lesson = Lesson {
+    id: "routing",
+    choices: 4,
+    taught: 2,
+    highlight: GOODPUT,
+    focus_class: None,
+    sentences: SENTENCES,
+    runs,
+    watch: &[0, 2],
+    outcome,
+};
