@@ -5,27 +5,11 @@
 mod common;
 use proptest::prelude::*;
 use sim_core::cluster::Policy;
-use sim_core::{RequestRecord, Scenario, Simulation, Summary};
-use std::cell::RefCell;
-use std::rc::Rc;
+use sim_core::{RequestRecord, Scenario, Summary};
 
-/// Runs to the end checking the invariants after every event; returns the summary and every
-/// request's record.
+/// Runs to the end checking the invariants after every event.
 fn run_checked(s: &Scenario) -> (Summary, Vec<RequestRecord>) {
-    let mut sim = Simulation::new(s).unwrap_or_else(|e| panic!("{e}"));
-    let records = Rc::new(RefCell::new(Vec::new()));
-    let sink = records.clone();
-    sim.set_request_sink(Box::new(move |r: &RequestRecord| sink.borrow_mut().push(r.clone())));
-    let mut events = 0u64;
-    while !sim.is_finished() {
-        sim.advance_events(1);
-        events += 1;
-        sim.check_invariants().unwrap_or_else(|e| panic!("after event {events}: {e}"));
-        assert!(events < 20_000_000, "no termination");
-    }
-    let out = sim.summary();
-    let records = records.borrow().clone();
-    (out, records)
+    common::run_checked(s, 20_000_000)
 }
 
 fn cluster(mut s: Scenario, replicas: u32, policy: Policy) -> Scenario {

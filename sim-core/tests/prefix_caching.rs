@@ -11,20 +11,7 @@ use std::rc::Rc;
 
 /// Runs to the end checking the invariants after every event.
 fn run_checked(s: &Scenario) -> (sim_core::Summary, Vec<RequestRecord>) {
-    let mut sim = Simulation::new(s).unwrap_or_else(|e| panic!("{e}"));
-    let records = Rc::new(RefCell::new(Vec::new()));
-    let sink = records.clone();
-    sim.set_request_sink(Box::new(move |r: &RequestRecord| sink.borrow_mut().push(r.clone())));
-    let mut events = 0u64;
-    while !sim.is_finished() {
-        sim.advance_events(1);
-        events += 1;
-        sim.check_invariants().unwrap_or_else(|e| panic!("after event {events}: {e}"));
-        assert!(events < 10_000_000, "no termination");
-    }
-    let out = sim.summary();
-    let records = records.borrow().clone();
-    (out, records)
+    common::run_checked(s, 10_000_000)
 }
 
 /// One user sending `n` requests one after the other: input `input`, output `output`, prompts

@@ -1,5 +1,7 @@
 #![allow(dead_code)]
-use sim_core::{Scenario, SimOptions, Simulation, Summary, TraceLoader};
+use sim_core::{RequestRecord, Scenario, SimOptions, Simulation, Summary, TraceLoader};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// A scenario from JSON text; panics with the validation message (tests only).
 pub fn scenario(json: &str) -> Scenario {
@@ -15,6 +17,25 @@ pub fn run(s: &Scenario) -> Summary {
     let out = sim.run_to_end();
     sim.check_invariants().unwrap();
     out
+}
+
+/// Runs to the end checking the invariants after every event (at most `max_events`); returns
+/// the summary and every request's record.
+pub fn run_checked(s: &Scenario, max_events: u64) -> (Summary, Vec<RequestRecord>) {
+    let mut sim = Simulation::new(s).unwrap_or_else(|e| panic!("{e}"));
+    let records = Rc::new(RefCell::new(Vec::new()));
+    let sink = records.clone();
+    sim.set_request_sink(Box::new(move |r: &RequestRecord| sink.borrow_mut().push(r.clone())));
+    let mut events = 0u64;
+    while !sim.is_finished() {
+        sim.advance_events(1);
+        events += 1;
+        sim.check_invariants().unwrap_or_else(|e| panic!("after event {events}: {e}"));
+        assert!(events < max_events, "no termination");
+    }
+    let out = sim.summary();
+    let records = records.borrow().clone();
+    (out, records)
 }
 
 /// Serves trace files from memory.
