@@ -324,12 +324,15 @@ impl Simulation {
         done
     }
 
-    /// Advances to the end of the next scheduler iteration (the "step" button; with several
-    /// replicas, the next iteration of any of them).
+    /// Advances to the end of the next scheduler iteration that ends after now (the "step"
+    /// button; with several replicas, the next iteration of any of them). A caller that stopped
+    /// within an instant (a page's frame budget) may have an iteration ending now still
+    /// pending: it is processed on the way, and the clock still moves on.
     pub fn advance_one_iteration(&mut self) {
-        while let Some((_, kind)) = self.events.peek() {
+        let start = self.now;
+        while let Some((t, kind)) = self.events.peek() {
             self.process_next();
-            if matches!(kind, EventKind::Replica { w: Wakeup::StepEnd, .. }) {
+            if t > start && matches!(kind, EventKind::Replica { w: Wakeup::StepEnd, .. }) {
                 return;
             }
         }
