@@ -151,10 +151,8 @@ pub struct ContractReport {
 
 impl Contract {
     pub fn from_json(text: &str) -> Result<Contract, ScenarioError> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let c: Contract = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            ScenarioError::one(if path == "." { String::new() } else { path }, crate::Problem::parse(&e.into_inner()))
+        let c: Contract = crate::json_path::from_str(text).map_err(|(path, e)| {
+            ScenarioError::one(if path == "." { String::new() } else { path }, crate::Problem::parse(&e))
         })?;
         c.validate()?;
         Ok(c)

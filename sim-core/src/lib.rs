@@ -17,6 +17,7 @@ pub mod contract;
 pub mod decimal;
 pub mod exercise;
 pub mod fit;
+pub mod json_path;
 pub mod lessons;
 pub mod memory;
 pub mod message;

@@ -574,12 +574,10 @@ impl std::error::Error for ScenarioError {}
 impl Scenario {
     /// Parses and validates a scenario; errors name the field (`scheduler.max_num_seqs`).
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
+        let scenario: Scenario = crate::json_path::from_str(text).map_err(|(path, e)| {
             let path = if path == "." { String::new() } else { path };
             // serde_json appends " at line L column C"; keep it, it helps with files.
-            ScenarioError::one(path, Problem::parse(&e.into_inner()))
+            ScenarioError::one(path, Problem::parse(&e))
         })?;
         scenario.validate()?;
         Ok(scenario)

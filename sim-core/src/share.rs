@@ -72,9 +72,7 @@ pub fn decode<T: DeserializeOwned>(link: &str) -> Result<T, String> {
         _ => format!("the link's lab state is invalid: {path} {e}"),
     };
     if v == 1 {
-        let de = &mut serde_json::Deserializer::from_str(&text);
-        return serde_path_to_error::deserialize(de)
-            .map_err(|e| invalid(e.path().to_string(), e.into_inner().to_string()));
+        return crate::json_path::from_str(&text).map_err(|(path, e)| invalid(path, e.to_string()));
     }
     let mut json: Value = serde_json::from_str(&text).map_err(|e| invalid(String::new(), e.to_string()))?;
     if let Value::Object(fields) = &mut json {
@@ -84,7 +82,14 @@ pub fn decode<T: DeserializeOwned>(link: &str) -> Result<T, String> {
             }
         }
     }
-    serde_path_to_error::deserialize(json).map_err(|e| invalid(e.path().to_string(), e.into_inner().to_string()))
+    // The expanded state is not the link's text: its message has no position. The field is named
+    // by reading the state as compact text (serde_json words a few type errors differently for a
+    // `Value`; the message stays the `Value`'s).
+    let compact = json.to_string();
+    serde_json::from_value(json).map_err(|e| {
+        let path = crate::json_path::from_str::<T>(&compact).err().map_or_else(String::new, |(path, _)| path);
+        invalid(path, e.to_string())
+    })
 }
 
 /// A preset's scenario as JSON (what diffs are taken against).
