@@ -24,7 +24,7 @@ describe('budgets', { timeout: 240_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 657 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 639 KiB)', () => {
     const wasm = readdirSync(DIST).filter((f) => f.endsWith('.wasm'));
     assert.equal(wasm.length, 1, `expected one .wasm in dist/, found ${wasm.length}`);
     const bytes = readFileSync(join(DIST, wasm[0]));
@@ -53,9 +53,10 @@ describe('budgets', { timeout: 240_000 }, () => {
     // scenario field read by three deserializers, the step's cost) took it to 641.3 KiB, several
     // replicas behind a router with the replica tiles to 653.7 KiB, lesson 12 (speculative decoding
     // in a crowd) with its exercise and the runs table's mean-TPOT row to 655.1 KiB, the replica
-    // and router controls with lesson 13 (routing) and its exercise to 656.96 KiB, and the ceiling
-    // holds that.
-    assert.ok(gz <= 657 * 1024, `gzip size ${gz} B is over the 657 KiB ceiling (target 400,000 B)`);
+    // and router controls with lesson 13 (routing) and its exercise to 656.96 KiB; naming a bad
+    // document's field by scanning its text instead of serde_path_to_error took it back to
+    // 638.6 KiB (653,961 B), and the ceiling holds that.
+    assert.ok(gz <= 639 * 1024, `gzip size ${gz} B is over the 639 KiB ceiling (target 400,000 B)`);
   });
 
   test('time to the first animated frame (headless Chromium)', async () => {
