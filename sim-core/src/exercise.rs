@@ -165,7 +165,7 @@ pub fn exercises() -> Vec<Exercise> {
 }
 
 /// Four L40S replicas answer questions about 96 shared documents at 12 req/s, routed round robin
-/// as given: every replica caches every document and thrashes (lesson 13). Prefix affinity
+/// as given: every replica caches every document and thrashes (lesson 14). Prefix affinity
 /// passes on the same four GPUs; more replicas routed round robin pass too, at a higher cost per
 /// good token.
 fn route_documents() -> Exercise {

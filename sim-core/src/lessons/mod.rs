@@ -27,6 +27,7 @@ mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod mixed_traffic;
 mod moments;
+mod prefix_caching;
 mod routing;
 mod safe_zone;
 mod speculative_crowd;
@@ -51,6 +52,7 @@ pub const LESSONS: &[Lesson] = &[
     cost_per_good_token::LESSON,
     safe_zone::LESSON,
     speculative_crowd::LESSON,
+    prefix_caching::LESSON,
     routing::LESSON,
 ];
 

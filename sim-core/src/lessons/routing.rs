@@ -1,4 +1,4 @@
-//! Lesson 13, route by what is cached: four replicas
+//! Lesson 14, route by what is cached: four replicas
 //! serve questions about 96 shared documents. Round robin and least-outstanding routing spread
 //! every document over every replica, so each replica's prefix cache holds a quarter of what it
 //! is asked for and evicts the rest; prefix affinity keeps each document on the replica that

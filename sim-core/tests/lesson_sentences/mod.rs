@@ -9,6 +9,7 @@ mod kv_arithmetic;
 mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod mixed_traffic;
+mod prefix_caching;
 mod routing;
 mod safe_zone;
 mod speculative_crowd;
@@ -36,6 +37,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("cost-per-good-token", cost_per_good_token::check),
     ("safe-zone", safe_zone::check),
     ("speculative-crowd", speculative_crowd::check),
+    ("prefix-caching", prefix_caching::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
