@@ -24,7 +24,7 @@ describe('budgets', { timeout: 240_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 639 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 625 KiB)', () => {
     const wasm = readdirSync(DIST).filter((f) => f.endsWith('.wasm'));
     assert.equal(wasm.length, 1, `expected one .wasm in dist/, found ${wasm.length}`);
     const bytes = readFileSync(join(DIST, wasm[0]));
@@ -55,8 +55,10 @@ describe('budgets', { timeout: 240_000 }, () => {
     // in a crowd) with its exercise and the runs table's mean-TPOT row to 655.1 KiB, the replica
     // and router controls with lesson 13 (routing) and its exercise to 656.96 KiB; naming a bad
     // document's field by scanning its text instead of serde_path_to_error took it back to
-    // 638.6 KiB (653,961 B), and the ceiling holds that.
-    assert.ok(gz <= 639 * 1024, `gzip size ${gz} B is over the 639 KiB ceiling (target 400,000 B)`);
+    // 638.6 KiB (653,961 B); the last two `str::parse::<f64>` callers reading with
+    // sim_core::decimal instead (the standard parser's tables left) to 624.3 KiB (639,314 B), and
+    // the ceiling holds that.
+    assert.ok(gz <= 625 * 1024, `gzip size ${gz} B is over the 625 KiB ceiling (target 400,000 B)`);
   });
 
   test('time to the first animated frame (headless Chromium)', async () => {

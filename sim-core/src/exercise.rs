@@ -405,7 +405,7 @@ pub fn claim_round(x: f64) -> f64 {
     if !x.is_finite() || x == 0.0 {
         return x;
     }
-    format!("{:.*e}", CLAIM_DIGITS - 1, x).parse().unwrap_or(x)
+    crate::decimal::parse_f64(&format!("{:.*e}", CLAIM_DIGITS - 1, x)).unwrap_or(x)
 }
 
 fn fnv1a(bytes: &[u8]) -> u32 {

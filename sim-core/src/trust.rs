@@ -117,7 +117,8 @@ pub fn to_csv(groups: &[Group]) -> String {
 
 /// Reads a table written by [`to_csv`]; lines it cannot read are skipped.
 pub fn parse(text: &str) -> Vec<Group> {
-    let num = |s: &str| if s.is_empty() { Some(f64::NAN) } else { s.parse().ok() };
+    // `decimal::parse_f64` reads like `str::parse` without its tables (docs/wasm-size.md).
+    let num = |s: &str| if s.is_empty() { Some(f64::NAN) } else { crate::decimal::parse_f64(s) };
     text.lines()
         .skip(1)
         .filter_map(|l| {
