@@ -161,7 +161,45 @@ fn cheapest() -> Objective {
 
 /// The built-in exercises.
 pub fn exercises() -> Vec<Exercise> {
-    vec![mixed_20(), chat_cheapest(), speculative_users(), route_documents()]
+    vec![mixed_20(), chat_cheapest(), speculative_users(), cache_prompts(), route_documents()]
+}
+
+/// Lesson 13's traffic under memory pressure: chat at 10 req/s on one H100, each prompt (about
+/// 3,500 tokens) starting with one of 48 system prompts of 3,000 tokens, on a server started with
+/// memory utilisation 0.3 and prefix caching off. Caching alone evicts most prompts before they
+/// are asked for again; a pool that holds them all makes it pay. A second GPU passes without the
+/// cache, at twice the cost per good token.
+fn cache_prompts() -> Exercise {
+    use crate::scenario::{Arrival, LengthDist, PrefixConfig};
+    let mut s = crate::presets::find("prefix-caching").expect("preset").scenario();
+    s.name = Some("Keep the system prompts cached".into());
+    s.gpu_memory_utilization = 0.3;
+    s.scheduler.max_num_seqs = 256;
+    s.scheduler.prefix_caching = false;
+    let c = &mut s.classes[0];
+    c.arrival = Arrival::Poisson { rate_per_s: 10.0 };
+    c.num_requests = Some(1000);
+    c.input_tokens = Some(LengthDist::Lognormal { mean: 3500.0, sigma: 0.2 });
+    c.output_tokens = Some(LengthDist::Lognormal { mean: 150.0, sigma: 0.5 });
+    c.prefix = Some(PrefixConfig { shared_tokens: 3000, groups: 48 });
+    Exercise {
+        id: "cache-prompts".into(),
+        scenario: s,
+        allowed: ids(&[
+            "num_gpus",
+            "gpu_memory_utilization",
+            "scheduler.prefix_caching",
+            "scheduler.max_num_seqs",
+            "scheduler.max_num_batched_tokens",
+        ]),
+        goals: vec![
+            goal(MetricRef::all(Metric::SloAttainment), Op::AtLeast, 0.95),
+            goal(MetricRef::all(Metric::TTFT_P99), Op::AtMost, 1000.0),
+        ],
+        objective: Some(cheapest()),
+        // caching on, and a pool that holds every system prompt besides the running requests
+        reference: vec![Change::new("scheduler.prefix_caching", true), Change::new("gpu_memory_utilization", 0.9)],
+    }
 }
 
 /// Four L40S replicas answer questions about 96 shared documents at 12 req/s, routed round robin

@@ -276,3 +276,23 @@ fn route_documents_is_won_by_the_router_not_by_more_replicas() {
     let m = eight.median.unwrap();
     assert!(m > 1.5 * reference, "eight replicas ${m:.3} vs the reference ${reference:.3}");
 }
+
+#[test]
+fn cache_prompts_needs_the_cache_and_the_memory_to_keep_it() {
+    let ex = exercise("cache-prompts");
+    let reference = reference_median(&ex);
+    // either half alone fails: the cache evicts on the small pool; the large pool without the
+    // cache prefills every 3,000-token system prompt again
+    for (what, changes) in [
+        ("caching alone", vec![c("scheduler.prefix_caching", true)]),
+        ("memory alone", vec![c("gpu_memory_utilization", 0.9)]),
+    ] {
+        let r = over_seeds(&ex, &attempt(&ex, &changes));
+        assert!(r.passes <= 1, "{what}: passes on {} of 20 seeds", r.passes);
+    }
+    // a second GPU carries the prompts without the cache, at well over the reference's cost
+    let two = over_seeds(&ex, &attempt(&ex, &[c("num_gpus", 2)]));
+    assert!(two.passes >= 19, "two GPUs pass on {} of 20 seeds", two.passes);
+    let m = two.median.unwrap();
+    assert!(m > 1.5 * reference, "two GPUs ${m:.3} vs the reference ${reference:.3}");
+}

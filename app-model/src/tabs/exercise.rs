@@ -77,6 +77,11 @@ pub fn text_keys(id: &str) -> Option<Texts> {
             task: "features.ex.speculative-users.task",
             solution: "features.ex.speculative-users.solution",
         }),
+        "cache-prompts" => Some(Texts {
+            title: "features.ex.cache-prompts.title",
+            task: "features.ex.cache-prompts.task",
+            solution: "features.ex.cache-prompts.solution",
+        }),
         "route-documents" => Some(Texts {
             title: "features.ex.route-documents.title",
             task: "features.ex.route-documents.task",
