@@ -246,6 +246,10 @@ pub fn problem_message(p: &Problem, label: Arg, unit: &'static str) -> Msg {
         Problem::DoesNotApply => of("msg.does_not_apply"),
         Problem::SpeculativeStatic => of("msg.speculative_static"),
         Problem::SpeculativeWindow { model } => of("msg.speculative_window").text("model", model),
+        Problem::DisaggStatic => of("msg.disagg_static"),
+        Problem::DisaggReplicas { pools, got } => {
+            of("msg.disagg_replicas").num("pools", *pools as f64).num("got", *got as f64)
+        }
         Problem::CannotSwitchOff => of("msg.cannot_switch_off"),
         Problem::WrongKind | Problem::ExerciseValue => of("msg.wrong_kind"),
         Problem::UnknownSetting | Problem::NotASetting => of("msg.unknown_setting"),

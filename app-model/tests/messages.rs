@@ -115,6 +115,8 @@ fn every_problem() -> Vec<Problem> {
         Problem::DoesNotApply,
         Problem::SpeculativeStatic,
         Problem::SpeculativeWindow { model: "mistral-7b".into() },
+        Problem::DisaggStatic,
+        Problem::DisaggReplicas { pools: 3, got: 4 },
         Problem::CannotSwitchOff,
         Problem::WrongKind,
         Problem::UnknownSetting,

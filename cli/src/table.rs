@@ -61,7 +61,31 @@ fn class_block(out: &mut String, c: &ClassSummary) {
 
 /// With several replicas: how the router spread the requests, and each replica's figures.
 fn replicas_block(out: &mut String, s: &Summary, r: &sim_core::metrics::RouterSummary, gib: f64) {
-    let _ = write!(out, "router {}: imbalance {:.2} (busiest replica's requests ÷ mean)", r.policy, r.imbalance);
+    let prefill = s.disaggregation.map_or(0, |d| d.prefill_replicas as usize);
+    if let Some(d) = &s.disaggregation {
+        let (t, w) = (&d.kv_transfer_ms, &d.link_wait_ms);
+        let _ = writeln!(
+            out,
+            "disaggregation {}P{}D: {} KV transfers, {:.1} GiB; transfer (ms) mean {:.1} p50 {:.1} p99 {:.1} max {:.1}, of it waiting for a link: mean {:.1} p99 {:.1}",
+            d.prefill_replicas,
+            d.decode_replicas,
+            d.transfers,
+            d.kv_bytes / gib,
+            t.mean,
+            t.p50,
+            t.p99,
+            t.max,
+            w.mean,
+            w.p99
+        );
+    }
+    let _ = write!(
+        out,
+        "router {}{}: imbalance {:.2} (busiest replica's requests ÷ mean)",
+        r.policy,
+        if prefill > 0 { " over the prefill replicas" } else { "" },
+        r.imbalance
+    );
     if r.policy == "prefix_affinity" {
         let _ = write!(
             out,
@@ -72,14 +96,20 @@ fn replicas_block(out: &mut String, s: &Summary, r: &sim_core::metrics::RouterSu
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "  replica  requests completed  TTFT mean    p99 (ms)  peak KV GiB  busy{}",
+        "  replica{}  requests completed  TTFT mean    p99 (ms)  peak KV GiB  busy{}",
+        if prefill > 0 { "        " } else { "" },
         if s.replicas.iter().any(|x| x.prefix_hit_rate.is_some()) { "  prefix hits" } else { "" }
     );
     for (i, x) in s.replicas.iter().enumerate() {
         let _ = write!(
             out,
-            "  {:>7} {:>9} {:>9} {:>10.1} {:>10.1} {:>12.2} {:>5.0}%",
+            "  {:>7}{} {:>9} {:>9} {:>10.1} {:>10.1} {:>12.2} {:>5.0}%",
             i,
+            match (prefill, i < prefill) {
+                (0, _) => "",
+                (_, true) => " prefill",
+                (_, false) => "  decode",
+            },
             x.requests,
             x.completed,
             x.ttft_ms.mean,
@@ -102,9 +132,16 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
         out,
         "{}\n{}{} on {} × {} ({}), {} profile, {} batching{}, seed {}, {:.1} s simulated",
         scenario.name.as_deref().unwrap_or("scenario"),
-        match scenario.replicas {
-            1 => String::new(),
-            n => format!("{n} replicas (router {}) of ", scenario.router.policy.name()),
+        match (&scenario.disaggregation, scenario.replica_count()) {
+            (Some(d), _) => format!(
+                "{} prefill + {} decode replicas (KV over {} GB/s links, router {}) of ",
+                d.prefill_replicas,
+                d.decode_replicas,
+                d.kv_link_gbps,
+                scenario.router.policy.name()
+            ),
+            (_, 1) => String::new(),
+            (_, n) => format!("{n} replicas (router {}) of ", scenario.router.policy.name()),
         },
         model,
         scenario.num_gpus,
@@ -124,7 +161,7 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
     let _ = writeln!(
         out,
         "{}HBM {:.1} GiB = weights {:.1} + activations {:.1} + KV pool {:.1} + headroom {:.1}; KV {:.0} KiB/token, {} tokens; peak KV {:.1} GiB, peak batch {}, mean KV waste {:.1}%",
-        if scenario.replicas > 1 { "each replica (peaks: the largest replica's): " } else { "" },
+        if scenario.replica_count() > 1 { "each replica (peaks: the largest replica's): " } else { "" },
         m.hbm_bytes / gib,
         m.weights_bytes / gib,
         m.activation_bytes / gib,

@@ -32,6 +32,7 @@ pub mod settings;
 pub mod share;
 pub mod sim;
 pub mod speculative;
+pub mod disagg;
 pub mod sweep;
 pub mod trust;
 pub mod workload;

@@ -23,6 +23,10 @@ pub enum Problem {
     SpeculativeStatic,
     /// Speculative decoding for a model with sliding-window layers (not modelled).
     SpeculativeWindow { model: String },
+    /// Prefill/decode disaggregation with static batching.
+    DisaggStatic,
+    /// `disaggregation`'s pools and `replicas` disagree (it must be 1, left out, or their sum).
+    DisaggReplicas { pools: u32, got: u32 },
     /// NaN or infinite.
     NotFinite { got: f64 },
     /// A fraction or a negative number for a whole-number setting.
@@ -163,6 +167,8 @@ impl Problem {
             Problem::OneOf { .. } => "one_of",
             Problem::SpeculativeStatic => "speculative_static",
             Problem::SpeculativeWindow { .. } => "speculative_window",
+            Problem::DisaggStatic => "disagg_static",
+            Problem::DisaggReplicas { .. } => "disagg_replicas",
             Problem::NotFinite { .. } => "not_finite",
             Problem::NotWhole { .. } => "not_whole",
             Problem::NotListed { .. } => "not_listed",
@@ -242,6 +248,14 @@ impl fmt::Display for Problem {
             Problem::SpeculativeWindow { model } => write!(
                 f,
                 "is not modelled for {model}, whose sliding-window layers the lab decodes one token per step; remove speculative"
+            ),
+            Problem::DisaggStatic => write!(
+                f,
+                "needs continuous batching (scheduler.batching is \"static\"); remove disaggregation or batch continuously"
+            ),
+            Problem::DisaggReplicas { pools, got } => write!(
+                f,
+                "has {pools} replicas (prefill and decode together) but replicas is {got}: leave replicas out or set it to {pools}"
             ),
             Problem::NotFinite { got } => write!(f, "must be a finite number, got {got}"),
             Problem::NotWhole { got } => write!(f, "must be a whole number, got {}", fmt_num(*got)),

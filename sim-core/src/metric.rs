@@ -367,10 +367,14 @@ pub enum Metric {
     SpeculativeDraftTokens,
     /// Requests of the busiest replica ÷ the mean over replicas (1 with one replica).
     RouterImbalance,
+    /// Disaggregation: from a prompt's prefill ending to its KV at the decode replica, mean and
+    /// p99 (0 without disaggregation).
+    KvTransferMean,
+    KvTransferP99,
 }
 
 /// The metrics that are not `Latency` or `Requests`, with their names.
-const SCALARS: [(Metric, &str); 30] = [
+const SCALARS: [(Metric, &str); 32] = [
     (Metric::ThroughputTokens, "throughput.output_tokens_per_s"),
     (Metric::ThroughputTotalTokens, "throughput.total_tokens_per_s"),
     (Metric::ThroughputRequests, "throughput.requests_per_s"),
@@ -401,6 +405,8 @@ const SCALARS: [(Metric, &str); 30] = [
     (Metric::SpeculativeTokensPerStep, "speculative.mean_accepted_tokens_per_step"),
     (Metric::SpeculativeDraftTokens, "speculative.draft_tokens"),
     (Metric::RouterImbalance, "router.imbalance"),
+    (Metric::KvTransferMean, "disaggregation.kv_transfer_ms.mean"),
+    (Metric::KvTransferP99, "disaggregation.kv_transfer_ms.p99"),
 ];
 
 impl Metric {
@@ -475,6 +481,7 @@ impl Metric {
             Metric::SpeculativeTokensPerStep => Unit::None,
             Metric::PrefixEvictedBlocks => Unit::Count,
             Metric::RouterImbalance => Unit::Times,
+            Metric::KvTransferMean | Metric::KvTransferP99 => Unit::Ms,
             Metric::PeakRunning => Unit::Seqs,
             Metric::UsdPerHour => Unit::UsdPerHour,
             Metric::UsdPerMillionOutputTokens | Metric::UsdPerMillionGoodTokens => Unit::Usd,
@@ -510,6 +517,7 @@ impl Metric {
             Metric::PrefixHitRate | Metric::PrefixCachedTokens | Metric::PrefixEvictedBlocks => "prefix_cache",
             Metric::SpeculativeTokensPerStep | Metric::SpeculativeDraftTokens => "speculative",
             Metric::RouterImbalance => "router_imbalance",
+            Metric::KvTransferMean | Metric::KvTransferP99 => "kv_transfer",
         }
     }
 
@@ -536,7 +544,9 @@ impl Metric {
             | Metric::UsdPerHour
             | Metric::UsdPerMillionOutputTokens
             | Metric::UsdPerMillionGoodTokens
-            | Metric::RouterImbalance => Some(Min),
+            | Metric::RouterImbalance
+            | Metric::KvTransferMean
+            | Metric::KvTransferP99 => Some(Min),
             _ => None,
         }
     }
@@ -615,6 +625,8 @@ impl Metric {
             Metric::SpeculativeTokensPerStep => s.speculative.map_or(0.0, |p| p.mean_accepted_tokens_per_step),
             Metric::SpeculativeDraftTokens => s.speculative.map_or(0.0, |p| p.draft_tokens as f64),
             Metric::RouterImbalance => s.router.as_ref().map_or(1.0, |r| r.imbalance),
+            Metric::KvTransferMean => s.disaggregation.map_or(0.0, |d| d.kv_transfer_ms.mean),
+            Metric::KvTransferP99 => s.disaggregation.map_or(0.0, |d| d.kv_transfer_ms.p99),
             _ => unreachable!("per-class metrics are read above"),
         }
     }

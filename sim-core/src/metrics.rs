@@ -351,6 +351,9 @@ pub struct Summary {
     /// With more than one replica: how the router spread the requests.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub router: Option<RouterSummary>,
+    /// Prefill/decode disaggregation: the KV transfers (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disaggregation: Option<crate::disagg::DisaggSummary>,
 }
 
 /// One replica of a cluster.

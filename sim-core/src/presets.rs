@@ -40,6 +40,10 @@ pub const PRESETS: &[Preset] = &[
     ),
     preset!("deepseek-v3-h200", "a 2026 model: DeepSeek-V3 (MLA, 256 small experts) on 8 × H200 in fp8"),
     preset!(
+        "disaggregated",
+        "prefill/decode disaggregation: 2 prefill + 2 decode H100s, prompts' KV over 50 GB/s links"
+    ),
+    preset!(
         "speculative",
         "speculative decoding: 4 draft tokens from an EAGLE-style head, accepted at 0.8, four users"
     ),

@@ -8,6 +8,7 @@ use crate::catalog::{self, Dtype, GpuSpec, ModelSpec};
 use crate::cluster::RouterConfig;
 use crate::message::Problem;
 pub use crate::profile::Engine;
+pub use crate::disagg::DisaggConfig;
 pub use crate::speculative::SpeculativeConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -60,6 +61,9 @@ pub struct Scenario {
     /// Speculative decoding (`crate::speculative`); absent: off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculative: Option<SpeculativeConfig>,
+    /// Prefill/decode disaggregation (`crate::disagg`); absent: every replica does both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disaggregation: Option<DisaggConfig>,
 }
 
 fn is_one(x: &u32) -> bool {
@@ -270,6 +274,8 @@ struct ScenarioFile {
     classes: Vec<ClassConfig>,
     #[serde(default)]
     speculative: Option<SpeculativeConfig>,
+    #[serde(default)]
+    disaggregation: Option<DisaggConfig>,
 }
 
 impl From<ScenarioFile> for Scenario {
@@ -303,6 +309,7 @@ impl From<ScenarioFile> for Scenario {
             router: f.router,
             classes: f.classes,
             speculative: f.speculative,
+            disaggregation: f.disaggregation,
         }
     }
 }
@@ -630,6 +637,14 @@ impl Scenario {
             && self.classes.iter().any(|c| c.prefix.is_some())
     }
 
+    /// Replicas serving the traffic: `replicas`, or with disaggregation its two pools together.
+    pub fn replica_count(&self) -> usize {
+        match &self.disaggregation {
+            Some(d) => d.replicas().max(1) as usize,
+            None => self.replicas.max(1) as usize,
+        }
+    }
+
     pub fn kv_dtype(&self) -> Dtype {
         // 4-bit weights keep a bf16 cache unless told otherwise (vLLM's `kv_cache_dtype` "auto")
         self.kv_dtype.unwrap_or(if self.dtype.is_4bit() { Dtype::Bf16 } else { self.dtype })
@@ -740,6 +755,7 @@ impl Scenario {
             v.err("classes", Problem::SharesOverOne { sum: share_sum });
         }
         crate::speculative::check(self, &mut v.errors);
+        crate::disagg::check(self, &mut v.errors);
         if v.errors.is_empty() {
             Ok(())
         } else {

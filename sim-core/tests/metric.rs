@@ -23,7 +23,7 @@ fn every_metric_reads_the_field_it_names() {
         names.push(name.clone());
         // the prefix cache's figures are in the summary only where something can be cached
         let part = name.split('.').next().unwrap_or_default();
-        let optional = part == "prefix_cache" || part == "speculative";
+        let optional = part == "prefix_cache" || part == "speculative" || part == "disaggregation";
         let absent = optional && json.get(part).is_none();
         if absent {
             assert_eq!(m.of(&s), 0.0, "{name}: absent from this summary");
@@ -73,6 +73,17 @@ fn speculative_metrics_read_the_summary_where_speculation_is_on() {
         assert!(!m.per_class());
     }
     assert!(Metric::SpeculativeTokensPerStep.of(&s) > 1.0);
+}
+
+#[test]
+fn kv_transfer_metrics_read_the_summary_with_disaggregation() {
+    let sc = sim_core::presets::find("disaggregated").unwrap().scenario();
+    let s = sim_core::Simulation::new(&sc).unwrap().run_to_end();
+    let json = serde_json::to_value(&s).unwrap();
+    for m in [Metric::KvTransferMean, Metric::KvTransferP99] {
+        assert_eq!(Some(m.of(&s)), field(&json, &m.name()), "{m}");
+        assert!(m.of(&s) > 0.0, "{m}");
+    }
 }
 
 #[test]

@@ -36,6 +36,14 @@ fn scenarios() -> Vec<Scenario> {
         draft_model: Some("llama-3.1-8b".into()),
     });
     out.push(s);
+    let mut s = base.clone();
+    s.disaggregation = Some(sim_core::scenario::DisaggConfig {
+        prefill_replicas: 2,
+        decode_replicas: 3,
+        kv_link_gbps: 50.0,
+        kv_link_latency_us: 20.0,
+    });
+    out.push(s);
     out
 }
 

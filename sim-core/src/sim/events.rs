@@ -29,6 +29,8 @@ pub(crate) enum Effect {
     Wake(Micros, Wakeup),
     /// A request of this class ended (a closed-loop user thinks, then sends the next one).
     Ended { class: u16 },
+    /// Disaggregation: this request's prompt is prefilled; send its KV to a decode replica.
+    Prefilled(Handle),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,6 +39,8 @@ pub(crate) enum EventKind {
     Arrival { class: u16 },
     /// A timer of replica `at`.
     Replica { at: u16, w: Wakeup },
+    /// Disaggregation: a KV transfer (the driver's slot `slot`) arrives.
+    Transfer { slot: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

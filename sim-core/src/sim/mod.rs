@@ -21,7 +21,10 @@
 //! | `replica` | one serving engine, driven by the calls above |
 //!
 //! An arriving request goes to the replica the router picks ([`crate::cluster::Router`]) from
-//! each replica's load at that instant.
+//! each replica's load at that instant. With prefill/decode disaggregation ([`crate::disagg`])
+//! the router picks among the prefill replicas; a prefilled prompt's KV then crosses the links
+//! (an event when it arrives) to the decode replica with the fewest requests queued, running
+//! and on their way to it.
 
 mod decode;
 mod events;
@@ -42,10 +45,11 @@ pub use plan::{AdmitStop, IterationPlan, PlanContext, PlannedChunk, PlannedPreem
 pub use record::RequestSink;
 pub use requests::Phase;
 pub use schedule::PlanObserver;
-pub use view::{Ending, HbmUse, Limit, LiveRequest, RecentEnding, ReplicaView, Snapshot, StepInfo};
+pub use view::{Ending, HbmUse, Limit, LiveRequest, Pool, RecentEnding, ReplicaView, Snapshot, StepInfo};
 
 use crate::catalog::{GpuSpec, ModelSpec};
-use crate::cluster::{Load, Policy, Reason, Router};
+use crate::cluster::{Load, Policy, Reason, Router, RouterConfig};
+use crate::disagg::Links;
 use crate::memory::HbmPlan;
 use crate::metrics::{ReplicaSummary, RouterSummary, Sample, Summary};
 use crate::perf::StepModel;
@@ -55,6 +59,7 @@ use events::{Effect, EventKind, EventQueue, Wakeup};
 use prefix::CacheStats;
 use record::{Recorder, SharedRecorder};
 use replica::{Occupancy, Replica};
+use requests::Handle;
 use std::cell::{Ref, RefCell};
 use std::rc::Rc;
 
@@ -132,6 +137,30 @@ pub struct Simulation {
     /// once every event of the instant is in).
     touched: Vec<u16>,
     loads: Vec<Load>,
+    /// Replicas arrivals go to: all, or with disaggregation the prefill pool (the first ones).
+    arrival_pool: usize,
+    pd: Option<Box<Disagg>>,
+}
+
+/// Prefill/decode disaggregation's state in the driver: the links, the transfers under way,
+/// and how the decode replica is picked.
+struct Disagg {
+    links: Links,
+    /// Transfers under way, by slot (`EventKind::Transfer`); freed slots are reused.
+    transfers: Vec<Option<Transfer>>,
+    free: Vec<u32>,
+    /// Per replica: transfers on their way to it.
+    incoming: Vec<u64>,
+    /// Prompts prefilled during the current call, to send once its effects are drained.
+    ready: Vec<(u16, Handle)>,
+    router: Router,
+}
+
+#[derive(Clone, Copy)]
+struct Transfer {
+    from: u16,
+    to: u16,
+    h: Handle,
 }
 
 /// Requests the router sent by prefix affinity, and those it could not.
@@ -180,14 +209,28 @@ impl Simulation {
                 events.push(t, EventKind::Arrival { class: c as u16 });
             }
         }
-        let n = scenario.replicas.max(1) as usize;
+        let n = scenario.replica_count();
+        let arrival_pool = scenario.disaggregation.as_ref().map_or(n, |d| d.prefill_replicas as usize);
+        let pd = scenario.disaggregation.as_ref().map(|d| {
+            let decode = RouterConfig { policy: Policy::LeastOutstanding, ..RouterConfig::default() };
+            Box::new(Disagg {
+                links: Links::new(d, n),
+                transfers: Vec::new(),
+                free: Vec::new(),
+                incoming: vec![0; n],
+                ready: Vec::new(),
+                router: Router::new(&decode, n - arrival_pool, scenario.seed),
+            })
+        });
         let rec: SharedRecorder = Rc::new(RefCell::new(Recorder::new(scenario, &opts)));
         let replicas: Vec<Replica> =
             (0..n).map(|i| Replica::new(scenario, i, plan.clone(), step_model.clone(), rec.clone())).collect();
         let occupancy: Vec<Occupancy> = replicas.iter().map(Replica::occupancy).collect();
         let occupied = occupancy.iter().fold(Occupancy::default(), |a, o| add(a, *o));
         Ok(Simulation {
-            router: Router::new(&scenario.router, n, scenario.seed),
+            router: Router::new(&scenario.router, arrival_pool, scenario.seed),
+            arrival_pool,
+            pd,
             routed: Routed::default(),
             occupancy,
             occupied,
@@ -377,6 +420,7 @@ impl Simulation {
                 self.replicas[at as usize].wake(time, w);
                 at as usize
             }
+            EventKind::Transfer { slot } => self.transfer_arrived(time, slot),
         };
         self.settle(at);
         // Each replica called at this instant decides once every event of the instant is in
@@ -394,18 +438,19 @@ impl Simulation {
 
     /// The replica for a request of `class` (with prefix group `group`): the router's pick.
     fn route(&mut self, class: usize, group: Option<u32>) -> usize {
-        if self.replicas.len() == 1 {
+        let n = self.arrival_pool;
+        if n == 1 {
             return 0;
         }
         let affinity = self.scenario.router.policy == Policy::PrefixAffinity;
-        for (i, (r, o)) in self.replicas.iter().zip(&self.occupancy).enumerate() {
+        for (i, (r, o)) in self.replicas[..n].iter().zip(&self.occupancy).enumerate() {
             self.loads[i] = Load {
                 outstanding: o.queued + o.running,
                 kv_used: if o.kv_capacity > 0 { o.kv_used as f64 / o.kv_capacity as f64 } else { 0.0 },
                 cached_blocks: if affinity { r.cached_prefix_blocks(class, group) } else { 0 },
             };
         }
-        let route = self.router.route(&self.loads);
+        let route = self.router.route(&self.loads[..n]);
         match route.reason {
             Reason::Affinity => self.routed.by_affinity += 1,
             Reason::OverCap => self.routed.over_cap += 1,
@@ -427,7 +472,15 @@ impl Simulation {
                         self.events.push(t, EventKind::Arrival { class });
                     }
                 }
+                Effect::Prefilled(h) => {
+                    if let Some(pd) = self.pd.as_mut() {
+                        pd.ready.push((at as u16, h));
+                    }
+                }
             }
+        }
+        if self.pd.as_ref().is_some_and(|pd| !pd.ready.is_empty()) {
+            self.send_prefilled();
         }
         let new = self.replicas[at].occupancy();
         let old = std::mem::replace(&mut self.occupancy[at], new);
@@ -435,6 +488,49 @@ impl Simulation {
         if !self.touched.contains(&(at as u16)) {
             self.touched.push(at as u16);
         }
+    }
+
+    /// Disaggregation: sends the KV of each prompt just prefilled to a decode replica (the
+    /// fewest requests queued, running and on their way; ties in turn), queued on the links.
+    fn send_prefilled(&mut self) {
+        let Some(pd) = self.pd.as_mut() else { return };
+        let first = self.arrival_pool;
+        let bytes_per_token = self.replicas[0].plan().kv_bytes_per_token;
+        for (from, h) in std::mem::take(&mut pd.ready) {
+            for (i, o) in self.occupancy[first..].iter().enumerate() {
+                let outstanding = o.queued + o.running + pd.incoming[first + i];
+                self.loads[i] = Load { outstanding, ..Load::default() };
+            }
+            let to = first + pd.router.route(&self.loads[..self.replicas.len() - first]).replica;
+            let input = self.replicas[from as usize].reqs[h].input;
+            let arrives = pd.links.send(self.now, from as usize, to, input as f64 * bytes_per_token);
+            pd.incoming[to] += 1;
+            let t = Some(Transfer { from, to: to as u16, h });
+            let slot = match pd.free.pop() {
+                Some(slot) => {
+                    pd.transfers[slot as usize] = t;
+                    slot
+                }
+                None => {
+                    pd.transfers.push(t);
+                    pd.transfers.len() as u32 - 1
+                }
+            };
+            self.events.push(arrives, EventKind::Transfer { slot });
+        }
+    }
+
+    /// Disaggregation: a transfer's KV is at its decode replica: the prefill replica frees the
+    /// prompt, the decode replica queues it. Returns the decode replica.
+    fn transfer_arrived(&mut self, now: Micros, slot: u32) -> usize {
+        let pd = self.pd.as_mut().expect("transfers only with disaggregation");
+        let t = pd.transfers[slot as usize].take().expect("a transfer under way");
+        pd.free.push(slot);
+        pd.incoming[t.to as usize] -= 1;
+        let req = self.replicas[t.from as usize].release_sent(now, t.h);
+        self.settle(t.from as usize);
+        self.replicas[t.to as usize].admit_transferred(now, req.id, &req);
+        t.to as usize
     }
 
     /// The summary so far (final once `is_finished`).
@@ -461,7 +557,7 @@ impl Simulation {
                 .map(|r| {
                     let st = r.stats();
                     ReplicaSummary {
-                        requests: st.arrived,
+                        requests: st.arrived + st.received,
                         completed: st.completed,
                         ttft_ms: st.ttft.dist(),
                         kv_peak_bytes: r.kv_peak_tokens() as f64 * bpt,
@@ -477,9 +573,11 @@ impl Simulation {
                     }
                 })
                 .collect();
-            let total: u64 = s.replicas.iter().map(|r| r.requests).sum();
-            let most = s.replicas.iter().map(|r| r.requests).max().unwrap_or(0);
-            let mean = total as f64 / self.replicas.len() as f64;
+            // the router's choice: over the replicas it picks among
+            let pool = &s.replicas[..self.arrival_pool];
+            let total: u64 = pool.iter().map(|r| r.requests).sum();
+            let most = pool.iter().map(|r| r.requests).max().unwrap_or(0);
+            let mean = total as f64 / pool.len() as f64;
             s.router = Some(RouterSummary {
                 policy: self.scenario.router.policy.name().to_string(),
                 imbalance: if total > 0 { most as f64 / mean } else { 1.0 },
@@ -487,6 +585,9 @@ impl Simulation {
                 over_cap: self.routed.over_cap,
                 none_cached: self.routed.none_cached,
             });
+        }
+        if let (Some(pd), Some(d)) = (&self.pd, &self.scenario.disaggregation) {
+            s.disaggregation = Some(pd.links.summary(d));
         }
         s
     }
@@ -569,6 +670,28 @@ impl Simulation {
         }
         if arrived != self.next_id {
             return Err(format!("{} requests sent, replicas received {arrived}", self.next_id));
+        }
+        if let Some(pd) = &self.pd {
+            // every prompt being sent is one transfer under way, counted at its destination
+            let sending: u64 = self.replicas.iter().map(|r| r.reqs.live().filter(|q| q.sending).count() as u64).sum();
+            let under_way = pd.transfers.iter().flatten().count() as u64;
+            let incoming: u64 = pd.incoming.iter().sum();
+            if sending != under_way || incoming != under_way {
+                return Err(format!("{sending} prompts being sent, {under_way} transfers, {incoming} incoming"));
+            }
+            let (sent, received) = (sum(|s| s.sent), sum(|s| s.received));
+            if sent != received || received != pd.links.transfers - under_way {
+                return Err(format!(
+                    "{sent} prompts sent, {received} received, {} transfers made ({under_way} under way)",
+                    pd.links.transfers
+                ));
+            }
+            for (i, r) in self.replicas.iter().enumerate() {
+                let prefill = i < self.arrival_pool;
+                if prefill && r.stats().completed > 0 || !prefill && r.stats().arrived > 0 {
+                    return Err(format!("replica {i} did the other pool's work"));
+                }
+            }
         }
         Ok(())
     }

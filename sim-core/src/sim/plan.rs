@@ -133,6 +133,8 @@ struct Candidate {
     target: u32,
     /// Prefix caching: the chain its prompt starts with.
     chain: Option<u32>,
+    /// Disaggregation: prompt tokens whose KV arrived with it (allocated, not computed).
+    ready: u32,
 }
 
 struct Planner<'a> {
@@ -285,8 +287,8 @@ impl Planner<'_> {
                 self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
                 break;
             }
-            if !self.pool.can_admit_cached(c.class, done, n, pin) {
-                self.plan.stop = self.stop_for(n, budget);
+            if !self.admissible(&c, done, n, pin) {
+                self.plan.stop = self.stop_for(if c.ready > 0 { done + n } else { n }, budget);
                 if self.s.blocked.len() > 1 {
                     self.s.blocked[c.lane] = true;
                     self.s.dirty = true;
@@ -300,7 +302,7 @@ impl Planner<'_> {
             if self.s.fronts[c.lane].pop().is_none() {
                 self.s.pos[c.lane] += 1;
             }
-            if done > 0 {
+            if done > 0 && c.ready == 0 {
                 self.pool.pin(c.class, pin);
                 let held = (done / self.r.cache.as_ref().map_or(1, |k| k.block())) as u32;
                 let chain = c.chain.expect("a hit has a chain");
@@ -310,7 +312,9 @@ impl Planner<'_> {
                 }
             }
             self.pool.admit_seq(c.class, target);
-            let units = if paged { self.pool.units_for(done + n) - self.pool.units_for(done) } else { 0 };
+            // arrived KV is the sequence's own: its blocks are allocated with the first chunk's
+            let own = if c.ready > 0 { 0 } else { self.pool.units_for(done) };
+            let units = if paged { self.pool.units_for(done + n) - own } else { 0 };
             self.pool.take(c.class, units);
             self.chunk(c.h, self.r.reqs[c.h].id, c.class as u16, done as u32, c.target, n, true, units);
             budget -= n;
@@ -341,13 +345,26 @@ impl Planner<'_> {
     fn fits_whole(&self, c: &Candidate, budget: u64) -> bool {
         let (done, pin) = self.hit_of(c);
         let rest = c.target as u64 - done;
-        rest <= budget && self.pool.can_admit_cached(c.class, done, rest, pin)
+        rest <= budget && self.admissible(c, done, rest, pin)
+    }
+
+    /// Whether the pool can take candidate `c` with `done` tokens there already (cached, or
+    /// arrived with it) and a first chunk of `n`.
+    fn admissible(&self, c: &Candidate, done: u64, n: u64, pin: u64) -> bool {
+        if c.ready > 0 {
+            self.pool.can_admit(c.class, done + n)
+        } else {
+            self.pool.can_admit_cached(c.class, done, n, pin)
+        }
     }
 
     /// Prefix caching: the prompt tokens of a candidate found in the cache (whole blocks of its
     /// chain) and the units of them no running sequence references now (to pin). Blocks this
     /// plan's allocations may have taken back are not counted on: then only the blocks in use.
     fn hit_of(&self, c: &Candidate) -> (u64, u64) {
+        if c.ready > 0 {
+            return (c.ready as u64, 0);
+        }
         let (Some(cache), Some(id)) = (&self.r.cache, c.chain) else { return (0, 0) };
         let (cached, held, _) = cache.state(id);
         if cached == 0 {
@@ -388,8 +405,8 @@ impl Planner<'_> {
                 let q = &r.reqs[h];
                 let key = (r.priority[q.class as usize], q.arrival, lane);
                 if best.as_ref().is_none_or(|(b, _)| key < *b) {
-                    let chain = q.prefix_chain;
-                    best = Some((key, Candidate { lane, h, class: q.class as usize, target, chain }));
+                    let (chain, ready) = (q.prefix_chain, q.kv_ready);
+                    best = Some((key, Candidate { lane, h, class: q.class as usize, target, chain, ready }));
                 }
             }
         }

@@ -283,6 +283,7 @@ impl Recorder {
             },
             classes,
             speculative: None,
+            disaggregation: None,
             replicas: Vec::new(),
             router: None,
         }

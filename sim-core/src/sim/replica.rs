@@ -17,7 +17,7 @@ use super::record::SharedRecorder;
 use super::requests::{Handle, Phase, Req, Requests, WaitQueues};
 use super::schedule::PlanObserver;
 use super::static_batch::StaticBatch;
-use super::view::StepInfo;
+use super::view::{Pool, StepInfo};
 use crate::memory::HbmPlan;
 use crate::metrics::{LatencyHist, Outcome};
 use crate::perf::{BatchWork, StepModel};
@@ -39,6 +39,9 @@ pub(crate) struct InFlightStep {
 /// they ended, their TTFT, and the time its GPUs were busy.
 pub(crate) struct ReplicaStats {
     pub arrived: u64,
+    /// Disaggregation: prompts whose KV it sent on, and requests it received that way.
+    pub sent: u64,
+    pub received: u64,
     pub ended: u64,
     pub completed: u64,
     pub ttft: LatencyHist,
@@ -57,6 +60,7 @@ pub(crate) struct Occupancy {
 }
 
 pub(crate) struct Replica {
+    pub(super) role: Pool,
     pub(super) sched: SchedulerConfig,
     pub(super) priority: Vec<u32>,
     pub(super) plan: HbmPlan,
@@ -114,7 +118,13 @@ impl Replica {
                 scenario.classes.iter().map(|c| c.prefix.map(|p| (p.shared_tokens, p.groups))).collect();
             PrefixCache::new(pool.unit_tokens(), &prefixes)
         });
+        let role = match &scenario.disaggregation {
+            None => Pool::Both,
+            Some(d) if index < d.prefill_replicas as usize => Pool::Prefill,
+            Some(_) => Pool::Decode,
+        };
         Replica {
+            role,
             cache,
             sched: scenario.scheduler.clone(),
             priority: scenario.classes.iter().map(|c| c.priority).collect(),
@@ -136,7 +146,15 @@ impl Replica {
             loose_tokens: 0,
             last_step: StepInfo::default(),
             rec,
-            stats: ReplicaStats { arrived: 0, ended: 0, completed: 0, ttft: LatencyHist::new(), busy_us: 0 },
+            stats: ReplicaStats {
+                arrived: 0,
+                sent: 0,
+                received: 0,
+                ended: 0,
+                completed: 0,
+                ttft: LatencyHist::new(),
+                busy_us: 0,
+            },
             planning: None,
             plan_observer: None,
             spec,
@@ -168,6 +186,37 @@ impl Replica {
         if let Some(ms) = s.queue_timeout_ms {
             self.wake_at(now + (ms * 1000.0).round() as u64, Wakeup::Timeout(h));
         }
+    }
+
+    /// Disaggregation, decode side: request `id`, prefilled elsewhere (its queueing and
+    /// preemptions there carried in `from`), arrives with its prompt's KV at `now`. It waits for
+    /// its blocks in the queue (no timeout: it has been scheduled), then computes the prompt's
+    /// last position for its first token.
+    pub fn admit_transferred(&mut self, now: Micros, id: u64, from: &Req) {
+        self.now = now;
+        let (class, input) = (from.class as usize, from.input);
+        let h = self.reqs.alloc(id, class, from.arrival, input, from.output);
+        let r = &mut self.reqs[h];
+        r.first_scheduled = from.first_scheduled;
+        r.preemptions = from.preemptions;
+        r.retries = from.retries;
+        r.hit_tokens = from.hit_tokens;
+        r.kv_ready = input.saturating_sub(1);
+        self.stats.received += 1;
+        self.queues.push_back(h, class);
+    }
+
+    /// Disaggregation, prefill side: the KV of prompt `h` has reached its decode replica; its
+    /// blocks and batch slot are freed. Returns the request as it left.
+    pub fn release_sent(&mut self, now: Micros, h: Handle) -> Req {
+        self.now = now;
+        let r = &self.reqs[h];
+        debug_assert!(r.sending, "only a prompt being sent is released");
+        self.loose_tokens -= r.prefilled as u64;
+        self.release_running(h);
+        self.reqs.free(h);
+        self.stats.sent += 1;
+        self.reqs[h].clone()
     }
 
     /// A timer this replica set has come due.
@@ -457,6 +506,14 @@ impl Replica {
     fn prefill_complete(&mut self, h: Handle) {
         self.prefilling.retain(|x| *x != h);
         let r = &mut self.reqs[h];
+        if self.role == Pool::Prefill {
+            // its first token is the decode replica's to send: the KV goes there; the prompt
+            // keeps its blocks and slot until it has arrived (and is no preemption's victim)
+            r.sending = true;
+            self.running[r.class as usize].remove(&r.admit_order);
+            self.out.push(Effect::Prefilled(h));
+            return;
+        }
         r.generated += 1;
         r.first_token.get_or_insert(self.now);
         self.loose_tokens -= r.prefilled as u64;
@@ -582,8 +639,11 @@ impl Replica {
     pub fn check_invariants(&self) -> Result<(), String> {
         let st = &self.stats;
         let live = self.reqs.live().count() as u64;
-        if st.arrived != st.ended + live {
-            return Err(format!("arrived {} != ended {} + live {}", st.arrived, st.ended, live));
+        if st.arrived + st.received != st.ended + st.sent + live {
+            return Err(format!(
+                "arrived {} + received {} != ended {} + sent {} + live {live}",
+                st.arrived, st.received, st.ended, st.sent
+            ));
         }
         let (queued, running) = (self.queues.total(), self.pool.seqs());
         if live != queued + running {

@@ -57,6 +57,11 @@ pub(crate) struct Req {
     pub cached_blocks: u32,
     /// Prompt tokens found in the cache when it was last admitted.
     pub hit_tokens: u32,
+    /// Disaggregation, decode side: prompt tokens whose KV came over the link (computed
+    /// elsewhere; allocated, not computed, when it is admitted).
+    pub kv_ready: u32,
+    /// Disaggregation, prefill side: prefilled, its KV on the way to a decode replica.
+    pub sending: bool,
 }
 
 /// Slots for live requests; an ended request's slot is reused with the next generation.
@@ -94,6 +99,8 @@ impl Requests {
             prefix_chain: None,
             cached_blocks: 0,
             hit_tokens: 0,
+            kv_ready: 0,
+            sending: false,
         };
         if let Some(slot) = self.free.pop() {
             let gen = self.slots[slot as usize].gen.wrapping_add(1);

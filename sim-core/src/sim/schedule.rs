@@ -41,6 +41,9 @@ impl Replica {
             // the allocations take back other blocks (the plan counted them so)
             let b = cache.block();
             for ch in plan.chunks.iter().filter(|c| c.admitted && c.done > 0) {
+                if self.reqs[ch.h].kv_ready > 0 {
+                    continue; // arrived KV, not cached blocks
+                }
                 self.reference_cached(ch.h, (ch.done as u64 / b) as u32);
             }
         }
@@ -57,7 +60,12 @@ impl Replica {
             if ch.admitted {
                 self.admit(ch.h);
                 self.prefilling.push(ch.h);
-                if let Some(cache) = &mut self.cache {
+                let ready = std::mem::take(&mut self.reqs[ch.h].kv_ready);
+                if ready > 0 {
+                    // the KV that came over the link is there already
+                    self.reqs[ch.h].prefilled = ready;
+                    self.loose_tokens += ready as u64;
+                } else if let Some(cache) = &mut self.cache {
                     let st = &mut cache.stats[ch.class as usize];
                     st.prompt_tokens += ch.target as u64;
                     st.cached_tokens += ch.done as u64;

@@ -48,12 +48,27 @@ pub struct LiveRequest {
 /// One replica of a cluster at one moment.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ReplicaView {
+    /// What it runs: both phases, or with disaggregation prompts or decodes only.
+    pub pool: Pool,
     pub queued: u64,
     pub running: u64,
+    /// Disaggregation: prompts prefilled here whose KV is on its way (counted in `running`).
+    pub sending: u64,
     /// KV allocated ÷ its KV pool.
     pub kv_fill: f64,
     /// Down for an OOM restart.
     pub restarting: bool,
+}
+
+/// What a replica runs: prompts and decodes, or with prefill/decode disaggregation one of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pool {
+    Both,
+    /// Prompts only: a prefilled prompt's KV leaves for a decode replica.
+    Prefill,
+    /// Decode steps only (and the prompt's last position again, for the first token).
+    Decode,
 }
 
 /// A request that recently ended or was preempted.
@@ -306,8 +321,10 @@ impl Replica {
     /// Its line of a cluster's snapshot.
     pub fn view(&self) -> ReplicaView {
         ReplicaView {
+            pool: self.role,
             queued: self.queues.total(),
             running: self.pool.seqs(),
+            sending: if self.role == Pool::Prefill { self.reqs.live().filter(|r| r.sending).count() as u64 } else { 0 },
             kv_fill: self.pool.used_share(),
             restarting: self.restarting_until.is_some(),
         }
