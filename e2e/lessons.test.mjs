@@ -149,6 +149,36 @@ describe('workbench: lessons, sweep, contract, exercises', { timeout: 240_000 },
     await page.close();
   });
 
+  test('the prefix-caching lesson runs its four runs and quotes the hit rates, the evictions and both TTFTs', async () => {
+    const { page, errors } = await mounted();
+    const expected = JSON.parse(await page.evaluate(() => window.wasmBindings.lab_lesson_outcome('prefix-caching')));
+    assert.equal(expected.answer, 1, 'caching still cuts TTFT, far less, on the default seed');
+    await page.locator(tid('wb-tab-lessons')).click();
+    await page.locator(tid('lesson-open-prefix-caching')).click();
+    await page.locator(tid('lesson-next')).click();
+    await page.locator(tid('lesson-choice-1')).click();
+    const start = Date.now();
+    await page.locator(tid('lesson-run')).click();
+    await page.locator(tid('lesson-skip')).click(); // the run plays on the stage; the text is what this test checks
+    await page.locator(tid('lesson-explanation')).waitFor({ timeout: 60_000 });
+    console.log(`prefix-caching lesson: four runs and the explanation in ${Date.now() - start} ms`);
+    assert.equal(await page.locator(tid('lesson-feedback')).getAttribute('data-correct'), 'true');
+    const n = expected.numbers;
+    const text = await page.locator(tid('lesson-explanation')).textContent();
+    const pct = (v) => `${(v * 100).toFixed(1)} %`;
+    for (const shown of [
+      pct(n.hit_rate_one), pct(n.hit_rate_many), Math.round(n.evicted_many).toLocaleString('en-US'),
+      `${lessonMs(n.ttft_p99_one_ms)} → ${lessonMs(n.ttft_p99_one_cached_ms)} ms`,
+      `${lessonMs(n.ttft_p99_many_ms)} → ${lessonMs(n.ttft_p99_many_cached_ms)} ms`,
+      `p50 ${lessonMs(n.ttft_p50_many_ms)} → ${lessonMs(n.ttft_p50_many_cached_ms)} ms`,
+    ]) {
+      assert.ok(text.includes(shown), `the explanation quotes ${shown}: ${text}`);
+    }
+    assert.doesNotMatch(text, /\{[a-z0-9_]+\}/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('the page seed drives the open lesson: a new seed runs it again and the text quotes the panels', async () => {
     const { page, errors } = await mounted();
     const outcome = async (seed) => JSON.parse(await page.evaluate((s) => window.wasmBindings.lab_lesson_outcome('mean-hides-tail', s), seed));
