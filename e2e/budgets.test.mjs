@@ -24,7 +24,7 @@ describe('budgets', { timeout: 240_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 626 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 633 KiB)', () => {
     const wasm = readdirSync(DIST).filter((f) => f.endsWith('.wasm'));
     assert.equal(wasm.length, 1, `expected one .wasm in dist/, found ${wasm.length}`);
     const bytes = readFileSync(join(DIST, wasm[0]));
@@ -57,8 +57,10 @@ describe('budgets', { timeout: 240_000 }, () => {
     // document's field by scanning its text instead of serde_path_to_error took it back to
     // 638.6 KiB (653,961 B); the last two `str::parse::<f64>` callers reading with
     // sim_core::decimal instead (the standard parser's tables left) to 624.3 KiB (639,314 B), lesson
-    // 13 (prefix caching) to 625.6 KiB (640,576 B), and the ceiling holds that.
-    assert.ok(gz <= 626 * 1024, `gzip size ${gz} B is over the 626 KiB ceiling (target 400,000 B)`);
+    // 13 (prefix caching) to 625.6 KiB (640,576 B); its exercise and prefill/decode
+    // disaggregation (the scenario field, the links, the pools' tiles and the transfer line) to
+    // 632.0 KiB (647,200 B), and the ceiling holds that.
+    assert.ok(gz <= 633 * 1024, `gzip size ${gz} B is over the 633 KiB ceiling (target 400,000 B)`);
   });
 
   test('time to the first animated frame (headless Chromium)', async () => {

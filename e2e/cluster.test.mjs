@@ -62,6 +62,32 @@ describe('replicas', { timeout: 180_000 }, () => {
     await page.close();
   });
 
+  test('a disaggregated cluster shows its prefill and decode pools and the KV transfers', async () => {
+    const { page, errors } = await lab.open('?preset=disaggregated', { viewport: { width: 1280, height: 720 } });
+    await runToEnd(page);
+    await sleep(500);
+    const tiles = page.locator(tid('replica'));
+    assert.equal(await tiles.count(), 4);
+    const pools = [];
+    for (let i = 0; i < 4; i++) pools.push(await tiles.nth(i).getAttribute('data-pool'));
+    assert.deepEqual(pools, ['prefill', 'prefill', 'decode', 'decode']);
+    const texts = await tiles.allTextContents();
+    const routed = texts.map((t) => Number(t.match(/([\d,]+) routed here/)[1].replace(/,/g, '')));
+    // every request was prefilled on one prefill replica and decoded on one decode replica
+    assert.equal(routed[0] + routed[1], 1500);
+    assert.equal(routed[2] + routed[3], 1500);
+    assert.match(await page.locator(tid('replicas')).textContent(), /2 prefill \+ 2 decode replicas/);
+    const transfer = await page.locator(tid('metric-kv-transfer')).textContent();
+    const m = transfer.match(/mean ([\d.]+) ms · p99 ([\d.]+) ms · ([\d,]+) transfers/);
+    assert.ok(m, transfer);
+    assert.ok(Number(m[1]) > 0 && Number(m[2]) >= Number(m[1]), transfer);
+    assert.equal(Number(m[3].replace(/,/g, '')), 1500);
+    assert.deepEqual(await cutText(page, { scope: tid('replicas') }), []);
+    await page.locator(tid('replicas')).screenshot({ path: await artifact('replicas-disaggregated.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('in Chinese, on a phone', async () => {
     const { page, errors } = await lab.open('?locale=zh&preset=cluster-prefix-affinity', { viewport: { width: 390, height: 844 } });
     await page.locator(tid('replica')).first().waitFor({ timeout: 20_000 });

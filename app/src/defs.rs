@@ -36,6 +36,7 @@ pub const KV_FREE: &str = "def.kv_free";
 pub const KV_CACHED: &str = "def.kv_cached";
 pub const PREFIX_CACHE: &str = "def.prefix_cache";
 pub const ROUTER_IMBALANCE: &str = "def.router_imbalance";
+pub const KV_TRANSFER: &str = "def.kv_transfer";
 pub const HEADROOM: &str = "def.headroom";
 pub const OUTSIDE: &str = "def.outside";
 pub const WEIGHTS: &str = "def.weights";

@@ -22,12 +22,14 @@ use crate::ui::use_ui;
 struct Picked {
     c: ClassSummary,
     cost: Option<Cost>,
+    /// Disaggregation's transfers (all traffic only).
+    pd: Option<sim_core::disagg::DisaggSummary>,
 }
 
 fn pick(s: &Summary, class: Option<&str>) -> Picked {
     match class.and_then(|name| s.classes.get(name)) {
-        Some(c) => Picked { c: c.clone(), cost: None },
-        None => Picked { c: s.all.clone(), cost: Some(s.cost) },
+        Some(c) => Picked { c: c.clone(), cost: None, pd: None },
+        None => Picked { c: s.all.clone(), cost: Some(s.cost), pd: s.disaggregation },
     }
 }
 
@@ -398,6 +400,18 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                         ("rate", format::pct(pc.hit_rate)),
                         ("tokens", format::int(pc.cached_tokens)),
                         ("evicted", format::int(pc.evicted_blocks)),
+                    ])}
+                </p>
+            })}
+
+            {move || picked.with(|p| p.as_ref().and_then(|p| p.pd)).map(|d| view! {
+                <p class="small kv-transfer" data-testid="metric-kv-transfer">
+                    <Term label="metrics.kv_transfer" def=defs::KV_TRANSFER/>": "
+                    {tf("metrics.kv_transfer_value", &[
+                        ("mean", format::ms(d.kv_transfer_ms.mean)),
+                        ("p99", format::ms(d.kv_transfer_ms.p99)),
+                        ("n", format::int(d.transfers)),
+                        ("wait", format::ms(d.link_wait_ms.mean)),
                     ])}
                 </p>
             })}
