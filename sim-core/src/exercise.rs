@@ -170,18 +170,8 @@ pub fn exercises() -> Vec<Exercise> {
 /// are asked for again; a pool that holds them all makes it pay. A second GPU passes without the
 /// cache, at twice the cost per good token.
 fn cache_prompts() -> Exercise {
-    use crate::scenario::{Arrival, LengthDist, PrefixConfig};
-    let mut s = crate::presets::find("prefix-caching").expect("preset").scenario();
+    let mut s = crate::lessons::under_pressure();
     s.name = Some("Keep the system prompts cached".into());
-    s.gpu_memory_utilization = 0.3;
-    s.scheduler.max_num_seqs = 256;
-    s.scheduler.prefix_caching = false;
-    let c = &mut s.classes[0];
-    c.arrival = Arrival::Poisson { rate_per_s: 10.0 };
-    c.num_requests = Some(1000);
-    c.input_tokens = Some(LengthDist::Lognormal { mean: 3500.0, sigma: 0.2 });
-    c.output_tokens = Some(LengthDist::Lognormal { mean: 150.0, sigma: 0.5 });
-    c.prefix = Some(PrefixConfig { shared_tokens: 3000, groups: 48 });
     Exercise {
         id: "cache-prompts".into(),
         scenario: s,

@@ -37,13 +37,19 @@ fn chat(groups: u32, memory: f64) -> Scenario {
     s
 }
 
+/// The runs under memory pressure, caching off: [`MANY`] system prompts on the small pool (the
+/// exercise `cache-prompts` starts here).
+pub(crate) fn under_pressure() -> Scenario {
+    chat(MANY, SMALL_POOL)
+}
+
 fn cached(mut s: Scenario) -> Scenario {
     s.scheduler.prefix_caching = true;
     s
 }
 
 fn runs(_seed: u64) -> Vec<LessonRun> {
-    let (one, many) = (chat(1, 0.9), chat(MANY, SMALL_POOL));
+    let (one, many) = (chat(1, 0.9), under_pressure());
     vec![
         LessonRun { variant: "one-prompt", scenario: one.clone() },
         LessonRun { variant: "one-prompt-cached", scenario: cached(one) },
