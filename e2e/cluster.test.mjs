@@ -84,6 +84,24 @@ describe('replicas', { timeout: 180_000 }, () => {
     assert.equal(Number(m[3].replace(/,/g, '')), 1500);
     assert.deepEqual(await cutText(page, { scope: tid('replicas') }), []);
     await page.locator(tid('replicas')).screenshot({ path: await artifact('replicas-disaggregated.png') });
+    // the split's controls: the pools and the link, no colocated replica count; switched off,
+    // the same four GPUs are four colocated replicas
+    const field = (id) => page.locator(tid(`field-${id}`));
+    assert.equal(await field('disaggregation.prefill_replicas').inputValue(), '2');
+    assert.equal(await field('disaggregation.decode_replicas').inputValue(), '2');
+    assert.equal(await field('disaggregation.kv_link_gbps').inputValue(), '50');
+    assert.equal(await field('replicas').count(), 0);
+    await page.locator(tid('toggle-disaggregation.prefill_replicas')).uncheck();
+    await field('replicas').waitFor({ timeout: 20_000 });
+    assert.equal(await field('replicas').inputValue(), '4');
+    assert.equal(await field('disaggregation.decode_replicas').count(), 0);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="replica"]').length === 4
+      && !document.querySelector('[data-testid="replica"][data-pool]'), null, { timeout: 20_000 });
+    // and on again: one prefill replica, the other three decode
+    await page.locator(tid('toggle-disaggregation.prefill_replicas')).check();
+    await field('disaggregation.decode_replicas').waitFor({ timeout: 20_000 });
+    assert.equal(await field('disaggregation.prefill_replicas').inputValue(), '1');
+    assert.equal(await field('disaggregation.decode_replicas').inputValue(), '3');
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -119,7 +119,7 @@ const Q: Section = Section::Queue;
 
 /// Every control, in the editor's order within each section.
 #[rustfmt::skip]
-pub static CONTROLS: [Control; 52] = [
+pub static CONTROLS: [Control; 56] = [
     // ---- model and hardware
     select("model", "model", ("ctl.model.label", "ctl.model.def"), M, Options::Models),
     select("gpu", "gpu", ("ctl.gpu.label", "ctl.gpu.def"), M, Options::Gpus),
@@ -127,9 +127,14 @@ pub static CONTROLS: [Control; 52] = [
     select("dtype", "dtype", ("ctl.dtype.label", "ctl.dtype.def"), M, Options::Keys(DTYPES)),
     select("kv_dtype", "kv_dtype", ("ctl.kv_dtype.label", "ctl.kv_dtype.def"), M, Options::Keys(KV_DTYPES)),
     // ---- replicas behind a router: the router's settings only with more than one
-    num("replicas", "replicas", ("ctl.replicas.label", "ctl.replicas.def", ""), M),
+    num("replicas", "replicas", ("ctl.replicas.label", "ctl.replicas.def", ""), M).when(colocated),
     select("router.policy", "router_policy", ("ctl.router.label", "ctl.router.def"), M, Options::Keys(POLICIES)).when(cluster),
     num("router.load_cap", "router_load_cap", ("ctl.load_cap.label", "ctl.load_cap.def", "×"), M).when(affinity),
+    // ---- prefill/decode disaggregation: off, or the two pools and the link between them
+    num("disaggregation.prefill_replicas", "prefill_replicas", ("ctl.prefill_replicas.label", "ctl.prefill_replicas.def", ""), M),
+    num("disaggregation.decode_replicas", "decode_replicas", ("ctl.decode_replicas.label", "ctl.decode_replicas.def", ""), M),
+    num("disaggregation.kv_link_gbps", "kv_link_gbps", ("ctl.kv_link.label", "ctl.kv_link.def", "GB/s"), M),
+    num("disaggregation.kv_link_latency_us", "kv_link_latency_us", ("ctl.kv_latency.label", "ctl.kv_latency.def", "µs"), M),
     // the editor shows the price in effect (the catalogue's when none is set), never "off"
     Control { read: Some(|s| Some(s.usd_per_hour_per_gpu())), ..num("gpu_usd_per_hour", "gpu_usd_per_hour", ("ctl.gpu_price.label", "ctl.gpu_price.def", "$/GPU-h"), M) },
     // ---- each class: arrivals
@@ -184,12 +189,19 @@ pub static CONTROLS: [Control; 52] = [
     num("scheduler.max_queue_len", "max_queue_len", ("ctl.max_queue.label", "ctl.max_queue.def", "unit.requests"), Q),
 ];
 
+/// The router has a choice: more than one replica (with disaggregation, prefill replica) to send
+/// an arrival to.
 fn cluster(s: &Scenario, _: At) -> bool {
-    s.replicas > 1
+    s.disaggregation.as_ref().map_or(s.replicas, |d| d.prefill_replicas) > 1
 }
 
-fn affinity(s: &Scenario, _: At) -> bool {
-    s.replicas > 1 && s.router.policy == sim_core::cluster::Policy::PrefixAffinity
+fn affinity(s: &Scenario, at: At) -> bool {
+    cluster(s, at) && s.router.policy == sim_core::cluster::Policy::PrefixAffinity
+}
+
+/// `replicas` counts colocated replicas; with disaggregation the pools' counts stand instead.
+fn colocated(s: &Scenario, _: At) -> bool {
+    s.disaggregation.is_none()
 }
 
 fn isolated(s: &Scenario, _: At) -> bool {

@@ -15,7 +15,7 @@ pub const STRUCTURE: [&str; 3] = ["seed", "classes", "classes.name"];
 
 /// What a teacher can lock, in the order the page offers it: (lock id, label translation key).
 /// A label is the control's own where the words are the same.
-pub const LOCKABLE: [(&str, &str); 42] = [
+pub const LOCKABLE: [(&str, &str); 46] = [
     ("model", "ctl.model.label"),
     ("gpu", "ctl.gpu.label"),
     ("num_gpus", "ctl.num_gpus.label"),
@@ -24,6 +24,10 @@ pub const LOCKABLE: [(&str, &str); 42] = [
     ("replicas", "ctl.replicas.label"),
     ("router.policy", "ctl.router.label"),
     ("router.load_cap", "ctl.load_cap.label"),
+    ("disaggregation.prefill_replicas", "ctl.prefill_replicas.label"),
+    ("disaggregation.decode_replicas", "ctl.decode_replicas.label"),
+    ("disaggregation.kv_link_gbps", "ctl.kv_link.label"),
+    ("disaggregation.kv_link_latency_us", "ctl.kv_latency.label"),
     ("gpu_usd_per_hour", "ctl.gpu_price.label"),
     ("gpu_memory_utilization", "ctl.mem_util.label"),
     ("other_process_gib", "ctl.other_gib.label"),

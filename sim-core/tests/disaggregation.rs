@@ -237,3 +237,24 @@ proptest! {
         prop_assert_eq!(received, d.transfers);
     }
 }
+
+#[test]
+fn switching_disaggregation_on_splits_the_replicas_and_off_keeps_them() {
+    use sim_core::settings::{self, Value};
+    let mut s = common::llama8b("", &poisson(5.0, 10, 100, 10));
+    s.replicas = 4;
+    assert_eq!(settings::get(&s, "prefill_replicas", 0), Some(Value::Off));
+    assert_eq!(settings::get(&s, "decode_replicas", 0), None, "no pools without disaggregation");
+    settings::set(&mut s, "prefill_replicas", 0, &Value::Number(1.0)).unwrap();
+    let d = s.disaggregation.clone().unwrap();
+    assert_eq!((d.prefill_replicas, d.decode_replicas, s.replicas), (1, 3, 1), "the same four GPUs");
+    assert!(s.validate().is_ok());
+    assert_eq!(settings::get(&s, "decode_replicas", 0), Some(Value::Number(3.0)));
+    settings::set(&mut s, "decode_replicas", 0, &Value::Number(5.0)).unwrap();
+    settings::set(&mut s, "prefill_replicas", 0, &Value::Number(2.0)).unwrap();
+    assert_eq!(s.replica_count(), 7);
+    settings::set(&mut s, "prefill_replicas", 0, &Value::Off).unwrap();
+    assert_eq!((s.disaggregation.is_none(), s.replicas), (true, 7), "as many colocated replicas");
+    let e = settings::set(&mut s, "prefill_replicas", 0, &Value::Number(0.5)).unwrap_err();
+    assert_eq!(e.field, "disaggregation.prefill_replicas");
+}

@@ -180,10 +180,13 @@ pub const SETTINGS: &[Setting] = &[
     ))
     .step(0.01),
     spec(select("draft_model", "speculative.draft_model", model_ids).unset()),
-    spec(int("prefill_replicas", "disaggregation.prefill_replicas", Unit::None, 1.0, 32.0, (1.0, 8.0))),
-    spec(int("decode_replicas", "disaggregation.decode_replicas", Unit::None, 1.0, 32.0, (1.0, 8.0))),
-    spec(num("kv_link_gbps", "disaggregation.kv_link_gbps", Unit::None, 0.1, 10_000.0, (1.0, 1000.0))).log(),
-    spec(num("kv_link_latency_us", "disaggregation.kv_link_latency_us", Unit::None, 0.0, 1e6, (0.0, 1000.0))),
+    // off: every replica does both; on: the replicas become a prefill and a decode pool
+    int("prefill_replicas", "disaggregation.prefill_replicas", Unit::None, 1.0, 32.0, (1.0, 8.0))
+        .switchable(1.0)
+        .custom(prefill_get, prefill_set),
+    int("decode_replicas", "disaggregation.decode_replicas", Unit::None, 1.0, 32.0, (1.0, 8.0)),
+    num("kv_link_gbps", "disaggregation.kv_link_gbps", Unit::None, 0.1, 10_000.0, (1.0, 1000.0)).log(),
+    num("kv_link_latency_us", "disaggregation.kv_link_latency_us", Unit::None, 0.0, 1e6, (0.0, 1000.0)).step(1.0),
     Setting { kind: Kind::Text, ..select("class_name", "classes[{i}].name", Vec::new) },
     select("arrival_kind", "classes[{i}].arrival.kind", || names(&Arrival::KINDS)).custom(arrival_get, arrival_set),
     num("rate_per_s", "classes[{i}].arrival.rate_per_s", Unit::RequestsPerS, 1e-6, 1e6, (0.1, 200.0)).log().sweep(),
@@ -303,6 +306,36 @@ fn replicas_get(s: &Scenario, _: usize) -> Option<Value> {
 
 fn replicas_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
     put_json(&mut s.replicas, v)
+}
+
+fn prefill_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(s.disaggregation.as_ref().map_or(Value::Off, |d| Value::Number(d.prefill_replicas as f64)))
+}
+
+/// Switching disaggregation on splits the replicas there are (at least one of each pool, over
+/// 50 GB/s links with 20 µs latency); switching it off leaves as many colocated replicas.
+fn prefill_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
+    match (v, s.disaggregation.as_mut()) {
+        (Value::Off, None) => {}
+        (Value::Off, Some(d)) => {
+            s.replicas = d.replicas().max(1);
+            s.disaggregation = None;
+        }
+        (_, Some(d)) => put_json(&mut d.prefill_replicas, v)?,
+        (_, None) => {
+            let mut prefill = 1;
+            put_json(&mut prefill, v)?;
+            let decode = s.replicas.saturating_sub(prefill).max(1);
+            s.disaggregation = Some(crate::disagg::DisaggConfig {
+                prefill_replicas: prefill,
+                decode_replicas: decode,
+                kv_link_gbps: 50.0,
+                kv_link_latency_us: 20.0,
+            });
+            s.replicas = 1;
+        }
+    }
+    Ok(())
 }
 
 fn policy_names() -> Vec<String> {
