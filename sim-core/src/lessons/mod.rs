@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 
 mod context_too_large;
 mod cost_per_good_token;
+mod disaggregation;
 mod goodput_vs_throughput;
 mod headroom;
 mod kv_arithmetic;
@@ -55,6 +56,7 @@ pub const LESSONS: &[Lesson] = &[
     speculative_crowd::LESSON,
     prefix_caching::LESSON,
     routing::LESSON,
+    disaggregation::LESSON,
 ];
 
 /// The seed the page opens a lesson with (the presets' seed).

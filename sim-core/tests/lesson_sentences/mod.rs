@@ -3,6 +3,7 @@
 
 mod context_too_large;
 mod cost_per_good_token;
+mod disaggregation;
 mod goodput_vs_throughput;
 mod headroom;
 mod kv_arithmetic;
@@ -38,6 +39,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("safe-zone", safe_zone::check),
     ("speculative-crowd", speculative_crowd::check),
     ("prefix-caching", prefix_caching::check),
+    ("disaggregation", disaggregation::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
