@@ -103,7 +103,7 @@ fn replicas_block(out: &mut String, s: &Summary, r: &sim_core::metrics::RouterSu
     for (i, x) in s.replicas.iter().enumerate() {
         let _ = write!(
             out,
-            "  {:>7}{} {:>9} {:>9} {:>10.1} {:>10.1} {:>12.2} {:>5.0}%",
+            "  {:>7}{} {:>9} {:>9} {:>10} {:>10} {:>12.2} {:>5.0}%",
             i,
             match (prefill, i < prefill) {
                 (0, _) => "",
@@ -112,8 +112,9 @@ fn replicas_block(out: &mut String, s: &Summary, r: &sim_core::metrics::RouterSu
             },
             x.requests,
             x.completed,
-            x.ttft_ms.mean,
-            x.ttft_ms.p99,
+            // a prefill replica completes nothing: its requests' TTFT is the decode side's
+            if x.completed > 0 { format!("{:.1}", x.ttft_ms.mean) } else { "-".into() },
+            if x.completed > 0 { format!("{:.1}", x.ttft_ms.p99) } else { "-".into() },
             x.kv_peak_bytes / gib,
             x.busy_share * 100.0
         );
