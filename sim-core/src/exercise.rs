@@ -161,7 +161,7 @@ fn cheapest() -> Objective {
 
 /// The built-in exercises.
 pub fn exercises() -> Vec<Exercise> {
-    vec![mixed_20(), chat_cheapest(), speculative_users(), cache_prompts(), route_documents()]
+    vec![mixed_20(), chat_cheapest(), speculative_users(), cache_prompts(), route_documents(), split_the_work()]
 }
 
 /// Lesson 13's traffic under memory pressure: chat at 10 req/s on one H100, each prompt (about
@@ -336,6 +336,33 @@ fn speculative_users() -> Exercise {
         objective: Some(Objective { metric: MetricRef::all(Metric::ThroughputTokens), direction: Direction::Max }),
         // 24 users: a batch small enough for speculation to pay (without it 24 users miss 10 ms)
         reference: vec![Change::new("classes[0].arrival.users", 24)],
+    }
+}
+
+/// Lesson 15's busy traffic: long-prompt chat at 24 req/s on four colocated H100 replicas, whose
+/// decode steps carry the prompts' prefill chunks, so TPOT misses its SLO for most requests. The
+/// batch limits are locked: the layout is the exercise. Two prefill and two decode replicas pass
+/// on the same four GPUs; a wrong ratio fails, and more colocated replicas cost more.
+fn split_the_work() -> Exercise {
+    let mut s = crate::lessons::busy_colocated();
+    s.name = Some("Split prefill from decode".into());
+    Exercise {
+        id: "split-the-work".into(),
+        scenario: s,
+        allowed: ids(&[
+            "replicas",
+            "router.policy",
+            "disaggregation.prefill_replicas",
+            "disaggregation.decode_replicas",
+            "disaggregation.kv_link_gbps",
+        ]),
+        goals: vec![
+            goal(MetricRef::all(Metric::SloAttainment), Op::AtLeast, 0.95),
+            goal(MetricRef::all(Metric::TPOT_P99), Op::AtMost, 20.0),
+        ],
+        objective: Some(cheapest()),
+        // two of the four replicas run prompts only, the other two decode
+        reference: vec![Change::new("disaggregation.prefill_replicas", 2)],
     }
 }
 

@@ -296,3 +296,23 @@ fn cache_prompts_needs_the_cache_and_the_memory_to_keep_it() {
     let m = two.median.unwrap();
     assert!(m > 1.5 * reference, "two GPUs ${m:.3} vs the reference ${reference:.3}");
 }
+
+#[test]
+fn split_the_work_needs_the_right_ratio_not_more_colocated_replicas() {
+    let ex = exercise("split-the-work");
+    let reference = reference_median(&ex);
+    let split =
+        |replicas: u32, prefill: u32| vec![c("replicas", replicas), c("disaggregation.prefill_replicas", prefill)];
+    // a wrong ratio on four GPUs fails, and so does either pool on three
+    for (what, changes) in [("1P3D", split(4, 1)), ("3P1D", split(4, 3)), ("2P1D", split(3, 2)), ("1P2D", split(3, 1))]
+    {
+        let r = over_seeds(&ex, &attempt(&ex, &changes));
+        assert!(r.passes <= 1, "{what}: passes on {} of 20 seeds", r.passes);
+    }
+    // six colocated replicas carry the prefill chunks and the tokens, at well over the reference's
+    // cost per good token
+    let six = over_seeds(&ex, &attempt(&ex, &[c("replicas", 6)]));
+    assert!(six.passes >= 19, "six colocated replicas pass on {} of 20 seeds", six.passes);
+    let m = six.median.unwrap();
+    assert!(m > 1.3 * reference, "six colocated ${m:.3} vs the reference ${reference:.3}");
+}

@@ -82,6 +82,11 @@ pub fn text_keys(id: &str) -> Option<Texts> {
             task: "features.ex.cache-prompts.task",
             solution: "features.ex.cache-prompts.solution",
         }),
+        "split-the-work" => Some(Texts {
+            title: "features.ex.split-the-work.title",
+            task: "features.ex.split-the-work.task",
+            solution: "features.ex.split-the-work.solution",
+        }),
         "route-documents" => Some(Texts {
             title: "features.ex.route-documents.title",
             task: "features.ex.route-documents.task",

@@ -43,6 +43,12 @@ fn split(mut s: Scenario, prefill: u32) -> Scenario {
     s
 }
 
+/// The busy runs' traffic on four colocated replicas: the classroom exercise `split-the-work`
+/// starts there.
+pub(crate) fn busy_colocated() -> Scenario {
+    colocated(RATE, REQUESTS)
+}
+
 fn runs(_seed: u64) -> Vec<LessonRun> {
     let (busy, light) = (colocated(RATE, REQUESTS), colocated(LIGHT_RATE, LIGHT_REQUESTS));
     vec![
