@@ -24,7 +24,7 @@ describe('budgets', { timeout: 240_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 633 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 632 KiB)', () => {
     const wasm = readdirSync(DIST).filter((f) => f.endsWith('.wasm'));
     assert.equal(wasm.length, 1, `expected one .wasm in dist/, found ${wasm.length}`);
     const bytes = readFileSync(join(DIST, wasm[0]));
@@ -59,8 +59,10 @@ describe('budgets', { timeout: 240_000 }, () => {
     // sim_core::decimal instead (the standard parser's tables left) to 624.3 KiB (639,314 B), lesson
     // 13 (prefix caching) to 625.6 KiB (640,576 B); its exercise and prefill/decode
     // disaggregation (the scenario field, the links, the pools' tiles and the transfer line) to
-    // 632.0 KiB (647,200 B), and the ceiling holds that.
-    assert.ok(gz <= 633 * 1024, `gzip size ${gz} B is over the 633 KiB ceiling (target 400,000 B)`);
+    // 632.0 KiB (647,200 B); reading the `kind`-tagged arrival and length enums without serde's
+    // Content took it to 629.6 KiB (644,707 B); lesson 15 (disaggregation) and its exercise
+    // split-the-work to 631.2 KiB (646,298 B), and the ceiling holds that.
+    assert.ok(gz <= 632 * 1024, `gzip size ${gz} B is over the 632 KiB ceiling (target 400,000 B)`);
   });
 
   test('time to the first animated frame (headless Chromium)', async () => {

@@ -34,6 +34,7 @@ pub mod sim;
 pub mod speculative;
 pub mod disagg;
 pub mod sweep;
+mod tagged;
 pub mod trust;
 pub mod workload;
 

@@ -433,8 +433,9 @@ impl PrefixConfig {
     pub const MAX_GROUPS: u32 = 100_000;
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+/// Read by `crate::tagged` (as serde's derive would, without its buffered `Content`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Arrival {
     /// Exponential inter-arrival times.
     Poisson { rate_per_s: f64 },
@@ -446,14 +447,9 @@ pub enum Arrival {
     /// Replay of a CSV trace `arrival_s,input_len,output_len`.
     Trace {
         path: String,
-        /// Divide trace arrival times by this (2.0 replays twice as fast).
-        #[serde(default = "one_f64")]
+        /// Divide trace arrival times by this (2.0 replays twice as fast); 1 when left out.
         speedup: f64,
     },
-}
-
-fn one_f64() -> f64 {
-    1.0
 }
 
 impl Arrival {
@@ -492,8 +488,9 @@ impl LengthDist {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+/// Read by `crate::tagged`, like [`Arrival`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LengthDist {
     Fixed {
         value: u32,
