@@ -179,6 +179,39 @@ describe('workbench: lessons, sweep, contract, exercises', { timeout: 240_000 },
     await page.close();
   });
 
+  test('the disaggregation lesson runs its six runs and quotes goodput, both p99s and the KV transfer', async () => {
+    const { page, errors } = await mounted();
+    const expected = JSON.parse(await page.evaluate(() => window.wasmBindings.lab_lesson_outcome('disaggregation')));
+    assert.equal(expected.answer, 2, '2P2D delivers the most goodput on the default seed');
+    await page.locator(tid('wb-tab-lessons')).click();
+    await page.locator(tid('lesson-open-disaggregation')).click();
+    await page.locator(tid('lesson-next')).click();
+    await page.locator(tid('lesson-choice-2')).click();
+    const start = Date.now();
+    await page.locator(tid('lesson-run')).click();
+    await page.locator(tid('lesson-skip')).click(); // the run plays on the stage; the text is what this test checks
+    await page.locator(tid('lesson-explanation')).waitFor({ timeout: 60_000 });
+    console.log(`disaggregation lesson: six runs and the explanation in ${Date.now() - start} ms`);
+    assert.equal(await page.locator(tid('lesson-feedback')).getAttribute('data-correct'), 'true');
+    const n = expected.numbers;
+    const text = await page.locator(tid('lesson-explanation')).textContent();
+    const pct = (v) => `${(v * 100).toFixed(1)} %`;
+    const int = (v) => Math.round(v).toLocaleString('en-US');
+    for (const shown of [
+      `${int(n.goodput_2p2d)} tokens/s`, int(n.goodput_colocated),
+      `p99 TPOT was ${lessonMs(n.tpot_p99_colocated_ms)} ms`, pct(n.attainment_colocated),
+      `p99 TTFT ${lessonMs(n.ttft_p99_2p2d_ms)} ms`, `p99 TPOT ${lessonMs(n.tpot_p99_2p2d_ms)} ms`,
+      `${lessonMs(n.kv_transfer_mean_ms)} ms on average`,
+      `p99 TTFT reached ${lessonMs(n.ttft_p99_1p3d_ms)} ms`, `p99 TPOT ${lessonMs(n.tpot_p99_3p1d_ms)} ms`,
+      `${lessonMs(n.ttft_p50_light_colocated_ms)} ms against ${lessonMs(n.ttft_p50_light_2p2d_ms)} ms`,
+    ]) {
+      assert.ok(text.includes(shown), `the explanation quotes ${shown}: ${text}`);
+    }
+    assert.doesNotMatch(text, /\{[a-z0-9_]+\}/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('the page seed drives the open lesson: a new seed runs it again and the text quotes the panels', async () => {
     const { page, errors } = await mounted();
     const outcome = async (seed) => JSON.parse(await page.evaluate((s) => window.wasmBindings.lab_lesson_outcome('mean-hides-tail', s), seed));
