@@ -260,10 +260,8 @@ fn scan(text: &str, line: usize, column: usize, syntax: bool, duplicate: bool) -
     let n = frames.len();
     let top = &mut frames[n - 1];
     // A number or literal that the end of the text cut short of nothing: serde_json read it whole.
-    if !stopped && !in_string && top.st == St::InValue && syntax && i >= b.len() {
-        if whole(&b[scalar_start..i]) {
-            top.st = St::AfterValue;
-        }
+    if !stopped && !in_string && top.st == St::InValue && syntax && i >= b.len() && whole(&b[scalar_start..i]) {
+        top.st = St::AfterValue;
     }
     let top = &frames[n - 1];
     let mut path: Vec<Seg> = frames[1..n.max(2) - 1].iter().map(Frame::member).collect();
@@ -279,7 +277,7 @@ fn scan(text: &str, line: usize, column: usize, syntax: bool, duplicate: bool) -
                 (false, _) => Some(top.member()),
                 // After `[` or a comma, a character that starts no value is that element's; the
                 // end of the text, or `]` after a comma, is the array's.
-                (true, St::Next) => (stopped && !(b[i] == b']' && !top.fresh)).then(|| top.member()),
+                (true, St::Next) => (stopped && (b[i] != b']' || top.fresh)).then(|| top.member()),
                 (true, St::InValue) => Some(top.member()),
                 (true, _) => None,
             }

@@ -117,7 +117,7 @@ fn mutate_text(text: &str, rng: &mut Rng) -> String {
         _ => {
             // A value replaced by a wrong literal in the text as it is formatted.
             let w = WRONG[rng.below(WRONG.len())];
-            match text[at..].find(|c: char| c == ',' || c == '\n') {
+            match text[at..].find([',', '\n']) {
                 Some(k) => {
                     let start = text[..at].rfind(':').map_or(at, |s| s + 1);
                     format!("{}{}{}", &text[..start], w, &text[at + k..])
@@ -163,7 +163,7 @@ fn fuzz<T: DeserializeOwned>(name: &str, text: &str, seed: u64, rounds: usize) -
 fn scanned_paths_match_tracked_paths_for_mutated_scenarios() {
     let mut errors = 0;
     for (k, (name, text)) in documents().iter().enumerate() {
-        assert!(same::<Scenario>(text, name) == false, "{name} parses");
+        assert!(!same::<Scenario>(text, name), "{name} parses");
         errors += fuzz::<Scenario>(name, text, 0x5eed + k as u64, 300);
     }
     // The mutations mostly break the documents: the comparison is about errors.
