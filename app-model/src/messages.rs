@@ -247,6 +247,7 @@ pub fn problem_message(p: &Problem, label: Arg, unit: &'static str) -> Msg {
         Problem::SpeculativeStatic => of("msg.speculative_static"),
         Problem::SpeculativeWindow { model } => of("msg.speculative_window").text("model", model),
         Problem::DisaggStatic => of("msg.disagg_static"),
+        Problem::DisaggOvercommit => of("msg.disagg_overcommit"),
         Problem::DisaggReplicas { pools, got } => {
             of("msg.disagg_replicas").num("pools", *pools as f64).num("got", *got as f64)
         }

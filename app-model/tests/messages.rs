@@ -116,6 +116,7 @@ fn every_problem() -> Vec<Problem> {
         Problem::SpeculativeStatic,
         Problem::SpeculativeWindow { model: "mistral-7b".into() },
         Problem::DisaggStatic,
+        Problem::DisaggOvercommit,
         Problem::DisaggReplicas { pools: 3, got: 4 },
         Problem::CannotSwitchOff,
         Problem::WrongKind,

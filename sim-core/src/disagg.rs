@@ -59,12 +59,15 @@ pub struct DisaggSummary {
     pub kv_bytes: f64,
 }
 
-/// Checks `s.disaggregation`: continuous batching, and `replicas` left at 1 or equal to the two
-/// pools together. (The ranges of its numbers are the settings rows'.)
+/// Checks `s.disaggregation`: continuous batching without over-commit (no OOM restarts), and
+/// `replicas` left at 1 or equal to the two pools together. (The ranges of its numbers are the settings rows'.)
 pub(crate) fn check(s: &Scenario, errors: &mut Vec<FieldError>) {
     let Some(d) = &s.disaggregation else { return };
     if s.scheduler.batching == Batching::Static {
         errors.push(FieldError::new("disaggregation", Problem::DisaggStatic));
+    }
+    if s.scheduler.overcommit {
+        errors.push(FieldError::new("disaggregation", Problem::DisaggOvercommit));
     }
     if s.replicas != 1 && s.replicas != d.replicas() {
         errors

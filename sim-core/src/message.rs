@@ -25,6 +25,8 @@ pub enum Problem {
     SpeculativeWindow { model: String },
     /// Prefill/decode disaggregation with static batching.
     DisaggStatic,
+    /// Prefill/decode disaggregation with over-committed admission (OOM restarts).
+    DisaggOvercommit,
     /// `disaggregation`'s pools and `replicas` disagree (it must be 1, left out, or their sum).
     DisaggReplicas { pools: u32, got: u32 },
     /// NaN or infinite.
@@ -168,6 +170,7 @@ impl Problem {
             Problem::SpeculativeStatic => "speculative_static",
             Problem::SpeculativeWindow { .. } => "speculative_window",
             Problem::DisaggStatic => "disagg_static",
+            Problem::DisaggOvercommit => "disagg_overcommit",
             Problem::DisaggReplicas { .. } => "disagg_replicas",
             Problem::NotFinite { .. } => "not_finite",
             Problem::NotWhole { .. } => "not_whole",
@@ -252,6 +255,10 @@ impl fmt::Display for Problem {
             Problem::DisaggStatic => write!(
                 f,
                 "needs continuous batching (scheduler.batching is \"static\"); remove disaggregation or batch continuously"
+            ),
+            Problem::DisaggOvercommit => write!(
+                f,
+                "is not modelled with scheduler.overcommit (a prefill replica's OOM restart would lose prompts whose KV is on its way); turn one of them off"
             ),
             Problem::DisaggReplicas { pools, got } => write!(
                 f,

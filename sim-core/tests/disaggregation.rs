@@ -155,6 +155,10 @@ fn settings_that_cannot_work_are_named() {
     let mut st = split(base.clone(), 1, 1, 50.0, 0.0);
     st.scheduler.batching = sim_core::scenario::Batching::Static;
     assert!(st.validate().unwrap_err().for_field("disaggregation").is_some());
+    let mut oc = split(base.clone(), 1, 1, 50.0, 0.0);
+    oc.scheduler.overcommit = true;
+    let e = oc.validate().unwrap_err();
+    assert!(e.for_field("disaggregation").is_some_and(|f| f.message.contains("overcommit")), "{e}");
     let mut z = split(base, 1, 0, 0.0, -1.0);
     z.replicas = 1;
     let e = z.validate().unwrap_err();
