@@ -192,7 +192,7 @@ pub static CONTROLS: [Control; 56] = [
 /// The router has a choice: more than one replica (with disaggregation, prefill replica) to send
 /// an arrival to.
 fn cluster(s: &Scenario, _: At) -> bool {
-    s.disaggregation.as_ref().map_or(s.replicas, |d| d.prefill_replicas) > 1
+    s.arrival_replicas() > 1
 }
 
 fn affinity(s: &Scenario, at: At) -> bool {

@@ -6,9 +6,9 @@
 
 use crate::catalog::{self, Dtype, GpuSpec, ModelSpec};
 use crate::cluster::RouterConfig;
+pub use crate::disagg::DisaggConfig;
 use crate::message::Problem;
 pub use crate::profile::Engine;
-pub use crate::disagg::DisaggConfig;
 pub use crate::speculative::SpeculativeConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -639,6 +639,15 @@ impl Scenario {
         match &self.disaggregation {
             Some(d) => d.replicas().max(1) as usize,
             None => self.replicas.max(1) as usize,
+        }
+    }
+
+    /// Replicas the router picks among for an arrival: all, or with disaggregation the prefill
+    /// pool (the first replicas).
+    pub fn arrival_replicas(&self) -> usize {
+        match &self.disaggregation {
+            Some(d) => d.prefill_replicas.max(1) as usize,
+            None => self.replica_count(),
         }
     }
 

@@ -210,7 +210,7 @@ impl Simulation {
             }
         }
         let n = scenario.replica_count();
-        let arrival_pool = scenario.disaggregation.as_ref().map_or(n, |d| d.prefill_replicas as usize);
+        let arrival_pool = scenario.arrival_replicas();
         let pd = scenario.disaggregation.as_ref().map(|d| {
             let decode = RouterConfig { policy: Policy::LeastOutstanding, ..RouterConfig::default() };
             Box::new(Disagg {
