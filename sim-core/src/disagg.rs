@@ -75,6 +75,15 @@ pub(crate) fn check(s: &Scenario, errors: &mut Vec<FieldError>) {
     }
 }
 
+/// One transfer's times on the links, µs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sent {
+    /// Its first byte leaves: both directions free.
+    pub start: u64,
+    /// Its last byte plus the latency.
+    pub arrives: u64,
+}
+
 /// The links between the pools: when each replica's outgoing and incoming direction is next
 /// free, and the transfers' times.
 pub(crate) struct Links {
@@ -103,9 +112,9 @@ impl Links {
         }
     }
 
-    /// Sends `bytes` from replica `from` to replica `to`, asked at `now`: the time it arrives.
-    /// It starts once both directions are free and holds them for `bytes ÷ bandwidth`.
-    pub fn send(&mut self, now: u64, from: usize, to: usize, bytes: f64) -> u64 {
+    /// Sends `bytes` from replica `from` to replica `to`, asked at `now`: when it starts and
+    /// arrives. It starts once both directions are free and holds them for `bytes ÷ bandwidth`.
+    pub fn send(&mut self, now: u64, from: usize, to: usize, bytes: f64) -> Sent {
         let start = now.max(self.out_free[from]).max(self.in_free[to]);
         let busy = (bytes / self.bytes_per_us).ceil() as u64;
         self.out_free[from] = start + busy;
@@ -115,7 +124,7 @@ impl Links {
         self.bytes += bytes;
         self.time.record(arrives - now);
         self.wait.record(start - now);
-        arrives
+        Sent { start, arrives }
     }
 
     pub fn summary(&self, d: &DisaggConfig) -> DisaggSummary {
@@ -142,18 +151,18 @@ mod tests {
     fn a_transfer_takes_bytes_over_bandwidth_plus_latency() {
         // 50 GB/s = 50,000 bytes/µs: 1 MB takes 20 µs, and arrives 10 µs after its last byte
         let mut l = Links::new(&config(50.0, 10.0), 3);
-        assert_eq!(l.send(1_000, 0, 2, 1e6), 1_030);
+        assert_eq!(l.send(1_000, 0, 2, 1e6), Sent { start: 1_000, arrives: 1_030 });
     }
 
     #[test]
     fn transfers_into_one_replica_queue_on_its_incoming_link() {
         let mut l = Links::new(&config(50.0, 10.0), 3);
-        assert_eq!(l.send(0, 0, 2, 1e6), 30);
+        assert_eq!(l.send(0, 0, 2, 1e6).arrives, 30);
         // from the other prefill replica, into the same decode replica: waits for the first's
         // 20 µs on the wire, not for its latency
-        assert_eq!(l.send(5, 1, 2, 1e6), 50);
+        assert_eq!(l.send(5, 1, 2, 1e6), Sent { start: 20, arrives: 50 });
         assert_eq!(l.transfers, 2);
         // a later one finds the links free
-        assert_eq!(l.send(100, 1, 2, 1e6), 130);
+        assert_eq!(l.send(100, 1, 2, 1e6).arrives, 130);
     }
 }

@@ -133,6 +133,11 @@ impl Speculation {
         Some(spec)
     }
 
+    /// Draft tokens proposed per sequence per step (`k`).
+    pub fn draft_tokens(&self) -> u32 {
+        self.k
+    }
+
     /// Tokens one step emits: `j + 1`, `j` accepted of `k` with `P(j ≥ i) = a^i`.
     fn draw(&mut self) -> u32 {
         let u: f64 = self.rng.random();

@@ -101,6 +101,42 @@ fn transfers_into_one_decode_replica_wait_for_its_link() {
 }
 
 #[test]
+fn live_requests_show_each_transfer_on_the_links_with_its_times() {
+    // as above, by hand: both prompts prefill in one step of 1,000 tokens on their own replica,
+    // then leave for replica 2 together; the second starts when the first is off the wire
+    let csv = "arrival_s,input_len,output_len\n0,1000,3\n0,1000,3\n";
+    let mut s = split(common::llama8b("", trace_class()), 2, 1, 10.0, 30.0);
+    s.router.policy = sim_core::cluster::Policy::RoundRobin;
+    let mut sim = common::with_trace(&s, csv);
+    let wire_us = (1000.0 * sim.hbm_plan().kv_bytes_per_token / 10e3).ceil() as u64;
+    let mut prefill = BatchWork::default();
+    prefill.add_prefill_chunk(0, 1000, true);
+    let prefill_us = step_us(&sim, &prefill);
+    let secs = |us: u64| us as f64 / 1e6;
+    sim.advance_to(prefill_us - 1);
+    assert!(sim.live_requests().iter().all(|r| r.transfer.is_none()), "still prefilling");
+    sim.advance_to(prefill_us);
+    let live = sim.live_requests();
+    let on_link: Vec<_> = live.iter().map(|r| (r.id, r.replica, r.transfer)).collect();
+    let t = |start: u64| sim_core::sim::KvTransfer {
+        to: 2,
+        sent_s: secs(prefill_us),
+        start_s: secs(start),
+        arrive_s: secs(start + wire_us + 30),
+    };
+    assert_eq!(on_link, vec![(0, 0, Some(t(prefill_us))), (1, 1, Some(t(prefill_us + wire_us)))]);
+    // the first's last byte is off the wire; it arrives 30 µs later, on the decode replica
+    sim.advance_to(prefill_us + wire_us + 30);
+    let live = sim.live_requests();
+    let first = live.iter().find(|r| r.id == 0).unwrap();
+    assert_eq!((first.replica, first.transfer), (2, None));
+    assert_eq!(live.iter().find(|r| r.id == 1).unwrap().transfer, Some(t(prefill_us + wire_us)));
+    sim.run_to_end();
+    sim.check_invariants().unwrap();
+    assert!(sim.live_requests().is_empty());
+}
+
+#[test]
 fn a_slower_link_only_adds_transfer_time() {
     // one request at a time (closed loop, one user): TTFT grows by exactly the extra wire time
     let class = r#"{ "name": "chat", "arrival": { "kind": "closed_loop", "users": 1, "think_time_ms": 100 },

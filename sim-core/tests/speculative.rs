@@ -285,3 +285,43 @@ fn a_request_alone_costs_its_verifying_passes_by_hand() {
 fn common_trace_class() -> &'static str {
     r#"{ "name": "t", "arrival": { "kind": "trace", "path": "t.csv" } }"#
 }
+
+/// The last step as the stage shows it: each decode step's `k` drafts and the accepted ones,
+/// which together with the step's own token are exactly what the summary averages; a prompt's
+/// step drafts nothing; without speculation nothing is drafted.
+#[test]
+fn each_step_reports_its_drafts_and_the_accepted_ones() {
+    let steps_of = |sp: Option<SpeculativeConfig>| {
+        let mut s = common::llama8b("", common_trace_class());
+        s.speculative = sp;
+        let mut sim = common::with_trace(&s, "arrival_s,input_len,output_len\n0,1000,200\n");
+        sim.advance_to(0);
+        let mut steps = Vec::new();
+        loop {
+            let step = sim.snapshot().last_step;
+            if steps.last().is_none_or(|l: &sim_core::sim::StepInfo| l.start_s != step.start_s) {
+                steps.push(step);
+            }
+            if sim.is_finished() {
+                break;
+            }
+            sim.advance_one_iteration();
+        }
+        (steps, sim.summary())
+    };
+    let (steps, sum) = steps_of(spec(4, 0.7, None));
+    // the prompt's step, then decode steps
+    assert_eq!((steps[0].prefill_tokens, steps[0].decode_seqs, steps[0].draft_tokens), (1000, 0, 0));
+    let decode = &steps[1..];
+    assert!(decode.iter().all(|s| s.decode_seqs == 1 && s.draft_tokens == 4 && s.accepted_draft_tokens <= 4));
+    let emitted: u32 = decode.iter().map(|s| s.accepted_draft_tokens + 1).sum();
+    let mean = sum.speculative.unwrap().mean_accepted_tokens_per_step;
+    assert_eq!(mean, emitted as f64 / decode.len() as f64, "the summary averages these steps");
+    // 199 tokens after the first: the steps before the last emitted fewer, the last finished it
+    let last = decode.last().unwrap().accepted_draft_tokens + 1;
+    assert!(emitted >= 199 && emitted - last < 199, "{emitted} tokens in {} steps", decode.len());
+    assert!(decode.iter().any(|s| s.accepted_draft_tokens < 4) && decode.iter().any(|s| s.accepted_draft_tokens > 0));
+    let (plain, _) = steps_of(None);
+    assert!(plain.iter().all(|s| s.draft_tokens == 0 && s.accepted_draft_tokens == 0));
+    assert_eq!(plain.len(), 200, "one prompt step and 199 decode steps");
+}

@@ -45,7 +45,7 @@ pub use plan::{AdmitStop, IterationPlan, PlanContext, PlannedChunk, PlannedPreem
 pub use record::RequestSink;
 pub use requests::Phase;
 pub use schedule::PlanObserver;
-pub use view::{Ending, HbmUse, Limit, LiveRequest, Pool, RecentEnding, ReplicaView, Snapshot, StepInfo};
+pub use view::{Ending, HbmUse, KvTransfer, Limit, LiveRequest, Pool, RecentEnding, ReplicaView, Snapshot, StepInfo};
 
 use crate::catalog::{GpuSpec, ModelSpec};
 use crate::cluster::{Load, Policy, Reason, Router, RouterConfig};
@@ -161,6 +161,9 @@ struct Transfer {
     from: u16,
     to: u16,
     h: Handle,
+    /// When it was sent, its first byte left and it arrives, µs.
+    sent: Micros,
+    sent_on: crate::disagg::Sent,
 }
 
 /// Requests the router sent by prefix affinity, and those it could not.
@@ -503,9 +506,10 @@ impl Simulation {
             }
             let to = first + pd.router.route(&self.loads[..self.replicas.len() - first]).replica;
             let input = self.replicas[from as usize].reqs[h].input;
-            let arrives = pd.links.send(self.now, from as usize, to, input as f64 * bytes_per_token);
+            let sent_on = pd.links.send(self.now, from as usize, to, input as f64 * bytes_per_token);
+            let arrives = sent_on.arrives;
             pd.incoming[to] += 1;
-            let t = Some(Transfer { from, to: to as u16, h });
+            let t = Some(Transfer { from, to: to as u16, h, sent: self.now, sent_on });
             let slot = match pd.free.pop() {
                 Some(slot) => {
                     pd.transfers[slot as usize] = t;
@@ -599,6 +603,30 @@ impl Simulation {
             let start = out.len();
             out.extend(r.live_requests());
             out[start..].iter_mut().for_each(|l| l.replica = i as u16);
+        }
+        if let Some(pd) = self.pd.as_ref().filter(|pd| pd.free.len() < pd.transfers.len()) {
+            // the prompts whose KV is on the links, by id
+            let mut on_link: Vec<(u64, KvTransfer)> = pd
+                .transfers
+                .iter()
+                .flatten()
+                .map(|t| {
+                    let s = |us: Micros| us as f64 / 1e6;
+                    let view = KvTransfer {
+                        to: t.to,
+                        sent_s: s(t.sent),
+                        start_s: s(t.sent_on.start),
+                        arrive_s: s(t.sent_on.arrives),
+                    };
+                    (self.replicas[t.from as usize].reqs[t.h].id, view)
+                })
+                .collect();
+            on_link.sort_unstable_by_key(|(id, _)| *id);
+            for l in out.iter_mut().filter(|l| (l.replica as usize) < self.arrival_pool) {
+                if let Ok(i) = on_link.binary_search_by_key(&l.id, |(id, _)| *id) {
+                    l.transfer = Some(on_link[i].1);
+                }
+            }
         }
         out
     }

@@ -423,7 +423,14 @@ impl Replica {
         let dur = time.micros();
         let bound = time.linear_compute + time.attn_compute;
         let memb = time.linear_memory + time.attn_memory;
+        // this step's draw: `next` tokens per sequence, the accepted drafts and its own
+        let (draft_tokens, accepted_draft_tokens) = match &self.spec {
+            Some(sp) if work.decode_seqs > 0 => (sp.draft_tokens(), sp.next - 1),
+            _ => (0, 0),
+        };
         self.last_step = StepInfo {
+            draft_tokens,
+            accepted_draft_tokens,
             start_s: self.now as f64 / 1e6,
             duration_ms: dur as f64 / 1000.0,
             prefill_tokens: work.prefill_tokens,

@@ -41,8 +41,27 @@ pub struct LiveRequest {
     /// Prefix caching: the first `cached_tokens` of its prompt were found in the cache (not
     /// computed; their KV is shared with the other requests of its prefix). 0 otherwise.
     pub cached_tokens: u32,
-    /// The replica the router sent it to (0 with one replica).
+    /// The replica the router sent it to (0 with one replica); with disaggregation, its prefill
+    /// replica until its KV has arrived, then its decode replica.
     pub replica: u16,
+    /// Disaggregation: its prompt is prefilled and its KV on the links to a decode replica
+    /// (still held by `replica`); `None` otherwise.
+    pub transfer: Option<KvTransfer>,
+}
+
+/// A prompt's KV on its way from its prefill replica to a decode replica (see
+/// [`crate::disagg`]): it waits for both links to be free, then takes `bytes ÷ bandwidth` on the
+/// wire and the link's latency.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct KvTransfer {
+    /// The decode replica it goes to.
+    pub to: u16,
+    /// When its last prefill chunk ended and it was sent, s.
+    pub sent_s: f64,
+    /// When its first byte left (both links free), s.
+    pub start_s: f64,
+    /// When it arrives: the last byte, plus the link's latency, s.
+    pub arrive_s: f64,
 }
 
 /// One replica of a cluster at one moment.
@@ -135,6 +154,11 @@ pub struct StepInfo {
     pub prefill_tokens: u64,
     pub decode_seqs: u64,
     pub compute_bound_share: f64,
+    /// Speculative decoding: draft tokens each decoding sequence proposed in this step (`k`),
+    /// and how many of them the verifying pass accepted (the step emits one more of its own).
+    /// 0 and 0 without speculation or without decoding sequences.
+    pub draft_tokens: u32,
+    pub accepted_draft_tokens: u32,
 }
 
 /// What limits the run now, for the stage's bottleneck badge: why the scheduler's last plan
@@ -313,6 +337,7 @@ impl Replica {
                 kv_reserved_tokens: r.units * self.pool.unit_tokens(),
                 cached_tokens: r.hit_tokens,
                 replica: 0,
+                transfer: None,
             });
         }
         out
