@@ -376,6 +376,7 @@ impl Engine {
                 counts: snap.summary.all.requests,
                 last_step: snap.last_step,
                 restarting_until_s: snap.restarting_until_s,
+                kv_fill: snap.replicas.iter().map(|v| v.kv_fill).collect(),
             };
             views.push(RunView {
                 now_s: snap.now_s,

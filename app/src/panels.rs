@@ -2,6 +2,7 @@
 //! configuration-error banner, the A/B bar and the charts row.
 
 use app_model::ab::Difference;
+use app_model::stage_layout::FULL_REPLICAS;
 use app_model::Run;
 use leptos::prelude::*;
 
@@ -95,6 +96,24 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                 <li><span class="mk mk-hatch" aria-hidden="true"></span>{tx("panels.legend_hatch")}</li>
                 <li class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.caches_prefixes()))>
                     <span class="mk mk-cached" aria-hidden="true"></span>{tx("panels.legend_cached")}
+                </li>
+                <li
+                    data-testid="legend-bands"
+                    class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| (2..=FULL_REPLICAS).contains(&i.scenario.replica_count())))
+                >
+                    {tx("panels.legend_bands")}
+                </li>
+                <li
+                    data-testid="legend-link"
+                    class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.disaggregation.is_some()))
+                >
+                    <span class="mk mk-link" aria-hidden="true"></span>{tx("panels.legend_link")}
+                </li>
+                <li
+                    data-testid="legend-drafts"
+                    class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.speculative.is_some()))
+                >
+                    <span class="mk mk-drafts" aria-hidden="true"></span>{tx("panels.legend_drafts")}
                 </li>
             </ul>
             <crate::replicas::ReplicaGrid run=run/>

@@ -10,16 +10,20 @@ use app_model::stage_layout::{
 use sim_core::{LiveRequest, Phase, Simulation};
 use web_sys::CanvasRenderingContext2d;
 
-use super::{tr, IdMap, Sprite, StageCalm, StageState};
+use super::{tr, Sprite, StageCalm, StageState};
+
+mod stations;
+
 use crate::format;
 use crate::glyph;
 use crate::i18n::t_untracked;
 use crate::theme::palette;
+use stations::draw_drafts;
 
 /// Prompt tokens found in the prefix cache, on a prefill bar: a translucent teal and its edge
 /// (the HBM gauge's colour for cached prefixes).
-const CACHED: &str = "rgba(13, 148, 136, 0.55)";
-const CACHED_EDGE: &str = "#0f766e";
+pub(super) const CACHED: &str = "rgba(13, 148, 136, 0.55)";
+pub(super) const CACHED_EDGE: &str = "#0f766e";
 
 impl StageState {
     pub(super) fn draw(
@@ -34,10 +38,11 @@ impl StageState {
         ctx.set_fill_style_str(pal.bg);
         ctx.fill_rect(0.0, 0.0, g.w, g.h);
 
-        let waiting: usize = self.lane_order.iter().map(Vec::len).sum();
-        let prefilling = self.prefill_order.len();
-        let decoding = live.len() - waiting - prefilling;
-        let running = prefilling + decoding;
+        let waiting: usize = self.lane_order.iter().chain(&self.arrived_order).map(Vec::len).sum();
+        let prefilling: usize = self.prefill_order.iter().map(Vec::len).sum();
+        let sending = self.on_link.len();
+        let decoding = live.len().saturating_sub(waiting + prefilling + sending);
+        let running = prefilling + sending + decoding;
 
         // Station titles and counts; a count that would reach into the next one moves down a row.
         let f = fonts(g);
@@ -130,117 +135,17 @@ impl StageState {
             }
         }
 
-        // Prefill rows: chunk progress of each prompt.
-        let rows = PrefillRows::new(g, prefilling);
-        ctx.set_fill_style_str(pal.zone);
-        ctx.set_stroke_style_str(pal.zone_line);
-        round_rect(ctx, g.p0, g.top, g.p1 - g.p0, g.bottom - g.top, 6.0);
-        ctx.fill();
-        ctx.stroke();
-        let by_id: IdMap<&LiveRequest> = live.iter().filter(|r| r.phase == Phase::Prefill).map(|r| (r.id, r)).collect();
-        for (i, (_, id)) in self.prefill_order.iter().enumerate().take(rows.shown) {
-            let Some(r) = by_id.get(id) else { continue };
-            let (x, y, w, h) = rows.bar(g, i);
-            let c = r.class as usize;
-            ctx.set_fill_style_str(glyph::tint(c));
-            ctx.fill_rect(x, y, w, h);
-            let share = if r.prefill_target > 0 { f64::from(r.prefilled) / f64::from(r.prefill_target) } else { 0.0 };
-            ctx.set_fill_style_str(glyph::colour(c));
-            ctx.fill_rect(x, y, w * share.clamp(0.0, 1.0), h);
-            // prompt tokens found in the prefix cache (not computed): their part of the bar
-            if r.cached_tokens > 0 && r.prefill_target > 0 {
-                let cached = (f64::from(r.cached_tokens) / f64::from(r.prefill_target)).clamp(0.0, 1.0);
-                ctx.set_fill_style_str(CACHED);
-                ctx.fill_rect(x, y, w * cached, h);
-                ctx.set_fill_style_str(CACHED_EDGE);
-                ctx.fill_rect(x, y + h - 2.0, w * cached, 2.0);
-            }
-            if h >= g.fonts.tiny + 1.0 {
-                ctx.set_font(&f.tiny);
-                ctx.set_fill_style_str(pal.text);
-                // the count if it fits the bar (with its unit, else without), else nothing
-                let n =
-                    format!("{} / {}", format::int(u64::from(r.prefilled)), format::int(u64::from(r.prefill_target)));
-                let with_unit = format!("{n} tok");
-                let text = [with_unit, n].into_iter().find(|t| width(ctx, t) <= w - 5.0);
-                if let Some(text) = text {
-                    let _ = ctx.fill_text(&text, x + 3.0, y + h - 2.5);
-                }
-            }
+        if g.tiles.is_empty() {
+            self.draw_prefill(ctx, g, live, &f);
+            self.draw_decode(ctx, g, live, &f);
+        } else {
+            self.draw_tiles(ctx, g, calm, &f);
         }
-        if prefilling > rows.shown {
-            ctx.set_font(&f.tiny);
-            ctx.set_fill_style_str(pal.text);
-            let _ = ctx.fill_text(
-                &tr("stage.more", &[("n", (prefilling - rows.shown).to_string())]),
-                g.p0 + 6.0,
-                g.bottom - 4.0,
-            );
+        if g.link {
+            self.draw_links(ctx, g, &f);
         }
-
-        // Decode slots: one cell per batch slot, filling as tokens are generated.
-        let mut cell_req: Vec<Option<&LiveRequest>> = vec![None; g.cells];
-        let mut overflow = 0usize;
-        for r in live.iter().filter(|r| r.phase == Phase::Decode) {
-            match self.sprites.get(&r.id).and_then(|s| s.cell) {
-                Some(c) if (c as usize) < g.cells => cell_req[c as usize] = Some(r),
-                _ => overflow += 1,
-            }
-        }
-        ctx.set_stroke_style_str(pal.cell_line);
-        ctx.set_line_width(1.0);
-        for (i, slot) in cell_req.iter().enumerate() {
-            let (x, y, w, h) = g.cell_rect(i);
-            let (x, y, w, h) = (x + 1.0, y + 1.0, (w - 2.0).max(1.0), (h - 2.0).max(1.0));
-            match slot {
-                None => {
-                    if h >= 3.0 {
-                        ctx.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
-                    }
-                }
-                Some(r) => {
-                    let c = r.class as usize;
-                    let done = r.generated >= r.output_tokens;
-                    ctx.set_fill_style_str(if done { pal.done_cell } else { glyph::tint(c) });
-                    ctx.fill_rect(x, y, w, h);
-                    let share =
-                        if r.output_tokens > 0 { f64::from(r.generated) / f64::from(r.output_tokens) } else { 0.0 };
-                    if done {
-                        // static batching: finished, but its slot stays taken until the batch ends
-                        hatch(ctx, x, y, w, h);
-                    } else {
-                        ctx.set_fill_style_str(glyph::colour(c));
-                        ctx.set_global_alpha(0.55);
-                        ctx.fill_rect(x, y, w * share.clamp(0.0, 1.0), h);
-                        ctx.set_global_alpha(1.0);
-                    }
-                    if h >= g.fonts.tiny + 3.0 {
-                        ctx.set_font(&f.tiny);
-                        ctx.set_fill_style_str(pal.text);
-                        ctx.set_text_align("right");
-                        let text = if done {
-                            t_untracked("stage.done_waits")
-                        } else {
-                            format!(
-                                "{} / {}",
-                                format::int(u64::from(r.generated)),
-                                format::int(u64::from(r.output_tokens))
-                            )
-                        };
-                        // only where it fits beside the glyph
-                        if width(ctx, &text) <= w - 2.0 * g.cell_glyph(i).2 - 10.0 {
-                            let _ = ctx.fill_text(&text, x + w - 3.0, y + h / 2.0 + g.fonts.tiny * 0.35);
-                        }
-                        ctx.set_text_align("left");
-                    }
-                }
-            }
-        }
-        if overflow > 0 {
-            ctx.set_font(&f.tiny);
-            ctx.set_fill_style_str(pal.text);
-            let _ =
-                ctx.fill_text(&tr("stage.not_drawn", &[("n", format::int(overflow as u64))]), g.d0, g.bottom + 12.0);
+        if calm.last_step.draft_tokens > 0 {
+            draw_drafts(ctx, g, &f, calm.last_step.draft_tokens, calm.last_step.accepted_draft_tokens);
         }
 
         // Outcome bins.
@@ -321,16 +226,40 @@ impl StageState {
                 }
             }
         }
-        for (i, (_, id)) in self.prefill_order.iter().enumerate() {
-            if i >= rows.shown {
-                break;
+        let grid = !g.tiles.is_empty();
+        for (band, order) in self.prefill_order.iter().enumerate() {
+            // in the grid, only those still on their way to their replica's tile
+            let shown = if grid { order.len() } else { PrefillRows::new(g, band, order.len()).shown };
+            for (_, id) in order.iter().take(shown) {
+                if let Some(s) = self.sprites.get(id) {
+                    if !grid || moving(s, g.tile_mid(band)) {
+                        push_glyph(&mut self.glyphs, s, &mut rings);
+                    }
+                }
             }
+        }
+        for (id, ..) in &self.on_link {
             if let Some(s) = self.sprites.get(id) {
                 push_glyph(&mut self.glyphs, s, &mut rings);
             }
         }
+        for order in &self.arrived_order {
+            for (_, id) in order.iter().take(12) {
+                if let Some(s) = self.sprites.get(id) {
+                    push_glyph(&mut self.glyphs, s, &mut rings);
+                }
+            }
+        }
         for s in self.sprites.values() {
-            if s.phase == Phase::Decode && s.cell.is_some_and(|c| (c as usize) < g.cells) {
+            if s.phase != Phase::Decode {
+                continue;
+            }
+            let drawn = if grid {
+                moving(s, g.tile_mid(s.replica as usize))
+            } else {
+                s.cell.is_some_and(|c| (c as usize) < g.cells)
+            };
+            if drawn {
                 push_glyph(&mut self.glyphs, s, &mut rings);
             }
         }
@@ -436,6 +365,11 @@ impl StageState {
     }
 }
 
+/// Still on its way to `to` (more than 2 px off).
+fn moving(s: &Sprite, to: (f64, f64)) -> bool {
+    (s.x - to.0).abs() + (s.y - to.1).abs() > 2.0
+}
+
 fn push_glyph(glyphs: &mut [Vec<(f64, f64, f64)>], s: &Sprite, rings: &mut Vec<(f64, f64, f64)>) {
     let c = (s.class as usize).min(glyphs.len() - 1);
     glyphs[c].push((s.x, s.y, s.r));
@@ -445,10 +379,10 @@ fn push_glyph(glyphs: &mut [Vec<(f64, f64, f64)>], s: &Sprite, rings: &mut Vec<(
 }
 
 /// The stage's fonts for its layout and the profile's title weight.
-struct FontSet {
-    title: String,
-    small: String,
-    tiny: String,
+pub(super) struct FontSet {
+    pub title: String,
+    pub small: String,
+    pub tiny: String,
 }
 
 const FAMILY: &str = "system-ui, -apple-system, 'Segoe UI', sans-serif";
@@ -469,10 +403,12 @@ pub(super) fn text_needs(ctx: &CanvasRenderingContext2d, w: f64) -> TextNeeds {
     let small = Fonts::new(scale, w < COMPACT_BELOW).small;
     ctx.set_font(&format!("{small:.1}px {FAMILY}"));
     let bin_label_w = Bin::ALL.iter().map(|b| width(ctx, &t_untracked(b.label()))).fold(0.0, f64::max).ceil();
-    TextNeeds { scale, bin_label_w }
+    ctx.set_font(&format!("{:.1}px {FAMILY}", Fonts::new(scale, w < COMPACT_BELOW).tiny));
+    let tag_w = width(ctx, &tr("stage.replica_tag", &[("n", "88".to_string())])).ceil();
+    TextNeeds { scale, bin_label_w, tag_w }
 }
 
-fn width(ctx: &CanvasRenderingContext2d, s: &str) -> f64 {
+pub(super) fn width(ctx: &CanvasRenderingContext2d, s: &str) -> f64 {
     ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0)
 }
 

@@ -5,6 +5,11 @@
 //! The simulation says where each request *is*; the stage remembers where each glyph was *drawn*
 //! and eases it towards its place in wall-clock time, so motion stays smooth at any speed.
 //! Preempted requests flash and glide back into the queue; ended ones fly to their outcome.
+//!
+//! With several replicas the prefill and decode stations have a band per replica (a tile each
+//! beyond eight), so a request leaving the queue goes to the replica the router picked; with
+//! prefill/decode disaggregation a prompt whose KV is on the links moves from its prefill
+//! replica's band to its decode replica's as the link's times say.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -15,7 +20,7 @@ use sim_core::sim::{Ending, StepInfo};
 use sim_core::{LiveRequest, Phase, Simulation};
 use web_sys::CanvasRenderingContext2d;
 
-use app_model::stage_layout::{Bin, Geo, LaneGrid, PrefillRows, TextNeeds};
+use app_model::stage_layout::{link_progress, Bin, Cluster, Geo, LaneGrid, PrefillRows, TextNeeds};
 
 use crate::i18n::{fill, t_untracked};
 
@@ -68,7 +73,9 @@ struct Sprite {
     class: u16,
     phase: Phase,
     seen: u32,
-    /// Decode slot, while decoding.
+    /// The replica it is on.
+    replica: u16,
+    /// Decode slot in its replica's band, while decoding.
     cell: Option<u32>,
     /// Remaining highlight after a preemption, ms.
     flash: f64,
@@ -92,6 +99,8 @@ pub struct StageConfig {
     pub class_names: Vec<String>,
     pub priorities: Vec<u32>,
     pub static_batching: bool,
+    /// The replicas, their pools and batch slots.
+    pub cluster: Cluster,
 }
 
 impl StageConfig {
@@ -103,6 +112,11 @@ impl StageConfig {
             class_names: sim.class_names().to_vec(),
             priorities: s.classes.iter().map(|c| c.priority).collect(),
             static_batching: s.scheduler.batching == sim_core::scenario::Batching::Static,
+            cluster: Cluster {
+                replicas: sim.replica_count(),
+                prefill_pool: if s.disaggregation.is_some() { s.arrival_replicas() } else { 0 },
+                seqs_per_replica: s.scheduler.max_num_seqs as usize,
+            },
         }
     }
     fn lanes(&self) -> usize {
@@ -122,11 +136,24 @@ impl StageConfig {
 }
 
 /// Values refreshed at the calm tick that the stage prints.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct StageCalm {
     pub counts: Counts,
     pub last_step: StepInfo,
     pub restarting_until_s: Option<f64>,
+    /// Each replica's KV fill (empty with one replica).
+    pub kv_fill: Vec<f64>,
+}
+
+/// Per replica, what the stage tallies while it draws (the grid's tiles, the bands' tags).
+#[derive(Clone, Copy, Default)]
+struct ReplicaTally {
+    queued: u32,
+    running: u32,
+    /// Requests seen leaving the queue for this replica.
+    entered: u64,
+    /// Remaining highlight of its tag after a request arrived in its band, ms.
+    flash: f64,
 }
 
 /// Everything the stage remembers between frames for one run.
@@ -134,8 +161,20 @@ pub struct StageState {
     cfg: StageConfig,
     sprites: IdMap<Sprite>,
     ghosts: Vec<Ghost>,
-    free_cells: BinaryHeap<Reverse<u32>>,
-    next_cell: u32,
+    /// Free decode slots and the next new one, per replica.
+    free_cells: Vec<BinaryHeap<Reverse<u32>>>,
+    next_cell: Vec<u32>,
+    replicas: Vec<ReplicaTally>,
+    /// Disaggregation: prompts on the links now (id, from band, to band, progress), each link's
+    /// (from band × decode bands + to band) remaining highlight, ms, and the transfers drawn.
+    on_link: Vec<(u64, usize, usize, f64)>,
+    link_flash: Vec<f64>,
+    transfers_seen: u64,
+    last_on_link: IdMap<()>,
+    /// Arrived at a decode replica, waiting there for KV blocks, per decode band.
+    arrived_order: Vec<Vec<(f64, u64)>>,
+    /// The canvas's data attributes as last set.
+    attrs: String,
     frame: u32,
     last_recent: Option<(u64, Ending, u64)>,
     preempt_flash: f64,
@@ -145,7 +184,9 @@ pub struct StageState {
     needs: TextNeeds,
     // scratch buffers kept across frames
     lane_order: Vec<Vec<(f64, u64)>>,
-    prefill_order: Vec<(f64, u64)>,
+    /// Prompts being prefilled, per prefill band (one with one replica; in the grid, one per
+    /// replica).
+    prefill_order: Vec<Vec<(f64, u64)>>,
     glyphs: Vec<Vec<(f64, f64, f64)>>,
     /// Live requests in the last frame.
     pub live_count: usize,
@@ -160,14 +201,22 @@ pub struct StageState {
 impl StageState {
     pub fn new(cfg: StageConfig) -> StageState {
         let classes = cfg.class_names.len().max(1);
+        let n = cfg.cluster.replicas.max(1);
         StageState {
             lane_order: vec![Vec::new(); cfg.lanes()],
             glyphs: vec![Vec::new(); classes],
-            cfg,
             sprites: IdMap::default(),
             ghosts: Vec::new(),
-            free_cells: BinaryHeap::new(),
-            next_cell: 0,
+            free_cells: vec![BinaryHeap::new(); n],
+            next_cell: vec![0; n],
+            replicas: vec![ReplicaTally::default(); n],
+            on_link: Vec::new(),
+            link_flash: Vec::new(),
+            transfers_seen: 0,
+            last_on_link: IdMap::default(),
+            arrived_order: Vec::new(),
+            attrs: String::new(),
+            cfg,
             frame: 0,
             last_recent: None,
             preempt_flash: 0.0,
@@ -186,18 +235,25 @@ impl StageState {
         let stale = self.geo.as_ref().is_none_or(|g| g.w != w || g.h != h || self.needs != needs);
         if stale {
             self.needs = needs;
-            self.geo = Some(Geo::with_text(w, h, self.cfg.lanes(), self.cfg.max_num_seqs, needs));
+            let g = Geo::of_cluster(w, h, self.cfg.lanes(), self.cfg.cluster, needs);
+            let bands = if g.tiles.is_empty() { g.prefill_bands.len() } else { g.tiles.len() };
+            self.prefill_order = vec![Vec::new(); bands.max(1)];
+            self.arrived_order = vec![Vec::new(); g.decode_bands.len()];
+            self.link_flash = vec![0.0; g.prefill_bands.len() * g.decode_bands.len()];
+            self.geo = Some(g);
         }
         // just set when missing
         self.geo.get_or_insert_with(|| Geo::new(w, h, 1, 1))
     }
 
-    fn alloc_cell(&mut self) -> u32 {
-        if let Some(Reverse(c)) = self.free_cells.pop() {
+    /// A free decode slot of replica `replica`'s band.
+    fn alloc_cell(&mut self, replica: usize) -> u32 {
+        let r = replica.min(self.next_cell.len() - 1);
+        if let Some(Reverse(c)) = self.free_cells[r].pop() {
             c
         } else {
-            self.next_cell += 1;
-            self.next_cell - 1
+            self.next_cell[r] += 1;
+            self.next_cell[r] - 1
         }
     }
 
@@ -231,7 +287,49 @@ impl StageState {
         let Some(g) = self.geo.take() else { return };
         self.advance(&g, sim, live, dt_ms);
         self.draw(ctx, &g, sim, live, calm);
+        if self.frame % 15 == 1 {
+            self.set_attrs(ctx, &g, calm);
+        }
         self.geo = Some(g);
+    }
+
+    /// What the canvas shows, as data attributes (for tests and tools): the replicas' layout,
+    /// the requests seen entering each replica, the prompts on the KV links now and in all, the
+    /// last step's accepted draft tokens.
+    fn set_attrs(&mut self, ctx: &CanvasRenderingContext2d, g: &Geo, calm: &StageCalm) {
+        let layout = if !g.tiles.is_empty() {
+            "grid"
+        } else if self.cfg.cluster.replicas > 1 {
+            "bands"
+        } else {
+            "one"
+        };
+        let entered: Vec<String> = self.replicas.iter().map(|r| r.entered.to_string()).collect();
+        let step = &calm.last_step;
+        let drafts = if step.draft_tokens > 0 {
+            format!("{}/{}", step.accepted_draft_tokens, step.draft_tokens)
+        } else {
+            String::new()
+        };
+        let attrs = format!(
+            "{layout}|{}|{}|{}|{}|{drafts}",
+            self.cfg.cluster.replicas,
+            entered.join(","),
+            self.on_link.len(),
+            self.transfers_seen
+        );
+        if attrs == self.attrs {
+            return;
+        }
+        if let Some(c) = ctx.canvas() {
+            let _ = c.set_attribute("data-layout", layout);
+            let _ = c.set_attribute("data-replicas", &self.cfg.cluster.replicas.to_string());
+            let _ = c.set_attribute("data-entered", &entered.join(","));
+            let _ = c.set_attribute("data-on-link", &self.on_link.len().to_string());
+            let _ = c.set_attribute("data-transfers-seen", &self.transfers_seen.to_string());
+            let _ = c.set_attribute("data-drafts", &drafts);
+        }
+        self.attrs = attrs;
     }
 
     fn advance(&mut self, g: &Geo, sim: &Simulation, live: &[LiveRequest], dt_ms: f64) {
@@ -265,7 +363,12 @@ impl StageState {
             }
         }
 
-        // 2. Phase changes: free and take decode slots, notice preemptions.
+        // 2. Phase changes: free and take decode slots, notice preemptions and requests
+        // leaving the queue for their replica.
+        let last = self.replicas.len() - 1;
+        for t in &mut self.replicas {
+            (t.queued, t.running) = (0, 0);
+        }
         for r in live {
             let spawn = g.spawn(self.cfg.lane_of(r.class));
             let s = self.sprites.entry(r.id).or_insert(Sprite {
@@ -275,25 +378,41 @@ impl StageState {
                 class: r.class,
                 phase: Phase::Queued,
                 seen: frame,
+                replica: r.replica,
                 cell: None,
                 flash: 0.0,
             });
             s.seen = frame;
+            let moved = s.replica != r.replica;
             if s.phase != r.phase {
-                if s.phase != Phase::Queued && r.phase == Phase::Queued {
+                // back in a queue on the same replica: preempted (a prompt whose KV arrived
+                // waits in its decode replica's queue: no preemption)
+                if s.phase != Phase::Queued && r.phase == Phase::Queued && !moved {
                     s.flash = s.flash.max(1500.0);
+                }
+                if s.phase == Phase::Queued && r.phase != Phase::Queued && !moved {
+                    let t = &mut self.replicas[(r.replica as usize).min(last)];
+                    t.entered += 1;
+                    t.flash = 600.0;
                 }
                 s.phase = r.phase;
             }
-            if r.phase != Phase::Decode {
+            if r.phase != Phase::Decode || moved {
                 if let Some(c) = s.cell.take() {
-                    self.free_cells.push(Reverse(c));
+                    self.free_cells[(s.replica as usize).min(last)].push(Reverse(c));
                 }
+            }
+            s.replica = r.replica;
+            let t = &mut self.replicas[(r.replica as usize).min(last)];
+            if r.phase == Phase::Queued {
+                t.queued += 1;
+            } else {
+                t.running += 1;
             }
         }
         for r in live {
             if r.phase == Phase::Decode && self.sprites.get(&r.id).is_some_and(|s| s.cell.is_none()) {
-                let c = self.alloc_cell();
+                let c = self.alloc_cell(r.replica as usize);
                 if let Some(s) = self.sprites.get_mut(&r.id) {
                     s.cell = Some(c);
                 }
@@ -309,7 +428,8 @@ impl StageState {
                 return true;
             }
             if let Some(c) = s.cell.take() {
-                free_cells.push(Reverse(c));
+                let r = (s.replica as usize).min(free_cells.len() - 1);
+                free_cells[r].push(Reverse(c));
             }
             launched.insert(*id, ());
             let bin = match ended.get(id) {
@@ -335,22 +455,48 @@ impl StageState {
             }
         }
         if self.sprites.is_empty() {
-            self.free_cells.clear();
-            self.next_cell = 0;
+            self.free_cells.iter_mut().for_each(BinaryHeap::clear);
+            self.next_cell.iter_mut().for_each(|c| *c = 0);
         }
 
-        // 4. Targets: queue order per lane (by arrival: FCFS, preempted requests first).
+        // 4. Targets: queue order per lane (by arrival: FCFS, preempted requests first); prompts
+        // per replica; prompts on the links where their transfer is.
         for l in &mut self.lane_order {
             l.clear();
         }
-        self.prefill_order.clear();
+        for l in self.prefill_order.iter_mut().chain(&mut self.arrived_order) {
+            l.clear();
+        }
+        self.on_link.clear();
+        let grid = !g.tiles.is_empty();
+        let now_s = sim.now() as f64 / 1e6;
         for r in live {
+            let replica = r.replica as usize;
             match r.phase {
-                Phase::Queued => {
-                    let lane = self.cfg.lane_of(r.class).min(self.lane_order.len() - 1);
-                    self.lane_order[lane].push((r.arrival_s, r.id));
-                }
-                Phase::Prefill => self.prefill_order.push((r.arrival_s, r.id)),
+                Phase::Queued => match g.decode_band(replica).filter(|_| g.link) {
+                    // arrived with its KV at a decode replica, waiting there for blocks
+                    Some(band) => self.arrived_order[band].push((r.arrival_s, r.id)),
+                    // the same in the grid: at its replica's tile
+                    None if grid && self.cfg.cluster.disaggregated() && replica >= self.cfg.cluster.prefill_pool => {
+                        let band = replica.min(self.prefill_order.len() - 1);
+                        self.prefill_order[band].push((r.arrival_s, r.id));
+                    }
+                    None => {
+                        let lane = self.cfg.lane_of(r.class).min(self.lane_order.len() - 1);
+                        self.lane_order[lane].push((r.arrival_s, r.id));
+                    }
+                },
+                Phase::Prefill => match (r.transfer, g.prefill_band(replica)) {
+                    (Some(t), Some(from)) if g.link => {
+                        let to = g.decode_band(t.to as usize).unwrap_or(0);
+                        self.on_link.push((r.id, from, to, link_progress(now_s, t.start_s, t.arrive_s)));
+                    }
+                    (_, band) => {
+                        let band = if grid { replica } else { band.unwrap_or(0) };
+                        let band = band.min(self.prefill_order.len() - 1);
+                        self.prefill_order[band].push((r.arrival_s, r.id));
+                    }
+                },
                 Phase::Decode => {}
             }
         }
@@ -367,20 +513,70 @@ impl StageState {
                 }
             }
         }
-        self.prefill_order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let rows = PrefillRows::new(g, self.prefill_order.len());
-        for (i, (_, id)) in self.prefill_order.iter().enumerate() {
-            if let Some(s) = self.sprites.get_mut(id) {
-                let (x, y) = rows.glyph(g, i);
-                ease(s, x, y, rows.glyph_r(), k);
+        for (band, order) in self.prefill_order.iter_mut().enumerate() {
+            order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            if grid {
+                let (x, y) = g.tile_mid(band);
+                for (_, id) in order.iter() {
+                    if let Some(s) = self.sprites.get_mut(id) {
+                        ease(s, x, y, 2.5, k);
+                    }
+                }
+                continue;
+            }
+            let rows = PrefillRows::new(g, band, order.len());
+            for (i, (_, id)) in order.iter().enumerate() {
+                if let Some(s) = self.sprites.get_mut(id) {
+                    let (x, y) = rows.glyph(g, i);
+                    ease(s, x, y, rows.glyph_r(), k);
+                }
+            }
+        }
+        // on the links: a quicker easing, so the glyph keeps up with its transfer
+        let k_link = if still { 1.0 } else { 1.0 - (-dt_ms * self.pace / 30.0).exp() };
+        let mut on_link = IdMap::default();
+        for &(id, from, to, t) in &self.on_link {
+            if let Some(s) = self.sprites.get_mut(&id) {
+                let (x, y) = g.on_link(from, to, t);
+                ease(s, x, y, 3.5, k_link);
+            }
+            if !self.last_on_link.contains_key(&id) {
+                self.transfers_seen += 1;
+            }
+            on_link.insert(id, ());
+            if let Some(f) = self.link_flash.get_mut(from * g.decode_bands.len() + to) {
+                *f = 700.0;
+            }
+        }
+        self.last_on_link = on_link;
+        for (band, order) in self.arrived_order.iter_mut().enumerate() {
+            order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let ((_, _), (x1, y1)) = g.link_ends(0, band);
+            for (i, (_, id)) in order.iter().enumerate() {
+                if let Some(s) = self.sprites.get_mut(id) {
+                    let i = i.min(11);
+                    ease(s, x1 - 4.0 - (i % 4) as f64 * 7.0, y1 + (i / 4) as f64 * 7.0 - 7.0, 3.0, k);
+                }
             }
         }
         for s in self.sprites.values_mut() {
             if s.phase == Phase::Decode {
-                let (x, y, r) = g.cell_glyph(s.cell.unwrap_or(0) as usize);
+                let (x, y, r) = if grid {
+                    let (x, y) = g.tile_mid(s.replica as usize);
+                    (x, y, 2.5)
+                } else {
+                    let band = g.decode_band(s.replica as usize).unwrap_or(0);
+                    g.cell_glyph(band, s.cell.unwrap_or(0) as usize)
+                };
                 ease(s, x, y, r, k);
             }
             s.flash = (s.flash - dt_ms).max(0.0);
+        }
+        for f in &mut self.link_flash {
+            *f = (*f - dt_ms).max(0.0);
+        }
+        for t in &mut self.replicas {
+            t.flash = (t.flash - dt_ms).max(0.0);
         }
 
         // 5. Flights.
