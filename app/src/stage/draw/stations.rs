@@ -237,7 +237,16 @@ impl StageState {
         ctx.set_text_align("center");
         let k = [("k", format::int(self.on_link.len() as u64))];
         let long = tr("stage.kv_link", &k);
-        let label = if width(ctx, &long) <= g.d0 - g.p1 - 4.0 { long } else { tr("stage.kv_link_short", &k) };
+        let gap = g.d0 - g.p1 - 4.0;
+        let short = tr("stage.kv_link_short", &k);
+        // the long label, the short one, or (a phone) the count alone, never into the bands' tags
+        let label = if width(ctx, &long) <= gap {
+            long
+        } else if width(ctx, &short) <= gap {
+            short
+        } else {
+            k[0].1.clone()
+        };
         let _ = ctx.fill_text(&label, (g.p1 + g.d0) / 2.0, g.top + g.fonts.tiny);
         ctx.set_text_align("left");
     }
@@ -247,8 +256,8 @@ impl StageState {
 /// ones filled, the rejected ones hollow, with their count when there is room.
 pub(super) fn draw_drafts(ctx: &CanvasRenderingContext2d, g: &Geo, f: &FontSet, k: u32, accepted: u32) {
     let pal = palette();
-    // the right half of the decode station's top margin (the preemption arrow uses the left)
-    let room = (g.d1 - g.d0) / 2.0;
+    // the right of the decode station's top margin (the preemption arrow's label is further left)
+    let room = (g.d1 - g.d0) * 0.62;
     ctx.set_font(&f.tiny);
     let label = tr("stage.drafts", &[("a", accepted.to_string()), ("k", k.to_string())]);
     let lw = width(ctx, &label);
@@ -256,7 +265,8 @@ pub(super) fn draw_drafts(ctx: &CanvasRenderingContext2d, g: &Geo, f: &FontSet, 
     let labelled = lw + 4.0 + f64::from(k) * (marks(room - lw - 4.0) + 2.0) <= room;
     let size = if labelled { marks(room - lw - 4.0) } else { marks(room) };
     let marks_w = f64::from(k) * (size + 2.0);
-    let y = g.top - 8.0 - size / 2.0;
+    // above the running batch's dashed bracket
+    let y = g.top - 12.0 - size / 2.0;
     let mut x = g.d1 - marks_w;
     if labelled {
         ctx.set_fill_style_str(pal.text);
