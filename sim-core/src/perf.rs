@@ -321,6 +321,11 @@ fn smooth_max(a: f64, b: f64, k: f64) -> f64 {
     if m <= 0.0 {
         return 0.0;
     }
+    if m.is_finite() {
+        // the larger term is (m / m)^k = 1 exactly: the same value without its power
+        let other = if a == m { b } else { a };
+        return m * (1.0 + (other / m).powf(k)).powf(1.0 / k);
+    }
     m * ((a / m).powf(k) + (b / m).powf(k)).powf(1.0 / k)
 }
 
@@ -370,6 +375,37 @@ mod tests {
         for (a, b) in [(1.0, 1.0), (1.0, 3.0), (0.0, 2.0), (5.0, 0.1)] {
             let s = smooth_max(a, b, DEFAULT_SHARPNESS);
             assert!(s >= f64::max(a, b) - 1e-12 && s <= a + b + 1e-12);
+        }
+    }
+
+    #[test]
+    fn smooth_max_equals_the_symmetric_formula_bit_for_bit() {
+        // the larger term's power is skipped (it is 1): the value is the formula's, to the bit
+        let symmetric = |a: f64, b: f64, k: f64| {
+            let m = a.max(b);
+            if m <= 0.0 {
+                0.0
+            } else {
+                m * ((a / m).powf(k) + (b / m).powf(k)).powf(1.0 / k)
+            }
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..20_000 {
+            let (a, b) = (next() * 10f64.powi(-(next() * 6.0) as i32), next() * 1e-3);
+            for k in [DEFAULT_SHARPNESS, 1.0, 2.5, 8.0] {
+                assert_eq!(smooth_max(a, b, k).to_bits(), symmetric(a, b, k).to_bits(), "{a} {b} {k}");
+                assert_eq!(smooth_max(b, a, k).to_bits(), symmetric(b, a, k).to_bits(), "{b} {a} {k}");
+            }
+        }
+        for (a, b) in [(0.0, 0.0), (0.0, 1.0), (2.0, 2.0), (f64::INFINITY, 1.0), (1.0, f64::INFINITY)] {
+            let k = DEFAULT_SHARPNESS;
+            assert_eq!(smooth_max(a, b, k).to_bits(), symmetric(a, b, k).to_bits(), "{a} {b}");
         }
     }
 
