@@ -136,6 +136,9 @@ pub struct Simulation {
     /// Replicas called during the current instant, in the order first called (they schedule
     /// once every event of the instant is in).
     touched: Vec<u16>,
+    /// What the replicas scheduled at the end of an instant mark (discarded: the instant is
+    /// over), kept so marking allocates nothing.
+    touched_after: Vec<u16>,
     loads: Vec<Load>,
     /// Replicas arrivals go to: all, or with disaggregation the prefill pool (the first ones).
     arrival_pool: usize,
@@ -238,6 +241,7 @@ impl Simulation {
             occupancy,
             occupied,
             touched: Vec::new(),
+            touched_after: Vec::new(),
             loads: vec![Load::default(); n],
             replicas,
             rec,
@@ -429,12 +433,13 @@ impl Simulation {
         // Each replica called at this instant decides once every event of the instant is in
         // (simultaneous arrivals can share a batch).
         if self.events.peek().is_none_or(|(t, _)| t > time) {
-            let touched = std::mem::take(&mut self.touched);
+            let touched = std::mem::replace(&mut self.touched, std::mem::take(&mut self.touched_after));
             for &i in &touched {
                 self.replicas[i as usize].schedule(time);
                 self.settle(i as usize);
             }
-            self.touched = touched;
+            self.touched_after = std::mem::replace(&mut self.touched, touched);
+            self.touched_after.clear();
             self.touched.clear();
         }
     }

@@ -95,6 +95,10 @@ pub(crate) struct Replica {
     /// Speculative decoding (`speculative`): each step's accepted tokens, the draft's cost.
     pub(super) spec: Option<Speculation>,
     out: Vec<Effect>,
+    /// Buffers reused every iteration: the prefill chunks of the next one, fresh decode
+    /// members per class.
+    pub(super) spare_prefills: Vec<(Handle, u32)>,
+    fresh_class: Vec<u64>,
 }
 
 impl Replica {
@@ -159,6 +163,8 @@ impl Replica {
             plan_observer: None,
             spec,
             out: Vec::new(),
+            spare_prefills: Vec::new(),
+            fresh_class: vec![0; nclass],
         }
     }
 
@@ -457,7 +463,7 @@ impl Replica {
         if step.decode {
             self.decode_step_end();
         }
-        for (h, n) in step.prefills {
+        for &(h, n) in &step.prefills {
             let Some(r) = self.reqs.get(h) else { continue };
             if r.phase != Phase::Prefill {
                 continue;
@@ -472,6 +478,7 @@ impl Replica {
                 self.prefill_complete(h);
             }
         }
+        self.spare_prefills = step.prefills;
     }
 
     /// Every decode member emitted a token: inter-token gaps, then the members that are done.
@@ -488,9 +495,10 @@ impl Replica {
         // members that took part in the previous decode step all share one gap; fresh members
         // measure from their first token
         let gap = now - self.group.last_decode_end;
-        let mut fresh_class = vec![0u64; self.running.len()];
+        let fresh_class = &mut self.fresh_class;
+        fresh_class.iter_mut().for_each(|n| *n = 0);
         let mut rec = self.rec.borrow_mut();
-        for (h, t) in std::mem::take(&mut self.group.fresh) {
+        for (h, t) in self.group.fresh.drain(..) {
             let c = self.reqs[h].class as usize;
             fresh_class[c] += 1;
             rec.metrics[c].itl.record(now - t);

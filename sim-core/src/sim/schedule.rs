@@ -55,7 +55,8 @@ impl Replica {
             }
         }
         debug_assert_eq!(growth, if plan.decode_seqs > 0 && self.pool.paged() { self.group.growth() } else { 0 });
-        let mut prefills: Vec<(Handle, u32)> = Vec::new();
+        let mut prefills = std::mem::take(&mut self.spare_prefills);
+        prefills.clear();
         for ch in &plan.chunks {
             if ch.admitted {
                 self.admit(ch.h);
