@@ -171,11 +171,15 @@ impl Router {
 
     /// The replica with the lowest `key`, scanning from the one after the last chosen.
     fn best(&self, loads: &[Load], key: impl Fn(&Load) -> f64) -> usize {
-        let mut best = (self.last + 1) % self.n;
-        for k in 1..self.n {
-            let i = (self.last + 1 + k) % self.n;
-            if key(&loads[i]) < key(&loads[best]) {
-                best = i;
+        let n = self.n;
+        let next = |i: usize| if i + 1 == n { 0 } else { i + 1 };
+        let mut i = next(self.last);
+        let (mut best, mut best_key) = (i, key(&loads[i]));
+        for _ in 1..n {
+            i = next(i);
+            let k = key(&loads[i]);
+            if k < best_key {
+                (best, best_key) = (i, k);
             }
         }
         best
