@@ -30,28 +30,7 @@ pub struct Row {
 
 /// GPT-J-6B, used by two TensorRT-LLM blog rows; not in the lab's catalogue.
 fn gpt_j_6b() -> ModelSpec {
-    ModelSpec {
-        id: "gpt-j-6b".into(),
-        name: "GPT-J-6B".into(),
-        params_total: 6.05e9,
-        params_active: 6.05e9,
-        num_layers: 28,
-        hidden_size: 4096,
-        num_attention_heads: 16,
-        num_kv_heads: 16,
-        head_dim: 256,
-        intermediate_size: 16384,
-        vocab_size: 50400,
-        max_context: 2048,
-        num_experts: 1,
-        experts_per_token: 1,
-        kv_lora_rank: 0,
-        qk_rope_head_dim: 0,
-        sliding_window: 0,
-        sliding_window_layers: 0,
-        linear_attn_layers: 0,
-        linear_state_bytes: 0.0,
-    }
+    crate::catalog::model("gpt-j-6b", "GPT-J-6B", 6.05, 6.05, 28, 4096, 16, 16, 256, 16384, 50400, 2048, (1, 1))
 }
 
 fn split_csv(line: &str) -> Vec<String> {
