@@ -1,0 +1,219 @@
+//! HBM: what the weights take, what the engine's profile run reserves for activations, the KV
+//! pool that is left, and what must fit in the headroom outside it.
+//!
+//! As in vLLM (V1), the server's budget is `gpu_memory_utilization × capacity`, and the KV pool is
+//! what the budget leaves after the weights, the peak activations of a profile run at
+//! `max_num_batched_tokens` (and of the sampler over `max_num_seqs` rows) and the non-torch memory
+//! the profile sees grow. Outside the budget, in the headroom `(1 − utilisation) × capacity`, the
+//! process still needs its CUDA context (in use before the budget is measured) and its CUDA
+//! graphs (captured after the pool is allocated), and other processes on the GPU need theirs: if
+//! those do not fit, the server does not start. KV per token depends on the attention form
+//! ([`KvFormula`]): `2 (K and V) · layers · kv_heads · head_dim · bytes` for MHA/GQA,
+//! `layers · (kv_lora_rank + qk_rope_head_dim) · bytes` for multi-head latent attention;
+//! sliding-window layers stop growing at their window and linear-attention layers hold a fixed
+//! state per sequence. Sources: docs/model.md §3.
+//!
+//! The KV formula of each attention form and how the pool counts a sequence are in `kv`; a plan
+//! that does not fit, why, and the smallest changes that would, in `fixes`.
+
+mod fixes;
+mod kv;
+
+pub use fixes::{fixes, Bound, Fix};
+pub use kv::{article_kv_elements_per_token, kv_bytes_per_token, kv_traffic, KvFormula, PoolGrowth};
+
+use crate::catalog::{AttentionForm, GpuSpec, ModelSpec};
+use crate::message::Problem;
+use crate::perf::KvTraffic;
+use crate::scenario::{KvLayout, Scenario, ScenarioError};
+use kv::gcd;
+use serde::Serialize;
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+/// Sampler memory of the profile run per (sequence, vocabulary entry): fp32 logits, probabilities
+/// and the top-k/top-p sort's values and indices. Fitted to vLLM's logged peak activation of five
+/// models on H100 at max_num_seqs 1024 (38.3–38.6 B; docs/model.md §3).
+pub const SAMPLER_BYTES_PER_LOGIT: f64 = 38.4;
+/// Non-torch memory the profile run sees grow on one GPU (cuBLAS workspaces, allocator
+/// overhead): vLLM logs 0.13 GiB at TP 1 on H100.
+pub const NON_TORCH_BYTES: f64 = 0.13 * GIB;
+/// Extra non-torch memory per GPU with tensor parallelism (NCCL and custom all-reduce buffers):
+/// vLLM logs 0.55 GiB at TP 2 against 0.14 GiB at TP 1 for the same model.
+pub const NON_TORCH_TP_BYTES: f64 = 0.42 * GIB;
+/// Memory in use on one GPU before vLLM measures its budget (CUDA context, loaded kernels):
+/// "Free memory on device: 78.57/79.18 GiB on startup" at TP 1 on H100.
+pub const CUDA_CONTEXT_BYTES: f64 = 0.61 * GIB;
+/// The same with tensor parallelism (NCCL communicators initialised first): 77.64/79.18 GiB free
+/// at TP 2.
+pub const CUDA_CONTEXT_TP_BYTES: f64 = 1.54 * GIB;
+/// CUDA graphs, captured after the KV pool is allocated, outside the budget: vLLM logs 0.10–1.03
+/// GiB per GPU ("Graph capturing finished in N secs, took X GiB"); the median, 0.39 GiB, rounded.
+pub const CUDA_GRAPH_BYTES: f64 = 0.4 * GIB;
+
+/// How the memory of all GPUs of one replica is split. All figures in bytes, summed over GPUs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HbmPlan {
+    pub capacity_bytes: f64,
+    pub weights_bytes: f64,
+    /// Inside the budget: the profile run's peak activations plus the non-torch memory it sees.
+    pub activation_bytes: f64,
+    /// Outside the budget, in the headroom: the CUDA context and the CUDA graphs.
+    pub runtime_bytes: f64,
+    /// Outside the budget, in the headroom: memory other processes hold on the GPUs.
+    pub other_process_bytes: f64,
+    /// KV pool the scheduler may fill (`gpu_memory_utilization` applied).
+    pub kv_capacity_bytes: f64,
+    /// Capacity × (1 − utilisation): outside the budget (runtime and other processes live here).
+    pub headroom_bytes: f64,
+    /// KV bytes per token for the whole model (all GPUs).
+    pub kv_bytes_per_token: f64,
+    /// Tokens the pool holds.
+    pub kv_capacity_tokens: u64,
+    /// Tokens that fit before physical memory runs out (for over-commit: beyond it is an OOM).
+    pub kv_physical_tokens: u64,
+    pub block_size: u32,
+    pub layout: KvLayout,
+    pub max_model_len: u32,
+    /// The model's KV formula (one copy, before tensor-parallel replication).
+    pub kv: KvFormula,
+    /// How the pool's tokens grow with a sequence (`kv_bytes_per_token` is one of its tokens).
+    pub pool_growth: PoolGrowth,
+}
+
+/// Peak activations of vLLM's profile run on one GPU: a forward pass over
+/// `max_num_batched_tokens` tokens, then the sampler over one row per sequence
+/// (`min(max_num_seqs, max_num_batched_tokens)`). The forward's hidden states stay allocated
+/// while the larger of the two transients runs: the forward's (hidden states and MLP
+/// intermediates, sharded by TP) or the sampler's (the full vocabulary on every GPU).
+pub fn activation_peak_per_gpu(m: &ModelSpec, max_batched_tokens: u32, max_seqs: u32, tp: u32) -> f64 {
+    let tokens = max_batched_tokens as f64;
+    let hidden_states = tokens * m.hidden_size as f64 * 2.0;
+    let forward = tokens * (4.0 * m.hidden_size as f64 + 2.0 * m.intermediate_size as f64 / tp as f64) * 2.0;
+    let rows = max_seqs.min(max_batched_tokens) as f64;
+    let sampler = rows * m.vocab_size as f64 * SAMPLER_BYTES_PER_LOGIT;
+    hidden_states + forward.max(sampler)
+}
+
+/// Non-torch memory inside the budget on one GPU.
+pub fn non_torch_per_gpu(tp: u32) -> f64 {
+    if tp > 1 {
+        NON_TORCH_BYTES + NON_TORCH_TP_BYTES
+    } else {
+        NON_TORCH_BYTES
+    }
+}
+
+/// Memory outside the budget on one GPU that the serving process itself holds: its CUDA
+/// context and its CUDA graphs.
+pub fn runtime_per_gpu(tp: u32) -> f64 {
+    (if tp > 1 { CUDA_CONTEXT_TP_BYTES } else { CUDA_CONTEXT_BYTES }) + CUDA_GRAPH_BYTES
+}
+
+impl HbmPlan {
+    pub fn new(s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> Result<HbmPlan, ScenarioError> {
+        let plan = HbmPlan::plan(s, model, gpu);
+        if !plan.starts() {
+            return Err(ScenarioError::one("", Problem::CannotStart(Box::new(plan.cannot_start(s)))));
+        }
+        if !plan.holds_one_sequence() {
+            return Err(ScenarioError::one("", Problem::DoesNotFit(Box::new(plan.does_not_fit(s, model, gpu)))));
+        }
+        Ok(plan)
+    }
+
+    /// The split, whether or not it fits ([`HbmPlan::fits`] says).
+    fn plan(s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> HbmPlan {
+        let tp = s.num_gpus as f64;
+        let capacity = gpu.hbm_bytes * tp;
+        let weights = model.params_total * s.dtype.bytes();
+        let sched = &s.scheduler;
+        let activation = activation_peak_per_gpu(model, sched.max_num_batched_tokens, sched.max_num_seqs, s.num_gpus)
+            * tp
+            + non_torch_per_gpu(s.num_gpus) * tp;
+        let runtime = runtime_per_gpu(s.num_gpus) * tp;
+        let other = s.other_process_gib * GIB * tp;
+        // KV heads shard across TP ranks; with more ranks than KV heads they are replicated, so
+        // the replica stores ceil(kv_heads / tp) heads on each of its tp GPUs. MLA's latent is
+        // shared by all heads: every rank stores all of it. Linear state shards by head.
+        let kv = KvFormula::of(model, s.kv_dtype().bytes());
+        // the pool counts tokens per group of gcd(full, window) layers (all layers for most models)
+        let g = gcd(kv.full_layers, kv.window_layers).max(1);
+        let unit = kv.bytes_per_token_of(g);
+        let kv_tok_stored = match kv.form {
+            AttentionForm::Mla => unit * tp,
+            _ => {
+                let kv_heads_stored = (model.num_kv_heads as f64 / tp).ceil() * tp;
+                unit * kv_heads_stored / model.num_kv_heads as f64
+            }
+        };
+        let pool_growth = PoolGrowth {
+            full_groups: (kv.full_layers / g) as u64,
+            window_groups: (kv.window_layers / g) as u64,
+            window: kv.window as u64,
+            state_tokens: (kv.state_bytes / kv_tok_stored).ceil() as u64,
+        };
+        let usable = capacity * s.gpu_memory_utilization;
+        let kv_capacity = usable - weights - activation;
+        let physical = capacity - runtime - other - weights - activation;
+        HbmPlan {
+            capacity_bytes: capacity,
+            weights_bytes: weights,
+            activation_bytes: activation,
+            runtime_bytes: runtime,
+            other_process_bytes: other,
+            kv_capacity_bytes: kv_capacity.max(0.0),
+            headroom_bytes: capacity - usable,
+            kv_bytes_per_token: kv_tok_stored,
+            kv_capacity_tokens: (kv_capacity.max(0.0) / kv_tok_stored) as u64,
+            kv_physical_tokens: (physical.max(0.0) / kv_tok_stored) as u64,
+            block_size: sched.block_size,
+            layout: sched.kv_layout,
+            max_model_len: sched.max_model_len,
+            kv,
+            pool_growth,
+        }
+    }
+
+    /// The KV pool holds one sequence of max_model_len tokens.
+    fn holds_one_sequence(&self) -> bool {
+        self.kv_capacity_tokens >= self.pool_growth.sequence_tokens(self.max_model_len as u64)
+    }
+
+    /// The KV traffic of the stored KV (all GPUs, replication included), for the step model.
+    pub fn kv_traffic(&self) -> KvTraffic {
+        let g = &self.pool_growth;
+        KvTraffic {
+            full_bytes_per_token: g.full_groups as f64 * self.kv_bytes_per_token,
+            window_bytes_per_token: g.window_groups as f64 * self.kv_bytes_per_token,
+            window: g.window,
+            state_bytes: self.kv.state_bytes,
+        }
+    }
+
+    /// The server starts and its KV pool holds one sequence: what [`HbmPlan::new`] accepts.
+    pub fn fits(&self) -> bool {
+        self.starts() && self.holds_one_sequence()
+    }
+
+    /// What must fit in the headroom: the CUDA context, the CUDA graphs and other processes.
+    pub fn outside_budget_bytes(&self) -> f64 {
+        self.runtime_bytes + self.other_process_bytes
+    }
+
+    /// The headroom holds what lives outside the budget; otherwise the server cannot start
+    /// (vLLM: "Free memory on device … is less than desired GPU memory utilization", or CUDA out
+    /// of memory while capturing graphs).
+    pub fn starts(&self) -> bool {
+        self.outside_budget_bytes() <= self.headroom_bytes
+    }
+
+    pub fn capacity_blocks(&self) -> u64 {
+        self.kv_capacity_tokens / self.block_size as u64
+    }
+    pub fn physical_blocks(&self) -> u64 {
+        self.kv_physical_tokens / self.block_size as u64
+    }
+}
+
+#[cfg(test)]
+mod tests;

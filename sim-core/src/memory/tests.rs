@@ -1,0 +1,124 @@
+use super::*;
+use crate::catalog::{find_gpu, find_model, Dtype};
+use crate::settings::Value;
+
+/// vLLM's logged memory profile (llm-d-benchmark, config_explorer/empirical-vllm-memory-results.md):
+/// `vllm serve` on one H100 (79.18 GiB), defaults there: max_num_batched_tokens 8192,
+/// max_num_seqs 1024, gpu_memory_utilization 0.9.
+fn vllm_h100(model: &str, tp: u32, dtype: Dtype) -> (Scenario, ModelSpec, GpuSpec) {
+    let mut s = crate::presets::find("chat-latency-first").unwrap().scenario();
+    s.num_gpus = tp;
+    s.dtype = dtype;
+    s.gpu_memory_utilization = 0.9;
+    s.scheduler.max_num_batched_tokens = 8192;
+    s.scheduler.max_num_seqs = 1024;
+    s.scheduler.max_model_len = 16000;
+    let mut gpu = find_gpu("h100-sxm").unwrap();
+    gpu.hbm_bytes = 79.18 * GIB;
+    (s, find_model(model).unwrap(), gpu)
+}
+
+fn gib(b: f64) -> f64 {
+    b / GIB
+}
+
+#[test]
+fn profile_peak_matches_vllm_logs() {
+    // model, TP, logged peak activation (GiB per GPU)
+    for (model, tp, dtype, logged) in [
+        ("llama-3.1-8b", 1, Dtype::Bf16, 4.76),
+        ("llama-3-70b", 2, Dtype::Fp8, 4.84),
+        ("qwen3-32b", 1, Dtype::Bf16, 5.64),
+    ] {
+        let (s, m, _) = vllm_h100(model, tp, dtype);
+        let peak = gib(activation_peak_per_gpu(&m, 8192, 1024, tp));
+        assert!((peak - logged).abs() < 0.05 * logged, "{model}: {peak:.2} GiB, vLLM logged {logged}");
+        assert_eq!(s.scheduler.max_num_seqs, 1024);
+    }
+}
+
+#[test]
+fn kv_pool_is_the_budget_less_weights_activations_and_non_torch() {
+    // Llama-3.1-8B: 0.9 × 79.18 = 71.26 GiB budget − 14.99 weights − 4.76 activations − 0.13
+    // non-torch = 51.38 GiB of KV cache in vLLM's log
+    let (s, m, g) = vllm_h100("llama-3.1-8b", 1, Dtype::Bf16);
+    let p = HbmPlan::new(&s, &m, &g).unwrap();
+    assert!((gib(p.weights_bytes) - 14.99).abs() < 0.1, "{}", gib(p.weights_bytes));
+    assert!((gib(p.activation_bytes) - (4.76 + 0.13)).abs() < 0.1, "{}", gib(p.activation_bytes));
+    assert!((gib(p.kv_capacity_bytes) - 51.38).abs() < 0.2, "{}", gib(p.kv_capacity_bytes));
+    // the headroom holds the CUDA context (0.61) and the graphs (0.4): 7.92 − 1.01 spare
+    assert!((gib(p.headroom_bytes) - 7.918).abs() < 0.01);
+    assert!((gib(p.runtime_bytes) - 1.01).abs() < 1e-9);
+    let physical = p.kv_physical_tokens as f64 * p.kv_bytes_per_token;
+    assert!((gib(physical) - (51.38 + 7.918 - 1.01)).abs() < 0.2, "{}", gib(physical));
+    // two GPUs: NCCL's buffers inside the budget, the bigger context outside
+    let (mut s2, m2, g2) = vllm_h100("llama-3-70b", 2, Dtype::Fp8);
+    s2.scheduler.max_model_len = 8192;
+    let p2 = HbmPlan::new(&s2, &m2, &g2).unwrap();
+    assert!((gib(p2.runtime_bytes) / 2.0 - (1.54 + 0.4)).abs() < 1e-9);
+    let act = gib(p2.activation_bytes) / 2.0;
+    assert!((act - (4.84 + 0.55)).abs() < 0.2, "{act}");
+}
+
+#[test]
+fn too_little_headroom_does_not_start() {
+    let (mut s, m, g) = vllm_h100("llama-3.1-8b", 1, Dtype::Bf16);
+    // 79.18 GiB: 1.01 GiB outside the budget needs 1 − util ≥ 1.28 %
+    s.gpu_memory_utilization = 0.98;
+    assert!(HbmPlan::new(&s, &m, &g).is_ok());
+    s.gpu_memory_utilization = 0.99;
+    let e = HbmPlan::new(&s, &m, &g).unwrap_err().to_string();
+    assert!(e.contains("cannot start") && e.contains("gpu_memory_utilization ≤ 0.98"), "{e}");
+    // another process holding memory: 0.95 leaves 3.96 GiB, 2.95 of it free for others
+    s.gpu_memory_utilization = 0.95;
+    s.other_process_gib = 2.9;
+    let p = HbmPlan::new(&s, &m, &g).unwrap();
+    assert!((gib(p.other_process_bytes) - 2.9).abs() < 1e-9);
+    s.other_process_gib = 3.0;
+    let e = HbmPlan::new(&s, &m, &g).unwrap_err().to_string();
+    assert!(e.contains("other processes hold 3.00 GiB") && e.contains("other_process_gib ≤ 2.94"), "{e}");
+}
+
+#[test]
+fn the_suggested_fix_is_the_smallest_that_fits() {
+    // Llama-3-8B on one H100 at gpu_memory_utilization 0.2: the budget (16 GiB) barely
+    // holds the weights
+    let mut s = crate::presets::find("chat-latency-first").unwrap().scenario();
+    s.gpu_memory_utilization = 0.2;
+    let (m, g) = (s.model_spec().unwrap(), s.gpu_spec().unwrap());
+    let e = HbmPlan::new(&s, &m, &g).unwrap_err().to_string();
+    let found = fixes(&s);
+    let util = found.iter().find(|f| f.setting == "gpu_memory_utilization").expect("a utilisation fits");
+    let Value::Number(u) = util.value else { panic!("{util:?}") };
+    assert_eq!(util.bound, Bound::AtLeast);
+    assert!(u < 0.3, "the least utilisation that fits, not the most: {u}");
+    let at = |u: f64| {
+        let mut t = s.clone();
+        t.gpu_memory_utilization = u;
+        t
+    };
+    assert!(HbmPlan::new(&at(u), &m, &g).is_ok(), "{u} fits");
+    assert!(HbmPlan::new(&at(u - 0.01), &m, &g).is_err(), "{} does not", u - 0.01);
+    assert!(fixes(&at(u)).is_empty());
+    assert!(e.contains(&format!("gpu_memory_utilization ≥ {}", crate::settings::fmt_num(u))), "{e}");
+    assert!(!e.contains("0.95"), "{e}");
+    // more GPUs: the fewest that fit
+    let gpus = found.iter().find(|f| f.setting == "num_gpus").expect("more GPUs fit");
+    assert_eq!(gpus.value, Value::Number(2.0));
+    assert!(e.contains("num_gpus = 2"), "{e}");
+
+    // a pool too small for max_model_len: the longest that fits, and one more does not
+    let mut s = at(u - 0.01);
+    s.scheduler.max_model_len = m.max_context;
+    let found = fixes(&s);
+    let len = found.iter().find(|f| f.setting == "max_model_len").expect("a shorter limit fits");
+    let Value::Number(n) = len.value else { panic!("{len:?}") };
+    assert_eq!(len.bound, Bound::AtMost);
+    let with_len = |n: f64| {
+        let mut t = s.clone();
+        t.scheduler.max_model_len = n as u32;
+        HbmPlan::new(&t, &m, &g).is_ok()
+    };
+    assert!(n < m.max_context as f64 && with_len(n) && !with_len(n + 1.0), "{n}");
+    assert!(HbmPlan::new(&s, &m, &g).unwrap_err().to_string().contains(&format!("scheduler.max_model_len ≤ {n}")));
+}
