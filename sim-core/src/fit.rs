@@ -19,46 +19,23 @@ pub struct Param {
     pub max: f64,
 }
 
+/// A [`Param`] for the `EngineConfig` field of that name, within `min..=max`.
+macro_rules! param {
+    ($field:ident, $min:expr, $max:expr) => {
+        Param { name: stringify!($field), get: |e| e.$field, set: |e, v| e.$field = v, min: $min, max: $max }
+    };
+}
+
 /// Every constant `llmsim fit` can fit, named as the scenario's `engine` block names it.
 pub const PARAMS: [Param; 8] = [
-    Param { name: "mfu", get: |e| e.mfu, set: |e, v| e.mfu = v, min: 0.05, max: 1.0 },
-    Param { name: "mbu", get: |e| e.mbu, set: |e, v| e.mbu = v, min: 0.05, max: 1.0 },
-    Param {
-        name: "iteration_overhead_ms",
-        get: |e| e.iteration_overhead_ms,
-        set: |e, v| e.iteration_overhead_ms = v,
-        min: 0.01,
-        max: 50.0,
-    },
-    Param {
-        name: "allreduce_latency_us",
-        get: |e| e.allreduce_latency_us,
-        set: |e, v| e.allreduce_latency_us = v,
-        min: 0.1,
-        max: 1000.0,
-    },
-    Param {
-        name: "layer_launch_us",
-        get: |e| e.layer_launch_us,
-        set: |e, v| e.layer_launch_us = v,
-        min: 0.01,
-        max: 1000.0,
-    },
-    Param {
-        name: "pcie_allreduce_latency_us",
-        get: |e| e.pcie_allreduce_latency_us,
-        set: |e, v| e.pcie_allreduce_latency_us = v,
-        min: 0.1,
-        max: 1000.0,
-    },
-    Param { name: "fp8_efficiency", get: |e| e.fp8_efficiency, set: |e, v| e.fp8_efficiency = v, min: 0.1, max: 1.5 },
-    Param {
-        name: "roofline_sharpness",
-        get: |e| e.roofline_sharpness,
-        set: |e, v| e.roofline_sharpness = v,
-        min: 1.0,
-        max: 8.0,
-    },
+    param!(mfu, 0.05, 1.0),
+    param!(mbu, 0.05, 1.0),
+    param!(iteration_overhead_ms, 0.01, 50.0),
+    param!(allreduce_latency_us, 0.1, 1000.0),
+    param!(layer_launch_us, 0.01, 1000.0),
+    param!(pcie_allreduce_latency_us, 0.1, 1000.0),
+    param!(fp8_efficiency, 0.1, 1.5),
+    param!(roofline_sharpness, 1.0, 8.0),
 ];
 
 /// Weight of TTFT's squared log error beside TPOT's.
