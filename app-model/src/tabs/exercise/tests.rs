@@ -1,0 +1,168 @@
+use super::export::csv_cell;
+use super::*;
+use sim_core::exercise::exercises;
+use sim_core::exercise::{CodeProblem, ResultCode};
+use sim_core::metric::Direction;
+
+fn rec(pass: bool, score: Option<f64>) -> Record {
+    Record {
+        time_ms: 1.0,
+        pass,
+        score,
+        goals: vec![("goodput.slo_attainment".into(), Some(0.5), pass)],
+        settings: vec![],
+        seed: Some(7),
+        code: None,
+    }
+}
+
+#[test]
+fn attempts_survive_the_round_trip_through_storage() {
+    let mut a = Attempts::default();
+    a.push("chat-cheapest", rec(false, None));
+    a.push("chat-cheapest", rec(true, Some(1.5)));
+    a.push("mixed-20", rec(true, Some(3.0)));
+    let back = Attempts::parse(Some(&a.to_text()));
+    assert_eq!(back, a);
+    assert_eq!(back.of("chat-cheapest").len(), 2);
+    a.clear("chat-cheapest");
+    assert!(a.of("chat-cheapest").is_empty() && a.of("mixed-20").len() == 1);
+    assert_eq!(Attempts::parse(Some("not json")), Attempts::default());
+    assert_eq!(Attempts::parse(None), Attempts::default());
+}
+
+#[test]
+fn best_follows_the_objective_and_counts_only_passes() {
+    let ex = exercises().into_iter().find(|e| e.objective.is_some()).expect("an exercise with an objective");
+    let max = ex.objective.as_ref().is_some_and(|o| o.direction == Direction::Max);
+    let recs = [rec(true, Some(2.0)), rec(false, Some(100.0)), rec(true, Some(5.0))];
+    assert_eq!(best(&ex, &recs), Some(if max { 5.0 } else { 2.0 }));
+    assert_eq!(best(&ex, &recs[1..2]), None);
+}
+
+#[test]
+fn locks_and_the_controls_paths_belong_to() {
+    assert_eq!(control_of("classes[1].slo.ttft_ms"), "classes.slo");
+    assert_eq!(control_of("classes[0].arrival.rate_per_s"), "classes.arrival.rate_per_s");
+    assert_eq!(control_of("scheduler.kv_layout"), "scheduler.kv_layout");
+    assert_eq!(control_of("unknown.path"), "unknown.path");
+    assert_eq!(control_of("classes[2].name"), "classes.name");
+    for ex in exercises() {
+        let locked = locked_for(&ex);
+        assert!(ex.allowed.iter().all(|a| !locked.contains(a)));
+        assert_eq!(locked.len() + ex.allowed.iter().filter(|a| control_key(a).is_some()).count(), LOCKABLE.len());
+        assert!(text_keys(&ex.id).is_some(), "{} has words", ex.id);
+    }
+}
+
+#[test]
+fn the_solution_names_known_controls_and_waits_for_an_attempt() {
+    for ex in exercises() {
+        let lines = solution(&ex);
+        assert_eq!(lines.len(), ex.reference.len());
+        assert!(lines.iter().all(|l| l.label.is_some() && l.value != "—"), "{}: {lines:?}", ex.id);
+        assert!(!solution_offered(&ex, &[]));
+        assert!(solution_offered(&ex, &[rec(false, None)]));
+    }
+    let mixed = exercises().into_iter().find(|e| e.id == "mixed-20").unwrap();
+    let priority = solution(&mixed).into_iter().find(|l| l.path == "classes[1].priority").unwrap();
+    assert_eq!(priority.label, Some("ctl.priority.label"));
+    assert_eq!((priority.class.as_deref(), priority.value.as_str()), (Some("batch"), "1"));
+    let chat = exercises().into_iter().find(|e| e.id == "chat-cheapest").unwrap();
+    assert_eq!(solution(&chat)[0].value, "mi300x");
+}
+
+#[test]
+fn a_record_names_what_changed_and_the_teacher_ticks_boxes() {
+    let ex = &exercises()[0];
+    let mut s = ex.scenario.clone();
+    s.seed += 1;
+    let attempt = ex.check(&sim_core::Summary::default());
+    let r = Record::of(&attempt, 5.0, &["seed".to_string()], &s);
+    assert_eq!(r.settings, vec![format!("seed = {}", s.seed)]);
+    assert_eq!(result_event(&ex.id, &attempt, &r)["id"], ex.id.as_str());
+    let mut t = Teacher::default();
+    t.tick("gpu", true);
+    t.tick("gpu", true);
+    assert_eq!(t.chosen, vec!["gpu"]);
+    t.tick("gpu", false);
+    assert!(!t.is_chosen("gpu"));
+    t.all();
+    assert_eq!((t.chosen.len(), t.version), (LOCKABLE.len(), 1));
+}
+
+#[test]
+fn a_teachers_locks_stay_while_an_exercise_is_open_and_after_it() {
+    let ex = exercises().into_iter().find(|e| e.id == "mixed-20").unwrap();
+    let teacher = vec!["scheduler.isolation".to_string(), "seed".to_string()];
+    let open = with_exercise(&teacher, &ex);
+    assert!(open.contains(&"scheduler.isolation".to_string()), "the teacher's lock of an allowed control holds");
+    assert!(locked_for(&ex).iter().all(|l| open.contains(l)));
+    assert_eq!(open.iter().filter(|l| *l == "seed").count(), 1);
+    assert_eq!(teacher_locks(&open, Some(&ex)), vec!["scheduler.isolation".to_string()]);
+    assert_eq!(teacher_locks(&teacher, None), teacher);
+    let allowed = allowed_under(&ex, &open);
+    assert!(!allowed.contains(&"scheduler.isolation") && allowed.contains(&"classes.priority"));
+    assert_eq!(allowed_under(&ex, &locked_for(&ex)).len(), ex.allowed.len());
+}
+
+#[test]
+fn the_export_has_a_column_per_goal_and_the_attempts_values() {
+    let ex = exercises().into_iter().find(|e| e.id == "mixed-20").unwrap();
+    let mut r = rec(true, Some(1.25));
+    r.time_ms = 1_764_594_309_000.0;
+    r.settings = vec!["scheduler.isolation = true".into(), "classes[1].priority = 1".into()];
+    r.goals = ex.goals.iter().map(|g| (g.metric.to_string(), Some(0.5), true)).collect();
+    r.goals[0].2 = false;
+    r.code = Some("R1.abc.0000".into());
+    let label = |k: &str| format!("<{k}>");
+    let text = csv(&ex, &[rec(false, None), r.clone()], &label);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    let head: Vec<&str> = lines[0].split(',').collect();
+    assert_eq!(head[..4], ["exercise", "attempt", "when", "seed"]);
+    assert_eq!(head.len(), 7 + 2 * ex.goals.len() + 2);
+    assert_eq!(head[7], "classes.chat.ttft_ms.p99 <= 800");
+    assert_eq!(
+        lines[2],
+        "mixed-20,2,2025-12-01T13:05:09Z,7,scheduler.isolation = true; classes[1].priority = 1,\
+         <ctl.isolation.label> = true; <ctl.priority.label> (batch) = 1,yes,0.5,no,0.5,yes,0.5,yes,1.25,R1.abc.0000"
+    );
+    assert!(lines[1].starts_with("mixed-20,1,") && lines[1].ends_with(",no,,"), "{}", lines[1]);
+    let j = export_json(&ex, &[r], Some(1.25), &label);
+    assert_eq!(j["attempts"][0]["goals"][0]["met"], false);
+    assert_eq!(j["attempts"][0]["goals"][1]["measured"], 0.5);
+    assert_eq!(j["attempts"][0]["changed_settings_by_label"][1], "<ctl.priority.label> (batch) = 1");
+    assert_eq!(j["goals"][0]["metric"], "classes.chat.ttft_ms.p99");
+    assert_eq!(csv_cell("a,\"b\""), "\"a,\"\"b\"\"\"");
+    assert_eq!(iso_time(0.0), "1970-01-01T00:00:00Z");
+    assert_eq!(iso_time(951_782_400_000.0), "2000-02-29T00:00:00Z");
+}
+
+#[test]
+fn old_attempts_without_seed_or_code_still_read() {
+    let old = r#"{"mixed-20":[{"time_ms":1,"pass":false,"score":null,"goals":[],"settings":["seed = 3"]}]}"#;
+    let a = Attempts::parse(Some(old));
+    assert_eq!(a.of("mixed-20")[0].seed, None);
+    assert_eq!(a.of("mixed-20")[0].code, None);
+}
+
+#[test]
+fn the_code_job_verifies_a_real_attempt_and_refuses_a_tampered_one() {
+    use crate::jobs::run_to_end;
+    let ex = exercises().into_iter().find(|e| e.id == "chat-cheapest").unwrap();
+    let s = ex.reference_scenario().unwrap();
+    let sum = sim_core::Simulation::new(&s).unwrap().run_to_end();
+    let text = code_of(&ex, &s, &sum);
+    let CodeVerdict::Ran { check, .. } = run_to_end(CodeJob::new(&text)) else { panic!("not run") };
+    assert!(check.verified && check.attempt.pass);
+    let mut code = ResultCode::decode(&text).unwrap();
+    code.claimed[1] = code.claimed[1].map(|x| x + 1.0);
+    let CodeVerdict::Ran { check, .. } = run_to_end(CodeJob::new(&code.encode())) else { panic!("not run") };
+    assert!(!check.verified);
+    assert_eq!(check.lines.iter().position(|l| !l.equal), Some(1));
+    let cut = &text[..text.len() - 3];
+    assert_eq!(run_to_end(CodeJob::new(cut)), CodeVerdict::Refused(CodeProblem::Damaged));
+    let (key, _) = problem_text(&CodeProblem::Damaged);
+    assert!(CODE_KEYS.contains(&key));
+}
