@@ -16,9 +16,15 @@
 //!   Every parameter is declared and read in `app_model::query`; the address is read once.
 //! * The Share dialog also gives an embed code: an `<iframe>` for a chosen size and parts, with
 //!   a live preview.
+//!
+//! The Share dialog (the link, copying it, the embed code and its preview) is `dialog`.
+
+mod dialog;
+
+pub(crate) use dialog::copy_text;
+pub use dialog::ShareButton;
 
 use std::cell::RefCell;
-use std::rc::Rc;
 
 use app_model::link::{self, LinkProblem};
 use app_model::query::{Param, Part, Query};
@@ -28,12 +34,11 @@ use app_model::Run;
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use sim_core::share::SHARE_VERSION;
-use wasm_bindgen::prelude::Closure;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
-use crate::i18n::{self, t, tx, Locale};
+use crate::i18n::{self, tx, Locale};
 use crate::theme;
-use crate::ui::{use_ui, Ui};
+use crate::ui::Ui;
 
 /// `source` of every message the lab posts to its parent window.
 pub const EVENT_SOURCE: &str = "llm-serving-lab";
@@ -295,263 +300,6 @@ fn update_address(ui: Ui) {
     }
 }
 
-/// Copies `text` to the clipboard when the browser allows it; `done(true)` once copied.
-fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
-    let done = Rc::new(RefCell::new(Some(done)));
-    let finish = {
-        let done = done.clone();
-        move |ok: bool| {
-            if let Some(f) = done.borrow_mut().take() {
-                f(ok);
-            }
-        }
-    };
-    let nav = window().navigator();
-    let clip = js_sys::Reflect::get(&nav, &"clipboard".into()).ok().filter(JsValue::is_object);
-    let write = clip
-        .as_ref()
-        .and_then(|c| js_sys::Reflect::get(c, &"writeText".into()).ok())
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    let promise = match (clip, write) {
-        (Some(clip), Some(write)) => write.call1(&clip, &JsValue::from_str(text)).ok(),
-        _ => None,
-    };
-    let then = promise
-        .as_ref()
-        .and_then(|p| js_sys::Reflect::get(p, &"then".into()).ok())
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    let (Some(promise), Some(then)) = (promise, then) else {
-        finish(false);
-        return;
-    };
-    let on_ok = finish.clone();
-    let ok = Closure::once_into_js(move |_: JsValue| on_ok(true));
-    let err = Closure::once_into_js(move |_: JsValue| finish(false));
-    if then.call2(&promise, &ok, &err).is_err() {
-        if let Some(f) = done.borrow_mut().take() {
-            f(false);
-        }
-    }
-}
-
-fn focus_share_input() {
-    let input = window()
-        .document()
-        .and_then(|d| d.get_element_by_id("share-url"))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok());
-    if let Some(input) = input {
-        let _ = input.focus();
-        input.select();
-    }
-}
-
-fn focus_share_button() {
-    let button = window()
-        .document()
-        .and_then(|d| d.get_element_by_id("share-button"))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
-    if let Some(b) = button {
-        let _ = b.focus();
-    }
-}
-
-/// The toolbar's Share button: makes the link, copies it when allowed, and shows it to copy by hand.
-#[component]
-pub fn ShareButton() -> impl IntoView {
-    let ui = use_ui();
-    let link = RwSignal::new(None::<String>);
-    let status = RwSignal::new(None::<&'static str>);
-    let close = move || {
-        link.set(None);
-        focus_share_button();
-    };
-    let on_click = move |_| {
-        if link.with_untracked(Option::is_some) {
-            link.set(None);
-            return;
-        }
-        let url = share_url(&ui, &[]);
-        link.set(Some(url.clone()));
-        status.set(None);
-        copy_text(&url, move |ok| status.set(Some(if ok { "share.copied" } else { "share.copy_hint" })));
-        request_animation_frame(focus_share_input);
-    };
-    let on_key = move |ev: web_sys::KeyboardEvent| {
-        if ev.key() == "Escape" {
-            ev.prevent_default();
-            close();
-        }
-    };
-    view! {
-        <div class="share">
-            <button
-                id="share-button"
-                class="btn"
-                data-testid="share"
-                aria-haspopup="dialog"
-                aria-expanded=move || link.with(Option::is_some).to_string()
-                title=tx("toolbar.share_title")
-                on:click=on_click
-            >{tx("toolbar.share")}</button>
-            <Show when=move || link.with(Option::is_some)>
-                <div class="share-pop" role="dialog" aria-label=tx("share.link_label") data-testid="share-pop" on:keydown=on_key>
-                    <label for="share-url">{tx("share.link_label")}</label>
-                    <input
-                        id="share-url"
-                        type="text"
-                        readonly
-                        data-testid="share-url"
-                        prop:value=move || link.get().unwrap_or_default()
-                        on:focus=move |_| request_animation_frame(focus_share_input_select)
-                    />
-                    <p class="small" aria-live="polite" data-testid="share-status">{move || status.get().map(t)}</p>
-                    <p class="small muted">{tx("share.note")}</p>
-                    <div class="share-actions">
-                        <a class="btn small-btn" href=move || link.get().unwrap_or_default() target="_blank" rel="noopener">{tx("share.open")}</a>
-                        <button class="btn small-btn" data-testid="share-close" on:click=move |_| close()>{tx("share.close")}</button>
-                    </div>
-                    <EmbedCode/>
-                </div>
-            </Show>
-        </div>
-    }
-}
-
-/// "Copy embed code": an `<iframe>` for a chosen size and parts, a live preview at that size
-/// (scaled to fit the dialog; a second lab, so it loads only when asked for), and a copy
-/// button that says when it copied.
-#[component]
-fn EmbedCode() -> impl IntoView {
-    use app_model::share::{embed_code, embed_size, embed_src, EMBED_SIZES};
-    let ui = use_ui();
-    // the index into EMBED_SIZES, or EMBED_SIZES.len() for a custom size
-    let size = RwSignal::new(0usize);
-    let custom = RwSignal::new(("720".to_string(), "450".to_string()));
-    let parts = RwSignal::new(Part::EMBED_DEFAULT.to_vec());
-    let status = RwSignal::new(None::<&'static str>);
-    let previewing = RwSignal::new(false);
-    let state = state_of(&ui, &[]);
-    let chosen = Memo::new(move |_| {
-        let i = size.get();
-        EMBED_SIZES.get(i).copied().map(Ok).unwrap_or_else(|| custom.with(|(w, h)| embed_size(w, h)))
-    });
-    let src = Memo::new(move |_| parts.with(|p| embed_src(&base_url(), &state, p)));
-    let code = move || chosen.get().map(|wh| embed_code(&src.get(), wh)).unwrap_or_default();
-    let size_options = EMBED_SIZES
-        .iter()
-        .enumerate()
-        .map(|(i, (w, h))| view! { <option value=i.to_string() selected=i == 0>{format!("{w} × {h}")}</option> })
-        .collect_view();
-    let part_boxes = Part::ALL
-        .into_iter()
-        .map(|p| {
-            view! {
-                <label class="check-line">
-                    <input
-                        type="checkbox"
-                        data-testid=format!("embed-part-{}", p.name())
-                        checked=Part::EMBED_DEFAULT.contains(&p)
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            parts.update(|v| {
-                                v.retain(|x| *x != p);
-                                if on {
-                                    v.push(p);
-                                }
-                            });
-                        }
-                    />
-                    {tx(match p {
-                        Part::Stage => "features.embed.part.stage",
-                        Part::Metrics => "features.embed.part.metrics",
-                        Part::Hbm => "features.embed.part.hbm",
-                        Part::Charts => "features.embed.part.charts",
-                        Part::Controls => "features.embed.part.controls",
-                    })}
-                </label>
-            }
-        })
-        .collect_view();
-    let on_copy = move |_| {
-        status.set(None);
-        copy_text(&code(), move |ok| {
-            status.set(Some(if ok { "features.embed.copied" } else { "features.embed.copy_hint" }))
-        });
-    };
-    let custom_field = move |label: &'static str, id: &'static str, second: bool| {
-        view! {
-            <label class="embed-size-field">
-                {tx(label)} " "
-                <input
-                    type="number"
-                    inputmode="numeric"
-                    data-testid=id
-                    prop:value=move || custom.with(|c| if second { c.1.clone() } else { c.0.clone() })
-                    on:input=move |ev| {
-                        let v = event_target_value(&ev);
-                        custom.update(|c| if second { c.1 = v } else { c.0 = v });
-                    }
-                />
-            </label>
-        }
-    };
-    let is_custom = move || size.get() >= EMBED_SIZES.len();
-    let preview = move || {
-        chosen.get().ok().filter(|_| previewing.get()).map(|(w, h)| {
-            // scaled so that the frame fits the dialog's width
-            let scale = (300.0 / w as f64).min(1.0);
-            view! {
-                <div class="embed-preview" style=format!("width:{}px;height:{}px", (w as f64 * scale).round(), (h as f64 * scale).round())>
-                    <iframe
-                        data-testid="embed-preview"
-                        title=tx("features.embed.preview")
-                        src=src.get()
-                        width=w.to_string()
-                        height=h.to_string()
-                        style=format!("transform:scale({scale:.4})")
-                    ></iframe>
-                </div>
-            }
-        })
-    };
-    view! {
-        <section class="embed-code" aria-label=tx("features.embed.title") data-testid="embed-code-section">
-            <h3>{tx("features.embed.title")}</h3>
-            <label class="embed-size-field">
-                {tx("features.embed.size")} " "
-                <select data-testid="embed-size" on:change=move |ev| size.set(event_target_value(&ev).parse().unwrap_or(0))>
-                    {size_options}
-                    <option value=EMBED_SIZES.len().to_string()>{tx("features.embed.custom")}</option>
-                </select>
-            </label>
-            <Show when=is_custom>
-                {custom_field("features.embed.width", "embed-width", false)}
-                {custom_field("features.embed.height", "embed-height", true)}
-            </Show>
-            <p class="small error-text" data-testid="embed-size-error">{move || chosen.get().err()}</p>
-            <fieldset class="embed-parts">
-                <legend class="small">{tx("features.embed.parts")}</legend>
-                {part_boxes}
-            </fieldset>
-            <textarea readonly rows="4" data-testid="embed-code" aria-label=tx("features.embed.title") prop:value=code></textarea>
-            <p class="share-actions">
-                <button class="btn small-btn" data-testid="copy-embed" on:click=on_copy>{tx("features.embed.copy")}</button>
-                <span class="small" aria-live="polite" data-testid="embed-status">{move || status.get().map(t)}</span>
-            </p>
-            <p class="small muted">{tx("features.embed.privacy")}</p>
-            <p>
-                <button
-                    class="btn small-btn"
-                    data-testid="embed-preview-toggle"
-                    aria-expanded=move || previewing.get().to_string()
-                    on:click=move |_| previewing.update(|v| *v = !*v)
-                >{move || t(if previewing.get() { "features.embed.hide_preview" } else { "features.embed.show_preview" })}</button>
-            </p>
-            {preview}
-        </section>
-    }
-}
-
 /// Values of the address the page could not use: the parameter, what it was, what it may be
 /// (`app_model::query`'s words under a translated lead-in); the page goes on without them.
 #[component]
@@ -572,17 +320,6 @@ pub fn QueryBanner() -> impl IntoView {
         })
     }
 }
-
-fn focus_share_input_select() {
-    if let Some(input) = window()
-        .document()
-        .and_then(|d| d.get_element_by_id("share-url"))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
-    {
-        input.select();
-    }
-}
-
 /// The message about a link that could not be opened: a translated lead-in, sim-core's words.
 #[component]
 pub fn LinkBanner() -> impl IntoView {
