@@ -4,20 +4,23 @@
 //! CSV or JSON or print as a summary. Teacher mode (off by default) makes a link that locks
 //! chosen controls and checks a handed-in result code by re-running it (a background job).
 //! The attempts, locks, exports, codes and the teacher's choices are `app_model::tabs::exercise`.
+//! Teacher mode's link maker and result-code check are `teacher`.
 
-use app_model::locks::LOCKABLE;
+mod teacher;
+
+use teacher::{teacher, verifier};
+
 use app_model::tabs::exercise::{self as model, Attempts, CodeJob, CodeVerdict, Record, Teacher, STORAGE_KEY};
 use leptos::prelude::*;
 use sim_core::exercise::{exercises, Exercise};
 use sim_core::metric::{Direction, Op};
-use wasm_bindgen::JsCast;
 
 use crate::controls::lock_covers;
 use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::share;
 use crate::ui::{self, use_ui, Ui};
-use crate::workbench::{self, actions, button, data_url, storage_get, storage_set, Jobs};
+use crate::workbench::{self, button, data_url, storage_get, storage_set, Jobs};
 
 /// Local-storage key of the teacher-mode switch.
 const TEACHER_KEY: &str = "llm-serving-lab.teacher-mode";
@@ -123,16 +126,6 @@ fn metric_value(path: &str, v: f64) -> String {
 fn clock(ms: f64) -> String {
     let d = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms));
     format!("{:02}:{:02}:{:02}", d.get_hours(), d.get_minutes(), d.get_seconds())
-}
-
-fn copy(text: &str) {
-    let nav = window().navigator();
-    let Ok(clip) = js_sys::Reflect::get(&nav, &"clipboard".into()) else { return };
-    if let Ok(f) = js_sys::Reflect::get(&clip, &"writeText".into()) {
-        if let Ok(f) = f.dyn_into::<js_sys::Function>() {
-            let _ = f.call1(&clip, &text.into());
-        }
-    }
 }
 
 fn goal_text(metric: &str, op: Op, v: f64) -> String {
@@ -278,7 +271,7 @@ fn attempt_row(i: usize, r: &Record, metric: &str) -> AnyView {
             let copied = c.clone();
             view! {
                 <input type="text" readonly class="result-code" data-testid="result-code" prop:value=c aria-label=tx("features.class.code.title") />
-                {button("small-btn", None, "features.class.code.copy", None, Callback::new(move |()| copy(&copied)))}
+                {button("small-btn", None, "features.class.code.copy", None, Callback::new(move |()| share::copy_text(&copied, |_| {})))}
             }
             .into_any()
         }
@@ -429,63 +422,6 @@ fn cards(st: State) -> AnyView {
     view! { <div>{body}</div> }.into_any()
 }
 
-/// The teacher's link maker: a box per control, and the link.
-fn teacher(st: State) -> AnyView {
-    let boxes = move || {
-        st.teacher.with(|t| t.version);
-        LOCKABLE
-            .iter()
-            .map(|(id, key)| {
-                let id = *id;
-                let on = st.teacher.with_untracked(|t| t.is_chosen(id));
-                view! {
-                    <label class="check-line">
-                        <input
-                            type="checkbox"
-                            data-testid=format!("teacher-lock-{id}")
-                            checked=on
-                            on:change=move |ev| st.teacher.update(|t| t.tick(id, event_target_checked(&ev)))
-                        />
-                        {t(key)}
-                    </label>
-                }
-            })
-            .collect_view()
-    };
-    let cb = |f: fn(State)| Callback::new(move |()| f(st));
-    let make = cb(|st| st.link.set(share::share_url(&st.ui, &st.teacher.with_untracked(|t| t.chosen.clone()))));
-    let link = move || {
-        let link = st.link.get();
-        (!link.is_empty()).then(|| {
-            let copy_it = Callback::new(move |()| copy(&st.link.get_untracked()));
-            view! {
-                <div class="teacher-link">
-                    <label for="teacher-link" class="small">{tx("features.teacher.link")}</label>
-                    <input id="teacher-link" type="text" readonly data-testid="teacher-link" prop:value=link />
-                    {button("small-btn", None, "features.teacher.copy", None, copy_it)}
-                </div>
-            }
-        })
-    };
-    view! {
-        <div>
-            <p class="small muted">{tx("features.teacher.intro")}</p>
-            {actions(vec![
-                button("small-btn", None, "features.teacher.none", None, cb(|st| st.teacher.update(|t| t.set(Vec::new())))),
-                button("small-btn", None, "features.teacher.all", None, cb(|st| st.teacher.update(Teacher::all))),
-                button("small-btn", None, "features.teacher.current", None, cb(|st| st.teacher.update(|t| t.set(st.ui.locked.get_untracked())))),
-            ])}
-            <fieldset class="lock-grid">
-                <legend class="sr-only">{tx("features.teacher.title")}</legend>
-                {boxes}
-            </fieldset>
-            {actions(vec![button("primary small-btn", Some("teacher-make"), "features.teacher.make", None, make)])}
-        </div>
-        <div>{link}</div>
-    }
-    .into_any()
-}
-
 #[component]
 pub fn ExercisesPanel() -> impl IntoView {
     let ui = use_ui();
@@ -526,101 +462,5 @@ pub fn ExercisesPanel() -> impl IntoView {
                 {verifier(st)}
             </div>
         </div>
-    }
-}
-
-/// Teacher mode's result-code box: paste, check (a re-run in the background), the verdict.
-fn verifier(st: State) -> AnyView {
-    let check = Callback::new(move |()| st.check_code());
-    let verdict = move || {
-        st.verdict.get().map(|v| match v {
-            Checked::Checking => {
-                view! { <p class="small" role="status" data-testid="code-verdict" data-state="checking">{t("features.class.code.checking")}</p> }.into_any()
-            }
-            Checked::Done(v) => verdict_view(v),
-        })
-    };
-    view! {
-        <section class="code-check" data-testid="code-check">
-            <h3>{tx("features.class.verify.title")}</h3>
-            <p class="small muted">{tx("features.class.verify.intro")}</p>
-            <label for="code-input" class="small">{tx("features.class.verify.label")}</label>
-            <textarea
-                id="code-input"
-                rows="3"
-                data-testid="code-input"
-                prop:value=move || st.code_text.get()
-                on:input=move |ev| st.code_text.set(event_target_value(&ev))
-            ></textarea>
-            {actions(vec![button("primary small-btn", Some("code-check"), "features.class.verify.check", None, check)])}
-            <div aria-live="polite">{verdict}</div>
-        </section>
-    }
-    .into_any()
-}
-
-fn verdict_view(v: CodeVerdict) -> AnyView {
-    match v {
-        CodeVerdict::Refused(p) => {
-            let (key, values) = model::problem_text(&p);
-            view! { <p class="banner error small" role="alert" data-testid="code-verdict" data-state="refused">{tf(key, &values)}</p> }.into_any()
-        }
-        CodeVerdict::Failed(e) => {
-            view! { <p class="banner error small" role="alert" data-testid="code-verdict" data-state="refused">{e}</p> }
-                .into_any()
-        }
-        CodeVerdict::Ran { code, exercise: ex, check } => {
-            let wrong: Vec<String> =
-                check.lines.iter().filter(|l| !l.equal).map(|l| metric_label(&l.metric.to_string())).collect();
-            let (class, state, text) = if check.verified {
-                ("banner ok small", "verified", t("features.class.code.verified"))
-            } else {
-                ("banner error small", "mismatch", tf("features.class.code.mismatch", &[("metrics", wrong.join(", "))]))
-            };
-            let value = |m: &str, v: Option<f64>| v.map_or_else(|| format::NONE.to_string(), |v| metric_value(m, v));
-            let rows = check
-                .lines
-                .iter()
-                .map(|l| {
-                    let m = l.metric.to_string();
-                    view! {
-                        <tr class=if l.equal { "ok" } else { "no" } data-equal=l.equal.to_string()>
-                            <td>{metric_label(&m)}</td>
-                            <td class="num">{value(&m, l.claimed)}</td>
-                            <td class="num">{value(&m, l.rerun)}</td>
-                        </tr>
-                    }
-                })
-                .collect_view();
-            let settings: Vec<String> = code
-                .changes
-                .iter()
-                .map(|c| {
-                    let path = sim_core::settings::find(&c.setting)
-                        .map_or_else(|| c.setting.clone(), |r| r.path_of(c.class.unwrap_or(0)));
-                    let v = match &c.value {
-                        serde_json::Value::String(s) => s.clone(),
-                        v => v.to_string(),
-                    };
-                    format!("{} = {v}", control_label(&model::control_of(&path)))
-                })
-                .collect();
-            let settings = if settings.is_empty() { t("features.ex.as_given") } else { settings.join("; ") };
-            let verdict = t(if check.attempt.pass { "features.contract.pass" } else { "features.contract.fail" });
-            view! {
-                <p class=class role="status" data-testid="code-verdict" data-state=state>{text}</p>
-                <p class="small">{tf("features.class.verify.exercise", &[("title", title(&ex)), ("seed", code.seed.to_string())])}" · "{verdict}</p>
-                <p class="small">{tf("features.class.verify.settings", &[("settings", settings)])}</p>
-                <table class="runs-table">
-                    <thead><tr>
-                        <th scope="col">{t("features.class.col.number")}</th>
-                        <th scope="col">{t("features.class.col.claimed")}</th>
-                        <th scope="col">{t("features.class.col.rerun")}</th>
-                    </tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            }
-            .into_any()
-        }
     }
 }

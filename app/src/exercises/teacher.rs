@@ -1,0 +1,165 @@
+//! Teacher mode: the link that locks chosen controls, and the check of a handed-in result code
+//! by re-running it.
+
+use app_model::locks::LOCKABLE;
+use app_model::tabs::exercise::{self as model, CodeVerdict, Teacher};
+use leptos::prelude::*;
+
+use super::{control_label, metric_label, metric_value, title, Checked, State};
+use crate::format;
+use crate::i18n::{t, tf, tx};
+use crate::share;
+use crate::workbench::{actions, button};
+
+/// The teacher's link maker: a box per control, and the link.
+pub(super) fn teacher(st: State) -> AnyView {
+    let boxes = move || {
+        st.teacher.with(|t| t.version);
+        LOCKABLE
+            .iter()
+            .map(|(id, key)| {
+                let id = *id;
+                let on = st.teacher.with_untracked(|t| t.is_chosen(id));
+                view! {
+                    <label class="check-line">
+                        <input
+                            type="checkbox"
+                            data-testid=format!("teacher-lock-{id}")
+                            checked=on
+                            on:change=move |ev| st.teacher.update(|t| t.tick(id, event_target_checked(&ev)))
+                        />
+                        {t(key)}
+                    </label>
+                }
+            })
+            .collect_view()
+    };
+    let cb = |f: fn(State)| Callback::new(move |()| f(st));
+    let make = cb(|st| st.link.set(share::share_url(&st.ui, &st.teacher.with_untracked(|t| t.chosen.clone()))));
+    let link = move || {
+        let link = st.link.get();
+        (!link.is_empty()).then(|| {
+            let copy_it = Callback::new(move |()| share::copy_text(&st.link.get_untracked(), |_| {}));
+            view! {
+                <div class="teacher-link">
+                    <label for="teacher-link" class="small">{tx("features.teacher.link")}</label>
+                    <input id="teacher-link" type="text" readonly data-testid="teacher-link" prop:value=link />
+                    {button("small-btn", None, "features.teacher.copy", None, copy_it)}
+                </div>
+            }
+        })
+    };
+    view! {
+        <div>
+            <p class="small muted">{tx("features.teacher.intro")}</p>
+            {actions(vec![
+                button("small-btn", None, "features.teacher.none", None, cb(|st| st.teacher.update(|t| t.set(Vec::new())))),
+                button("small-btn", None, "features.teacher.all", None, cb(|st| st.teacher.update(Teacher::all))),
+                button("small-btn", None, "features.teacher.current", None, cb(|st| st.teacher.update(|t| t.set(st.ui.locked.get_untracked())))),
+            ])}
+            <fieldset class="lock-grid">
+                <legend class="sr-only">{tx("features.teacher.title")}</legend>
+                {boxes}
+            </fieldset>
+            {actions(vec![button("primary small-btn", Some("teacher-make"), "features.teacher.make", None, make)])}
+        </div>
+        <div>{link}</div>
+    }
+    .into_any()
+}
+
+/// Teacher mode's result-code box: paste, check (a re-run in the background), the verdict.
+pub(super) fn verifier(st: State) -> AnyView {
+    let check = Callback::new(move |()| st.check_code());
+    let verdict = move || {
+        st.verdict.get().map(|v| match v {
+            Checked::Checking => {
+                view! { <p class="small" role="status" data-testid="code-verdict" data-state="checking">{t("features.class.code.checking")}</p> }.into_any()
+            }
+            Checked::Done(v) => verdict_view(v),
+        })
+    };
+    view! {
+        <section class="code-check" data-testid="code-check">
+            <h3>{tx("features.class.verify.title")}</h3>
+            <p class="small muted">{tx("features.class.verify.intro")}</p>
+            <label for="code-input" class="small">{tx("features.class.verify.label")}</label>
+            <textarea
+                id="code-input"
+                rows="3"
+                data-testid="code-input"
+                prop:value=move || st.code_text.get()
+                on:input=move |ev| st.code_text.set(event_target_value(&ev))
+            ></textarea>
+            {actions(vec![button("primary small-btn", Some("code-check"), "features.class.verify.check", None, check)])}
+            <div aria-live="polite">{verdict}</div>
+        </section>
+    }
+    .into_any()
+}
+
+fn verdict_view(v: CodeVerdict) -> AnyView {
+    match v {
+        CodeVerdict::Refused(p) => {
+            let (key, values) = model::problem_text(&p);
+            view! { <p class="banner error small" role="alert" data-testid="code-verdict" data-state="refused">{tf(key, &values)}</p> }.into_any()
+        }
+        CodeVerdict::Failed(e) => {
+            view! { <p class="banner error small" role="alert" data-testid="code-verdict" data-state="refused">{e}</p> }
+                .into_any()
+        }
+        CodeVerdict::Ran { code, exercise: ex, check } => {
+            let wrong: Vec<String> =
+                check.lines.iter().filter(|l| !l.equal).map(|l| metric_label(&l.metric.to_string())).collect();
+            let (class, state, text) = if check.verified {
+                ("banner ok small", "verified", t("features.class.code.verified"))
+            } else {
+                ("banner error small", "mismatch", tf("features.class.code.mismatch", &[("metrics", wrong.join(", "))]))
+            };
+            let value = |m: &str, v: Option<f64>| v.map_or_else(|| format::NONE.to_string(), |v| metric_value(m, v));
+            let rows = check
+                .lines
+                .iter()
+                .map(|l| {
+                    let m = l.metric.to_string();
+                    view! {
+                        <tr class=if l.equal { "ok" } else { "no" } data-equal=l.equal.to_string()>
+                            <td>{metric_label(&m)}</td>
+                            <td class="num">{value(&m, l.claimed)}</td>
+                            <td class="num">{value(&m, l.rerun)}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            let settings: Vec<String> = code
+                .changes
+                .iter()
+                .map(|c| {
+                    let path = sim_core::settings::find(&c.setting)
+                        .map_or_else(|| c.setting.clone(), |r| r.path_of(c.class.unwrap_or(0)));
+                    let v = match &c.value {
+                        serde_json::Value::String(s) => s.clone(),
+                        v => v.to_string(),
+                    };
+                    format!("{} = {v}", control_label(&model::control_of(&path)))
+                })
+                .collect();
+            let settings = if settings.is_empty() { t("features.ex.as_given") } else { settings.join("; ") };
+            let verdict = t(if check.attempt.pass { "features.contract.pass" } else { "features.contract.fail" });
+            view! {
+                <p class=class role="status" data-testid="code-verdict" data-state=state>{text}</p>
+                <p class="small">{tf("features.class.verify.exercise", &[("title", title(&ex)), ("seed", code.seed.to_string())])}" · "{verdict}</p>
+                <p class="small">{tf("features.class.verify.settings", &[("settings", settings)])}</p>
+                <table class="runs-table">
+                    <thead><tr>
+                        <th scope="col">{t("features.class.col.number")}</th>
+                        <th scope="col">{t("features.class.col.claimed")}</th>
+                        <th scope="col">{t("features.class.col.rerun")}</th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            }
+            .into_any()
+        }
+    }
+}
