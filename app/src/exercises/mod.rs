@@ -271,7 +271,7 @@ fn attempt_row(i: usize, r: &Record, metric: &str) -> AnyView {
             let copied = c.clone();
             view! {
                 <input type="text" readonly class="result-code" data-testid="result-code" prop:value=c aria-label=tx("features.class.code.title") />
-                {button("small-btn", None, "features.class.code.copy", None, Callback::new(move |()| share::copy_text(&copied, |_| {})))}
+                {button("small-btn", None, "features.class.code.copy", None, Callback::new(move |()| share::copy_text(&copied, Box::new(|_| {}))))}
             }
             .into_any()
         }

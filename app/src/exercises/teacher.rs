@@ -39,7 +39,7 @@ pub(super) fn teacher(st: State) -> AnyView {
     let link = move || {
         let link = st.link.get();
         (!link.is_empty()).then(|| {
-            let copy_it = Callback::new(move |()| share::copy_text(&st.link.get_untracked(), |_| {}));
+            let copy_it = Callback::new(move |()| share::copy_text(&st.link.get_untracked(), Box::new(|_| {})));
             view! {
                 <div class="teacher-link">
                     <label for="teacher-link" class="small">{tx("features.teacher.link")}</label>

@@ -13,8 +13,9 @@ use super::{base_url, share_url, state_of};
 use crate::i18n::{t, tx};
 use crate::ui::use_ui;
 
-/// Copies `text` to the clipboard when the browser allows it; `done(true)` once copied.
-pub(crate) fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
+/// Copies `text` to the clipboard when the browser allows it; `done(true)` once copied (boxed:
+/// one copy of the function serves every caller).
+pub(crate) fn copy_text(text: &str, done: Box<dyn FnOnce(bool)>) {
     let done = Rc::new(RefCell::new(Some(done)));
     let finish = {
         let done = done.clone();
@@ -88,7 +89,7 @@ pub fn ShareButton() -> impl IntoView {
         let url = share_url(&ui, &[]);
         link.set(Some(url.clone()));
         status.set(None);
-        copy_text(&url, move |ok| status.set(Some(if ok { "share.copied" } else { "share.copy_hint" })));
+        copy_text(&url, Box::new(move |ok| status.set(Some(if ok { "share.copied" } else { "share.copy_hint" }))));
         request_animation_frame(focus_share_input);
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
@@ -189,9 +190,10 @@ fn EmbedCode() -> impl IntoView {
         .collect_view();
     let on_copy = move |_| {
         status.set(None);
-        copy_text(&code(), move |ok| {
-            status.set(Some(if ok { "features.embed.copied" } else { "features.embed.copy_hint" }))
-        });
+        copy_text(
+            &code(),
+            Box::new(move |ok| status.set(Some(if ok { "features.embed.copied" } else { "features.embed.copy_hint" }))),
+        );
     };
     let custom_field = move |label: &'static str, id: &'static str, second: bool| {
         view! {
