@@ -25,6 +25,7 @@ pub fn new_class(s: &Scenario) -> ClassConfig {
         priority: 1,
         reserved_share: None,
         prefix: None,
+        session: None,
     }
 }
 

@@ -79,6 +79,15 @@ pub fn seeds() -> Vec<(String, Input)> {
     for (name, csv) in BUILTIN_TRACES {
         out.push((format!("trace-{name}"), Input::Trace { scenario: trace_json.clone(), csv: csv.to_string() }));
     }
+    // the first built-in trace as conversations: rows three by three share a `session_id`
+    if let Some((name, csv)) = BUILTIN_TRACES.first() {
+        let lines = csv.lines().enumerate().map(|(i, l)| match i {
+            0 => format!("{l},session_id"),
+            _ => format!("{l},{}", (i - 1) / 3),
+        });
+        let csv = lines.collect::<Vec<_>>().join("\n");
+        out.push((format!("trace-sessions-{name}"), Input::Trace { scenario: trace_json.clone(), csv }));
+    }
     out
 }
 

@@ -125,6 +125,7 @@ impl Bench {
             priority: 0,
             reserved_share: None,
             prefix: None,
+            session: None,
         }];
         s
     }

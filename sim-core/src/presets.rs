@@ -38,6 +38,10 @@ pub const PRESETS: &[Preset] = &[
         "cluster-prefix-affinity",
         "4 replicas behind a prefix-affinity router: 96 shared documents, each kept cached on one replica"
     ),
+    preset!(
+        "multi-turn-chat",
+        "4 replicas serve multi-turn conversations: each turn resends the history, prefix affinity keeps it cached"
+    ),
     preset!("deepseek-v3-h200", "a 2026 model: DeepSeek-V3 (MLA, 256 small experts) on 8 × H200 in fp8"),
     preset!(
         "disaggregated",

@@ -416,6 +416,9 @@ pub struct ClassConfig {
     /// Each request starts with one of `groups` shared prefixes of `shared_tokens` tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix: Option<PrefixConfig>,
+    /// Multi-turn conversations: each arrival starts one (`crate::session`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<crate::session::SessionConfig>,
 }
 
 /// Shared prompt prefixes of a class (a system prompt, a few-shot template, a document): each
@@ -623,15 +626,24 @@ impl Scenario {
 
     /// Whether prefix caching has anything to cache: it is on, the KV is paged blocks shared
     /// under continuous batching (with static batching or contiguous KV the setting has no
-    /// effect), and some class's prompts start with a shared prefix (the lab's prompts share
-    /// nothing else, so with none the cache stays empty and the run, its summary and its view
-    /// are those of a server without it).
+    /// effect), and some class's prompts start with a shared prefix or are a conversation's
+    /// turns (the lab's prompts share nothing else, so with none the cache stays empty and the
+    /// run, its summary and its view are those of a server without it). A trace's
+    /// conversations (its `session_id` column) are known once it is read: the simulation then
+    /// caches them too.
     pub fn caches_prefixes(&self) -> bool {
         let s = &self.scheduler;
         s.prefix_caching
             && s.batching == Batching::Continuous
             && s.kv_layout == KvLayout::Paged
-            && self.classes.iter().any(|c| c.prefix.is_some())
+            && self.classes.iter().any(|c| c.prefix.is_some() || c.session.is_some())
+    }
+
+    /// Whether a prefix cache would work here (prefix caching on, paged KV, continuous
+    /// batching), whatever the prompts share: a trace's conversations need it.
+    pub fn could_cache_prefixes(&self) -> bool {
+        let s = &self.scheduler;
+        s.prefix_caching && s.batching == Batching::Continuous && s.kv_layout == KvLayout::Paged
     }
 
     /// Replicas serving the traffic: `replicas`, or with disaggregation its two pools together.
@@ -762,6 +774,7 @@ impl Scenario {
         }
         crate::speculative::check(self, &mut v.errors);
         crate::disagg::check(self, &mut v.errors);
+        crate::session::check(self, &mut v.errors);
         if v.errors.is_empty() {
             Ok(())
         } else {

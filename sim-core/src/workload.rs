@@ -19,6 +19,9 @@ pub struct TraceRow {
     /// The optional `prefix_group` column: which of the class's shared prefixes the prompt
     /// starts with (instead of a uniform draw).
     pub group: Option<u32>,
+    /// The optional `session_id` column: rows with the same id are one conversation's turns
+    /// (`crate::session`).
+    pub session: Option<u64>,
     /// The row's line in the file (for messages).
     pub line: usize,
 }
@@ -35,13 +38,18 @@ pub struct Trace {
 
 impl Trace {
     /// Parses CSV with the header `arrival_s,input_len,output_len` and optionally
-    /// `prefix_group`.
+    /// `prefix_group` and `session_id`.
     pub fn parse(text: &str, field: &str) -> Result<Trace, ScenarioError> {
         let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
         let header = lines.next().map(|(_, l)| l.trim().to_string()).unwrap_or_default();
         let cols: Vec<&str> = header.split(',').map(|c| c.trim()).collect();
         let idx = |name: &str| cols.iter().position(|c| *c == name);
         let ig = idx("prefix_group");
+        let is = idx("session_id");
+        if let (Some(_), Some(_)) = (ig, is) {
+            // a conversation's history is its prefix: the two cannot be combined
+            return Err(ScenarioError::one(field, Problem::SessionPrefix));
+        }
         let (Some(ia), Some(ii), Some(io)) = (idx("arrival_s"), idx("input_len"), idx("output_len")) else {
             return Err(ScenarioError::one(field, Problem::TraceHeader { header }));
         };
@@ -68,7 +76,11 @@ impl Trace {
                 })?),
                 None => None,
             };
-            rows.push(TraceRow { arrival_us: (a * 1e6).round() as u64, input: i, output: o, group, line });
+            let session = match is {
+                Some(is) => Some(get(is)?.parse::<u64>().map_err(|_| bad(Problem::TraceSessionId { line }))?),
+                None => None,
+            };
+            rows.push(TraceRow { arrival_us: (a * 1e6).round() as u64, input: i, output: o, group, session, line });
         }
         if rows.is_empty() {
             return Err(ScenarioError::one(field, Problem::TraceEmpty));
@@ -160,6 +172,8 @@ pub(crate) struct ClassSource {
     prefix: Option<(u32, u32, ClassRng)>,
     /// The prefix group of the request `take` drew last (`None` without shared prefixes).
     pub last_group: Option<u32>,
+    /// The trace row `take` read last: its `session_id` (`None` without the column).
+    pub last_session: Option<u64>,
 }
 
 pub(crate) enum SourceKind {
@@ -213,6 +227,7 @@ impl ClassSource {
             output,
             prefix,
             last_group: None,
+            last_session: None,
         }
     }
 
@@ -247,10 +262,13 @@ impl ClassSource {
     /// following arrival. Returns `(input, output, next_arrival)`; `last_group` is then the
     /// request's prefix group (a trace row's `prefix_group`, or a uniform draw).
     pub(crate) fn take(&mut self, now: u64) -> (u32, u32, Option<u64>) {
-        let row_group = match &self.kind {
-            SourceKind::Trace { trace, next, .. } => trace.rows.get(*next).and_then(|r| r.group),
-            _ => None,
+        let (row_group, row_session) = match &self.kind {
+            SourceKind::Trace { trace, next, .. } => {
+                trace.rows.get(*next).map_or((None, None), |r| (r.group, r.session))
+            }
+            _ => (None, None),
         };
+        self.last_session = row_session;
         let (input, output, next) = self.draw(now);
         let input = self.with_prefix(input);
         if let (Some(g), Some(_)) = (row_group, &self.prefix) {
@@ -287,6 +305,14 @@ impl ClassSource {
                 (i, o, None)
             }
         }
+    }
+
+    /// A later turn of a conversation: its new input and answer lengths, drawn with the class's
+    /// length distributions from the conversation's own stream.
+    pub(crate) fn turn_lengths(&self, rng: &mut ClassRng) -> (u32, u32) {
+        let i = self.input.as_ref().map(|s| s.sample(rng)).unwrap_or(1);
+        let o = self.output.as_ref().map(|s| s.sample(rng)).unwrap_or(1);
+        (i, o)
     }
 
     /// Closed loop: when a user whose request ended at `now` sends the next one.

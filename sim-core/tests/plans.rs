@@ -128,6 +128,7 @@ fn class(i: usize) -> impl Strategy<Value = ClassConfig> {
             priority,
             reserved_share,
             prefix: None,
+            session: None,
         },
     )
 }

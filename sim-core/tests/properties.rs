@@ -42,6 +42,7 @@ fn class(i: usize) -> impl Strategy<Value = ClassConfig> {
             priority,
             reserved_share: None,
             prefix: None,
+            session: None,
         })
 }
 

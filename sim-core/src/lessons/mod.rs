@@ -36,8 +36,8 @@ mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
 pub use cost_per_good_token::{CostGpu, COST_GPUS};
-pub use moments::{moments_of, Moment, MomentKind, KV_FULL, QUEUE_FILLS};
 pub(crate) use disaggregation::busy_colocated;
+pub use moments::{moments_of, Moment, MomentKind, KV_FULL, QUEUE_FILLS};
 pub(crate) use prefix_caching::under_pressure;
 pub use safe_zone::SAFE_ZONE_RATES;
 

@@ -27,8 +27,9 @@ pub(crate) enum Wakeup {
 pub(crate) enum Effect {
     /// Call the replica back at this time.
     Wake(Micros, Wakeup),
-    /// A request of this class ended (a closed-loop user thinks, then sends the next one).
-    Ended { class: u16 },
+    /// A request of this class ended (a closed-loop user thinks, then sends the next one; a
+    /// conversation's turn: the next turn, or the conversation is over).
+    Ended { class: u16, session: Option<u32>, completed: bool },
     /// Disaggregation: this request's prompt is prefilled; send its KV to a decode replica.
     Prefilled(Handle),
 }
@@ -41,6 +42,8 @@ pub(crate) enum EventKind {
     Replica { at: u16, w: Wakeup },
     /// Disaggregation: a KV transfer (the driver's slot `slot`) arrives.
     Transfer { slot: u32 },
+    /// The next turn of the conversation in the driver's session slot `slot` is sent.
+    Turn { slot: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

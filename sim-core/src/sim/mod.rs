@@ -54,9 +54,10 @@ use crate::memory::HbmPlan;
 use crate::metrics::{ReplicaSummary, RouterSummary, Sample, Summary};
 use crate::perf::StepModel;
 use crate::scenario::{Arrival, Scenario, ScenarioError};
+use crate::session::{AfterTurn, Sessions};
 use crate::workload::{builtin_trace, ClassSource, Trace};
 use events::{Effect, EventKind, EventQueue, Wakeup};
-use prefix::CacheStats;
+use prefix::{CacheStats, Prefix};
 use record::{Recorder, SharedRecorder};
 use replica::{Occupancy, Replica};
 use requests::Handle;
@@ -143,6 +144,10 @@ pub struct Simulation {
     /// Replicas arrivals go to: all, or with disaggregation the prefill pool (the first ones).
     arrival_pool: usize,
     pd: Option<Box<Disagg>>,
+    /// Multi-turn conversations (`crate::session`), when any class has them.
+    sessions: Option<Box<Sessions>>,
+    /// Conversations that ended during the current call, to close on every replica.
+    closing: Vec<u32>,
 }
 
 /// Prefill/decode disaggregation's state in the driver: the links, the transfers under way,
@@ -196,6 +201,7 @@ impl Simulation {
         let step_model =
             StepModel::new(&model, &gpu, scenario.num_gpus, scenario.dtype, plan.kv_traffic(), &scenario.engine);
         let mut sources = Vec::with_capacity(scenario.classes.len());
+        let mut trace_sessions = vec![std::collections::BTreeMap::new(); scenario.classes.len()];
         for (i, c) in scenario.classes.iter().enumerate() {
             let trace = match &c.arrival {
                 Arrival::Trace { path, .. } => {
@@ -203,6 +209,9 @@ impl Simulation {
                     let text = traces.load(path).map_err(|m| ScenarioError::one(&field, m))?;
                     let trace = Trace::parse(&text, &field)?;
                     check_trace_groups(&trace, c, &field)?;
+                    for id in trace.rows.iter().filter_map(|r| r.session) {
+                        *trace_sessions[i].entry(id).or_insert(0u32) += 1;
+                    }
                     Some(trace)
                 }
                 _ => None,
@@ -228,9 +237,23 @@ impl Simulation {
                 router: Router::new(&decode, n - arrival_pool, scenario.seed),
             })
         });
+        let has_sessions =
+            scenario.classes.iter().any(|c| c.session.is_some()) || trace_sessions.iter().any(|m| !m.is_empty());
+        let total_requests = sources
+            .iter()
+            .zip(&scenario.classes)
+            .enumerate()
+            .map(|(i, (src, c))| match &c.session {
+                Some(sc) => crate::session::planned_requests(scenario.seed, i, src.remaining, sc),
+                None => src.remaining,
+            })
+            .sum();
+        let traced = trace_sessions.iter().any(|m| !m.is_empty());
+        let caches = scenario.caches_prefixes() || traced && scenario.could_cache_prefixes();
+        let sessions = has_sessions.then(|| Box::new(Sessions::new(scenario, trace_sessions)));
         let rec: SharedRecorder = Rc::new(RefCell::new(Recorder::new(scenario, &opts)));
         let replicas: Vec<Replica> =
-            (0..n).map(|i| Replica::new(scenario, i, plan.clone(), step_model.clone(), rec.clone())).collect();
+            (0..n).map(|i| Replica::new(scenario, i, plan.clone(), step_model.clone(), rec.clone(), caches)).collect();
         let occupancy: Vec<Occupancy> = replicas.iter().map(Replica::occupancy).collect();
         let occupied = occupancy.iter().fold(Occupancy::default(), |a, o| add(a, *o));
         Ok(Simulation {
@@ -251,7 +274,9 @@ impl Simulation {
             now: 0,
             events,
             events_processed: 0,
-            total_requests: sources.iter().map(|c| c.remaining).sum(),
+            total_requests,
+            sessions,
+            closing: Vec::new(),
             next_id: 0,
             sources,
             scenario: scenario.clone(),
@@ -411,17 +436,34 @@ impl Simulation {
         self.events_processed += 1;
         let at = match kind {
             EventKind::Arrival { class } => {
-                let source = &mut self.sources[class as usize];
+                let c = class as usize;
+                let source = &mut self.sources[c];
                 let (input, output, next) = source.take(time);
-                let group = source.last_group;
+                let (group, row_session) = (source.last_group, source.last_session);
                 if let Some(t) = next {
                     self.events.push(t, EventKind::Arrival { class });
                 }
-                let at = self.route(class as usize, group);
-                let id = self.next_id;
-                self.next_id += 1;
-                self.replicas[at].admit_arrival(time, id, class as usize, input, output, group);
-                at
+                let mut prefix = group.map_or(Prefix::None, Prefix::Group);
+                let mut input = input;
+                if let Some(sessions) = self.sessions.as_mut() {
+                    if let Some(id) = row_session {
+                        // a trace's turn: sent now, or held until the previous turn's answer
+                        match sessions.trace_row(c, id, input, output) {
+                            Some((slot, prompt)) => (prefix, input) = (Prefix::Session(slot), prompt),
+                            None => return self.end_of_instant(time),
+                        }
+                    } else if sessions.is_session_class(c) {
+                        let think = self.scenario.classes[c].session.as_ref().map_or(0.0, |s| s.think_time_ms);
+                        prefix = Prefix::Session(sessions.start(c, input, output, think));
+                    }
+                }
+                self.send(time, c, input, output, prefix)
+            }
+            EventKind::Turn { slot } => {
+                let sessions = self.sessions.as_mut().expect("turns only with conversations");
+                let sources = &self.sources;
+                let (c, prompt, output) = sessions.next_turn(slot, |c, rng| sources[c].turn_lengths(rng));
+                self.send(time, c, prompt, output, Prefix::Session(slot))
             }
             EventKind::Replica { at, w } => {
                 self.replicas[at as usize].wake(time, w);
@@ -430,8 +472,12 @@ impl Simulation {
             EventKind::Transfer { slot } => self.transfer_arrived(time, slot),
         };
         self.settle(at);
-        // Each replica called at this instant decides once every event of the instant is in
-        // (simultaneous arrivals can share a batch).
+        self.end_of_instant(time);
+    }
+
+    /// Each replica called at this instant decides once every event of the instant is in
+    /// (simultaneous arrivals can share a batch).
+    fn end_of_instant(&mut self, time: Micros) {
         if self.events.peek().is_none_or(|(t, _)| t > time) {
             let touched = std::mem::replace(&mut self.touched, std::mem::take(&mut self.touched_after));
             for &i in &touched {
@@ -444,8 +490,18 @@ impl Simulation {
         }
     }
 
-    /// The replica for a request of `class` (with prefix group `group`): the router's pick.
-    fn route(&mut self, class: usize, group: Option<u32>) -> usize {
+    /// Sends request (class, prompt, output) to the replica the router picks; returns it.
+    fn send(&mut self, now: Micros, class: usize, input: u32, output: u32, prefix: Prefix) -> usize {
+        let at = self.route(class, prefix);
+        let id = self.next_id;
+        self.next_id += 1;
+        self.replicas[at].admit_arrival(now, id, class, input, output, prefix);
+        at
+    }
+
+    /// The replica for a request of `class` whose prompt starts with `prefix`: the router's
+    /// pick.
+    fn route(&mut self, class: usize, prefix: Prefix) -> usize {
         let n = self.arrival_pool;
         if n == 1 {
             return 0;
@@ -455,7 +511,7 @@ impl Simulation {
             self.loads[i] = Load {
                 outstanding: o.queued + o.running,
                 kv_used: if o.kv_capacity > 0 { o.kv_used as f64 / o.kv_capacity as f64 } else { 0.0 },
-                cached_blocks: if affinity { r.cached_prefix_blocks(class, group) } else { 0 },
+                cached_blocks: if affinity { r.cached_prefix_blocks(class, prefix) } else { 0 },
             };
         }
         let route = self.router.route(&self.loads[..n]);
@@ -474,7 +530,20 @@ impl Simulation {
         for fx in self.replicas[at].drain_effects() {
             match fx {
                 Effect::Wake(t, w) => self.events.push(t, EventKind::Replica { at: at as u16, w }),
-                Effect::Ended { class } => {
+                Effect::Ended { class, session, completed } => {
+                    if let (Some(slot), Some(sessions)) = (session, self.sessions.as_mut()) {
+                        match sessions.turn_ended(slot, completed, self.now) {
+                            AfterTurn::Next(t) => {
+                                self.events.push(t, EventKind::Turn { slot });
+                                continue;
+                            }
+                            AfterTurn::Wait => continue,
+                            AfterTurn::Closed { dropped } => {
+                                self.total_requests -= dropped;
+                                self.closing.push(slot);
+                            }
+                        }
+                    }
                     // closed loop: the user thinks, then sends the next request
                     if let Some(t) = self.sources[class as usize].next_user_arrival(self.now) {
                         self.events.push(t, EventKind::Arrival { class });
@@ -489,6 +558,9 @@ impl Simulation {
         }
         if self.pd.as_ref().is_some_and(|pd| !pd.ready.is_empty()) {
             self.send_prefilled();
+        }
+        while let Some(slot) = self.closing.pop() {
+            self.replicas.iter_mut().for_each(|r| r.end_session(slot));
         }
         let new = self.replicas[at].occupancy();
         let old = std::mem::replace(&mut self.occupancy[at], new);

@@ -32,6 +32,11 @@ struct Chain {
     held: u32,
     /// When the chain was last referenced or released (the LRU key while it has blocks to evict).
     last_use: u64,
+    /// A conversation's chain (grown by each turn, `extend`), not a group's.
+    session: bool,
+    /// A conversation's chain whose conversation is over: its slot is reused once its last
+    /// cached block is evicted.
+    retired: bool,
 }
 
 /// Counts per class, for the summary.
@@ -51,6 +56,8 @@ pub(crate) struct PrefixCache {
     /// First chain of each class (`None`: the class has no shared prefix).
     base: Vec<Option<u32>>,
     chains: Vec<Chain>,
+    /// Slots of retired conversation chains with nothing cached, to reuse.
+    free: Vec<ChainId>,
     /// Chains with blocks to evict, by last use.
     lru: BTreeSet<(u64, u32)>,
     tick: u64,
@@ -64,6 +71,16 @@ pub(crate) struct PrefixCache {
 
 /// Which chain a request's prompt starts with.
 pub(crate) type ChainId = u32;
+
+/// What a request's prompt starts with, as the driver knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Prefix {
+    None,
+    /// One of its class's shared prefixes.
+    Group(u32),
+    /// The history of the conversation in the driver's session slot.
+    Session(u32),
+}
 
 impl PrefixCache {
     /// `prefixes[c]`: class `c`'s (shared tokens, groups), if it has shared prefixes.
@@ -81,6 +98,7 @@ impl PrefixCache {
             block,
             base,
             chains,
+            free: Vec::new(),
             lru: BTreeSet::new(),
             tick: 0,
             stats: vec![CacheStats::default(); prefixes.len()],
@@ -168,6 +186,50 @@ impl PrefixCache {
         true
     }
 
+    /// A new conversation's chain (nothing cached yet), for class `class`.
+    pub fn new_session_chain(&mut self, class: usize) -> ChainId {
+        let chain = Chain { class: class as u16, session: true, ..Chain::default() };
+        match self.free.pop() {
+            Some(id) => {
+                self.chains[id as usize] = chain;
+                id
+            }
+            None => {
+                self.chains.push(chain);
+                self.chains.len() as ChainId - 1
+            }
+        }
+    }
+
+    /// Whether a chain is a conversation's.
+    pub fn is_session(&self, id: ChainId) -> bool {
+        self.chains[id as usize].session
+    }
+
+    /// A conversation's turn that references the first `from` blocks of its chain ends holding
+    /// `to` full blocks of prompt and answer (`to > from`): they become the chain's, when the
+    /// chain still ends where its reference does. Returns whether they did (the caller moves
+    /// the blocks from the sequence to the chain).
+    pub fn extend(&mut self, id: ChainId, from: u32, to: u32) -> bool {
+        let c = &mut self.chains[id as usize];
+        if !c.session || c.cached != from || to <= from {
+            return false;
+        }
+        c.full = to;
+        self.publish(id, from)
+    }
+
+    /// A conversation is over: its chain's blocks stay cached until evicted, then its slot is
+    /// reused.
+    pub fn retire(&mut self, id: ChainId) {
+        let c = &mut self.chains[id as usize];
+        debug_assert!(c.session && c.refs.is_empty(), "a conversation retires with no turn running");
+        c.retired = true;
+        if c.cached == 0 {
+            self.free.push(id);
+        }
+    }
+
     /// Evicts the last block of the least recently used chain with an unreferenced block;
     /// returns that block's index and class (`None`: nothing to evict).
     pub fn evict_one(&mut self) -> Option<(u32, u16)> {
@@ -179,15 +241,22 @@ impl PrefixCache {
         if c.cached == c.held {
             self.lru.remove(&(t, id));
         }
+        if c.retired && c.cached == 0 {
+            self.free.push(id);
+        }
         self.stats[c.class as usize].evicted_blocks += 1;
         Some(out)
     }
 
     /// Everything is lost (an OOM restart).
     pub fn clear(&mut self) {
-        for c in &mut self.chains {
+        self.free.clear();
+        for (id, c) in self.chains.iter_mut().enumerate() {
             (c.cached, c.held) = (0, 0);
             c.refs.clear();
+            if c.retired {
+                self.free.push(id as ChainId);
+            }
         }
         self.lru.clear();
         (self.ref_tokens, self.held_tokens) = (0, 0);

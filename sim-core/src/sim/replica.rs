@@ -12,7 +12,7 @@ use super::decode::DecodeGroup;
 use super::events::{Effect, Micros, Wakeup};
 use super::kv::{KvPool, PoolConfig};
 use super::plan::PlanScratch;
-use super::prefix::PrefixCache;
+use super::prefix::{Prefix, PrefixCache};
 use super::record::SharedRecorder;
 use super::requests::{Handle, Phase, Req, Requests, WaitQueues};
 use super::schedule::PlanObserver;
@@ -94,6 +94,8 @@ pub(crate) struct Replica {
     pub(super) plan_observer: Option<PlanObserver>,
     /// Speculative decoding (`speculative`): each step's accepted tokens, the draft's cost.
     pub(super) spec: Option<Speculation>,
+    /// Prefix caching: each open conversation's chain here, by the driver's session slot.
+    session_chains: Vec<Option<u32>>,
     out: Vec<Effect>,
     /// Buffers reused every iteration: the prefill chunks of the next one, fresh decode
     /// members per class.
@@ -102,13 +104,15 @@ pub(crate) struct Replica {
 }
 
 impl Replica {
-    /// Replica `index` of `scenario`'s cluster, recording into `rec`.
+    /// Replica `index` of `scenario`'s cluster, recording into `rec`; with a prefix cache when
+    /// `caches` (`Scenario::caches_prefixes`, or a trace's conversations).
     pub fn new(
         scenario: &Scenario,
         index: usize,
         plan: HbmPlan,
         step_model: StepModel,
         rec: SharedRecorder,
+        caches: bool,
     ) -> Replica {
         let nclass = scenario.classes.len();
         let pool = KvPool::new(PoolConfig::from_scenario(scenario, &plan));
@@ -117,7 +121,7 @@ impl Replica {
         if let Some(sp) = &spec {
             group.step_tokens = sp.next as u64;
         }
-        let cache = scenario.caches_prefixes().then(|| {
+        let cache = caches.then(|| {
             let prefixes: Vec<_> =
                 scenario.classes.iter().map(|c| c.prefix.map(|p| (p.shared_tokens, p.groups))).collect();
             PrefixCache::new(pool.unit_tokens(), &prefixes)
@@ -162,6 +166,7 @@ impl Replica {
             planning: None,
             plan_observer: None,
             spec,
+            session_chains: Vec::new(),
             out: Vec::new(),
             spare_prefills: Vec::new(),
             fresh_class: vec![0; nclass],
@@ -170,14 +175,15 @@ impl Replica {
 
     // ---------------------------------------------------------------- the driver's interface
 
-    /// Request `id` of `class` arrives at `now` (its prompt starting with prefix group
-    /// `group`, when the class has shared prefixes): it is queued (with its timeout) or rejected.
-    pub fn admit_arrival(&mut self, now: Micros, id: u64, class: usize, input: u32, output: u32, group: Option<u32>) {
+    /// Request `id` of `class` arrives at `now` (its prompt starting with a shared prefix or a
+    /// conversation's history, `prefix`): it is queued (with its timeout) or rejected.
+    pub fn admit_arrival(&mut self, now: Micros, id: u64, class: usize, input: u32, output: u32, prefix: Prefix) {
         self.now = now;
         let h = self.reqs.alloc(id, class, now, input, output);
-        if let (Some(cache), Some(g)) = (&self.cache, group) {
-            self.reqs[h].prefix_chain = cache.chain_of(class, g);
+        if let Prefix::Session(slot) = prefix {
+            self.reqs[h].session = Some(slot);
         }
+        self.reqs[h].prefix_chain = self.chain_for(class, prefix);
         self.rec.borrow_mut().arrived(class);
         self.stats.arrived += 1;
         let s = &self.sched;
@@ -208,6 +214,7 @@ impl Replica {
         r.retries = from.retries;
         r.hit_tokens = from.hit_tokens;
         r.kv_ready = input.saturating_sub(1);
+        r.session = from.session;
         self.stats.received += 1;
         self.queues.push_back(h, class);
     }
@@ -219,6 +226,8 @@ impl Replica {
         let r = &self.reqs[h];
         debug_assert!(r.sending, "only a prompt being sent is released");
         self.loose_tokens -= r.prefilled as u64;
+        let computed = r.prefilled as u64;
+        self.keep_session_blocks(h, computed);
         self.release_running(h);
         self.reqs.free(h);
         self.stats.sent += 1;
@@ -257,12 +266,62 @@ impl Replica {
         }
     }
 
-    /// Prefix caching: blocks of group `group`'s shared prefix of `class` this replica has
-    /// cached (referenced or not); 0 without one.
-    pub fn cached_prefix_blocks(&self, class: usize, group: Option<u32>) -> u32 {
-        match (&self.cache, group) {
-            (Some(c), Some(g)) => c.chain_of(class, g).map_or(0, |id| c.state(id).0),
-            _ => 0,
+    /// Prefix caching: blocks of the shared prefix or the conversation `prefix` of a request
+    /// of `class` this replica has cached (referenced or not); 0 without one.
+    pub fn cached_prefix_blocks(&self, class: usize, prefix: Prefix) -> u32 {
+        let Some(c) = &self.cache else { return 0 };
+        let id = match prefix {
+            Prefix::None => None,
+            Prefix::Group(g) => c.chain_of(class, g),
+            Prefix::Session(slot) => self.session_chains.get(slot as usize).copied().flatten(),
+        };
+        id.map_or(0, |id| c.state(id).0)
+    }
+
+    /// Prefix caching: the chain a request's prompt starts with (a conversation's is made here
+    /// at its first turn on this replica).
+    fn chain_for(&mut self, class: usize, prefix: Prefix) -> Option<u32> {
+        let cache = self.cache.as_mut()?;
+        match prefix {
+            Prefix::None => None,
+            Prefix::Group(g) => cache.chain_of(class, g),
+            Prefix::Session(slot) => {
+                let slot = slot as usize;
+                if self.session_chains.len() <= slot {
+                    self.session_chains.resize(slot + 1, None);
+                }
+                Some(*self.session_chains[slot].get_or_insert_with(|| cache.new_session_chain(class)))
+            }
+        }
+    }
+
+    /// A conversation (the driver's session slot) is over: its chain here, if any, keeps its
+    /// blocks cached until they are evicted.
+    pub fn end_session(&mut self, slot: u32) {
+        let Some(id) = self.session_chains.get_mut(slot as usize).and_then(Option::take) else { return };
+        if let Some(cache) = self.cache.as_mut() {
+            cache.retire(id);
+        }
+    }
+
+    /// Prefix caching: a conversation's turn leaves holding the KV of its first `tokens` tokens:
+    /// their full blocks become its chain's (so the next turn finds them), cached once it has
+    /// gone. Called before the turn's KV is released.
+    fn keep_session_blocks(&mut self, h: Handle, tokens: u64) {
+        let r = &self.reqs[h];
+        let (Some(cache), Some(id)) = (self.cache.as_mut(), r.prefix_chain) else { return };
+        if !cache.is_session(id) || !self.pool.paged() {
+            return;
+        }
+        let b = cache.block();
+        let from = r.cached_blocks;
+        // the blocks it holds: those it references and its own
+        let to = ((tokens / b) as u32).min(from + (r.units * self.pool.unit_tokens() / b) as u32);
+        if cache.extend(id, from, to) {
+            let moved = self.pool.units_for(to as u64 * b) - self.pool.units_for(from as u64 * b);
+            let r = &mut self.reqs[h];
+            r.units -= moved;
+            r.cached_blocks = to;
         }
     }
 
@@ -294,7 +353,7 @@ impl Replica {
                 st.ttft.record(t - r.arrival);
             }
         }
-        self.out.push(Effect::Ended { class: r.class });
+        self.out.push(Effect::Ended { class: r.class, session: r.session, completed: outcome == Outcome::Completed });
     }
 
     /// The queued request that would be admitted next: with isolation, by class priority and
@@ -533,6 +592,8 @@ impl Replica {
         r.first_token.get_or_insert(self.now);
         self.loose_tokens -= r.prefilled as u64;
         if r.generated >= r.output {
+            let tokens = r.prefilled as u64;
+            self.keep_session_blocks(h, tokens);
             self.release_running(h);
             self.end_request(h, Outcome::Completed);
             return;
@@ -546,6 +607,9 @@ impl Replica {
         self.group.leave(h, r);
         r.generated = r.output;
         r.units = held;
+        // every prompt and answer token but the last has its KV
+        let tokens = r.input as u64 + r.output as u64 - 1;
+        self.keep_session_blocks(h, tokens);
         self.release_running(h);
         self.end_request(h, Outcome::Completed);
     }

@@ -62,6 +62,8 @@ pub(crate) struct Req {
     pub kv_ready: u32,
     /// Disaggregation, prefill side: prefilled, its KV on the way to a decode replica.
     pub sending: bool,
+    /// A conversation's turn: the driver's session slot.
+    pub session: Option<u32>,
 }
 
 /// Slots for live requests; an ended request's slot is reused with the next generation.
@@ -101,6 +103,7 @@ impl Requests {
             hit_tokens: 0,
             kv_ready: 0,
             sending: false,
+            session: None,
         };
         if let Some(slot) = self.free.pop() {
             let gen = self.slots[slot as usize].gen.wrapping_add(1);
