@@ -1,19 +1,19 @@
-//! Lesson 14, route by what is cached: four replicas
-//! serve questions about 96 shared documents. Round robin and least-outstanding routing spread
-//! every document over every replica, so each replica's prefix cache holds a quarter of what it
-//! is asked for and evicts the rest; prefix affinity keeps each document on the replica that
-//! cached it, within a load cap.
+//! Lesson 14, route a conversation to its history: four replicas serve multi-turn chat, each
+//! turn resending the whole conversation. Round robin and least-outstanding routing send a
+//! conversation's next turn to whichever replica is next or least busy, rarely the one that
+//! holds its history, so most turns prefill the history again; prefix affinity sends each turn
+//! to the replica caching its conversation (session affinity), within a load cap.
 
 use super::*;
 use crate::cluster::Policy;
 
-/// Requests per run (the preset's arrival rate and documents).
-const REQUESTS: u64 = 2000;
+/// Conversations per run (the preset's arrival rate and turns: about 2,700 requests).
+const CONVERSATIONS: u64 = 400;
 /// SLO attainments closer than this count as "about the same".
 const SAME: f64 = 0.05;
 
 fn runs(_seed: u64) -> Vec<LessonRun> {
-    let s = smaller(base("cluster-prefix-affinity"), REQUESTS);
+    let s = smaller(base("multi-turn-chat"), CONVERSATIONS);
     let with = |p: Policy| {
         let mut s = s.clone();
         s.router.policy = p;
@@ -86,7 +86,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("goodput_round_robin", 0, GOODPUT, 1.0),
         ("goodput_affinity", 2, GOODPUT, 1.0),
     ];
-    let numbers = quote(r, &quotes, &[("over_cap", over_cap), ("requests", REQUESTS as f64)]);
+    let numbers = quote(r, &quotes, &[("over_cap", over_cap), ("conversations", CONVERSATIONS as f64)]);
     Outcome { answer, numbers, sentences }
 }
 
