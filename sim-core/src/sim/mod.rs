@@ -325,7 +325,8 @@ impl Simulation {
     pub fn events_processed(&self) -> u64 {
         self.events_processed
     }
-    /// Requests the scenario will send in all.
+    /// Requests the scenario will send in all (with conversations: the turns planned, less those
+    /// of conversations given up so far).
     pub fn total_requests(&self) -> u64 {
         self.total_requests
     }
