@@ -1,0 +1,132 @@
+//! The scheduler: batching, KV layout and the limits a run uses ([`SchedulerConfig`]), and the
+//! form a file gives it in ([`SchedulerFile`]), whose left-out fields the engine profile fills.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Batching {
+    /// Collect a batch, run it to completion, free it at once.
+    Static,
+    /// Iteration-level scheduling: sequences join and leave the batch every step (vLLM, Orca).
+    Continuous,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KvLayout {
+    /// Fixed-size blocks allocated as a sequence grows (PagedAttention).
+    Paged,
+    /// Each admitted sequence reserves `max_model_len` tokens up front.
+    Contiguous,
+}
+
+/// The scheduler as a run uses it, every field set. A file may leave out the fields an engine
+/// profile sets (`crate::profile::SchedulerDefaults`); [`SchedulerFile`] reads it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SchedulerConfig {
+    pub batching: Batching,
+    /// Most sequences in one batch (static: the batch size B).
+    pub max_num_seqs: u32,
+    /// Most tokens (prefill + decode) one iteration may process.
+    pub max_num_batched_tokens: u32,
+    /// Split long prompts into chunks and mix them with decodes (Sarathi-Serve, vLLM).
+    pub chunked_prefill: bool,
+    pub kv_layout: KvLayout,
+    /// Tokens per KV block (paged layout).
+    pub block_size: u32,
+    /// Longest sequence (prompt + output) the server accepts.
+    pub max_model_len: u32,
+    /// A request still waiting for its first token this long after arrival is dropped.
+    pub queue_timeout_ms: Option<f64>,
+    /// Arrivals beyond this many waiting requests are rejected.
+    pub max_queue_len: Option<u32>,
+    /// One queue per class with reserved batch slots and KV, instead of one shared FCFS queue.
+    pub isolation: bool,
+    /// Static batching: longest wait for a batch to fill before it starts anyway.
+    pub batch_timeout_ms: f64,
+    /// Admit on the KV in use now rather than on guaranteed space; running out of memory is then
+    /// an OOM restart instead of a preemption.
+    pub overcommit: bool,
+    /// Time the server is down after an OOM.
+    pub restart_s: f64,
+    /// After an OOM, requeue the in-flight requests instead of failing them.
+    pub retry_on_oom: bool,
+    /// Keep the KV blocks of shared prompt prefixes and reuse them (vLLM's automatic prefix
+    /// caching); paged KV and continuous batching only.
+    pub prefix_caching: bool,
+}
+
+/// The scheduler as a file gives it: the profile's fields may be left out (`None`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerFile {
+    #[serde(default)]
+    batching: Option<Batching>,
+    #[serde(default)]
+    max_num_seqs: Option<u32>,
+    #[serde(default)]
+    max_num_batched_tokens: Option<u32>,
+    #[serde(default)]
+    chunked_prefill: Option<bool>,
+    #[serde(default)]
+    kv_layout: Option<KvLayout>,
+    #[serde(default)]
+    block_size: Option<u32>,
+    #[serde(default)]
+    max_model_len: Option<u32>,
+    #[serde(default)]
+    queue_timeout_ms: Option<f64>,
+    #[serde(default)]
+    max_queue_len: Option<u32>,
+    #[serde(default)]
+    isolation: bool,
+    #[serde(default = "default_batch_timeout_ms")]
+    batch_timeout_ms: f64,
+    #[serde(default)]
+    overcommit: bool,
+    #[serde(default = "default_restart_s")]
+    restart_s: f64,
+    #[serde(default)]
+    retry_on_oom: bool,
+    #[serde(default)]
+    prefix_caching: Option<bool>,
+}
+
+impl Default for SchedulerFile {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every scheduler field has a default")
+    }
+}
+
+impl SchedulerFile {
+    /// The scheduler with the profile's values where the file gave none.
+    pub(super) fn resolve(self, d: crate::profile::SchedulerDefaults) -> SchedulerConfig {
+        let batching = self.batching.unwrap_or(d.batching);
+        let kv_layout = self.kv_layout.unwrap_or(d.kv_layout);
+        SchedulerConfig {
+            batching,
+            max_num_seqs: self.max_num_seqs.unwrap_or(d.max_num_seqs),
+            max_num_batched_tokens: self.max_num_batched_tokens.unwrap_or(d.max_num_batched_tokens),
+            chunked_prefill: self.chunked_prefill.unwrap_or(d.chunked_prefill),
+            kv_layout,
+            block_size: self.block_size.unwrap_or(d.block_size),
+            max_model_len: self.max_model_len.unwrap_or(d.max_model_len),
+            queue_timeout_ms: self.queue_timeout_ms,
+            max_queue_len: self.max_queue_len,
+            isolation: self.isolation,
+            batch_timeout_ms: self.batch_timeout_ms,
+            overcommit: self.overcommit,
+            restart_s: self.restart_s,
+            retry_on_oom: self.retry_on_oom,
+            prefix_caching: self.prefix_caching.unwrap_or(d.prefix_caching),
+        }
+    }
+}
+
+fn default_batch_timeout_ms() -> f64 {
+    50.0
+}
+fn default_restart_s() -> f64 {
+    30.0
+}
