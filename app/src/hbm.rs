@@ -71,8 +71,7 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
             };
             // the cached prefixes' entry only where prefix caching is on
             let hidden = move || {
-                seg.key == "kv-cached"
-                    && !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.caches_prefixes()))
+                seg.key == "kv-cached" && !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.caches_prefixes()))
             };
             view! {
                 <li class:hidden=hidden>
