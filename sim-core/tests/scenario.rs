@@ -85,6 +85,19 @@ fn unknown_and_mistyped_fields_are_rejected_with_their_path() {
 }
 
 #[test]
+fn engine_constants_a_file_leaves_out_are_the_calibrated_ones() {
+    use sim_core::scenario::EngineConfig;
+    let with = |engine: &str| CONTRACT.replace(r#""classes""#, &format!(r#""engine": {engine}, "classes""#));
+    let s = Scenario::from_json(&with(r#"{ "mfu": 0.5 }"#)).unwrap();
+    assert_eq!(s.engine, EngineConfig { mfu: 0.5, ..EngineConfig::default() });
+    assert_ne!(EngineConfig::default().mfu, 0.5);
+    assert_eq!(Scenario::from_json(&with("{}")).unwrap().engine, EngineConfig::default());
+    assert_eq!(Scenario::from_json(CONTRACT).unwrap().engine, EngineConfig::default());
+    let e = err(&with(r#"{ "mfu": 0.5, "speed": 2 }"#));
+    assert!(e.starts_with("engine.speed unknown field `speed`"), "{e}");
+}
+
+#[test]
 fn a_model_that_does_not_fit_says_why_and_what_would() {
     let s =
         Scenario::from_json(&CONTRACT.replace(r#""llama-3-8b""#, r#""llama-2-70b""#).replace("8192", "4096")).unwrap();
