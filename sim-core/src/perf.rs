@@ -16,6 +16,7 @@
 
 use crate::catalog::{Dtype, GpuSpec, ModelSpec};
 use crate::scenario::EngineConfig;
+use std::cell::Cell;
 
 /// Achievable share of peak tensor FLOP/s (calibrated; see docs/model.md).
 pub const DEFAULT_MFU: f64 = 0.65;
@@ -171,6 +172,27 @@ pub struct StepModel {
     decode_graphs: bool,
     allreduce_latency: f64,
     pcie_allreduce_latency: f64,
+    /// The linear layers' time depends only on the step's token and logit counts, which repeat
+    /// from step to step: the last value for each pair that maps to a slot (its powers are most
+    /// of a step's cost). A pure function's results, so the numbers are the same with or
+    /// without it.
+    linear_memo: LinearMemo,
+}
+
+/// Slots of [`StepModel`]'s linear-time memo: (tokens, logit tokens, time), found by the pair.
+#[derive(Clone, Debug)]
+struct LinearMemo(Box<[Cell<(u64, u64, f64)>]>);
+
+impl LinearMemo {
+    const SLOTS: usize = 1024;
+    fn new() -> Self {
+        // no step has u64::MAX tokens: every slot starts empty
+        LinearMemo((0..Self::SLOTS).map(|_| Cell::new((u64::MAX, 0, 0.0))).collect())
+    }
+    fn slot(&self, tokens: u64, logits: u64) -> &Cell<(u64, u64, f64)> {
+        let i = (tokens.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ logits.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)) >> 54;
+        &self.0[i as usize % Self::SLOTS]
+    }
 }
 
 impl StepModel {
@@ -205,6 +227,7 @@ impl StepModel {
             decode_graphs: true,
             allreduce_latency: engine.allreduce_latency_us * 1e-6,
             pcie_allreduce_latency: engine.pcie_allreduce_latency_us * 1e-6,
+            linear_memo: LinearMemo::new(),
         }
     }
 
@@ -213,6 +236,12 @@ impl StepModel {
     pub fn without_cuda_graphs(mut self) -> Self {
         self.decode_graphs = false;
         self
+    }
+
+    /// The same model with an empty memo.
+    #[cfg(test)]
+    fn clone_without_memo(&self) -> Self {
+        StepModel { linear_memo: LinearMemo::new(), ..self.clone() }
     }
 
     /// Expected share of a MoE layer's experts that at least one of `tokens` tokens is routed to.
@@ -235,7 +264,10 @@ impl StepModel {
         let shared_bytes = (self.shared_linear_params + self.lm_head_params) * self.w_bytes;
         let mut linear_compute = shared_flops / tp / self.flops;
         let mut linear_memory = shared_bytes / tp / self.bw;
-        let mut linear = self.smooth_max(linear_compute, linear_memory);
+        let memo = self.linear_memo.slot(w.tokens(), w.logit_tokens);
+        let (tokens, logits, known) = memo.get();
+        let hit = tokens == w.tokens() && logits == w.logit_tokens;
+        let mut linear = if hit { known } else { self.smooth_max(linear_compute, linear_memory) };
         // MoE: each touched expert is its own small GEMM over the tokens routed to it, with its
         // own roofline.
         if self.expert_params > 0.0 {
@@ -246,7 +278,12 @@ impl StepModel {
             let m = per_expert * self.w_bytes / tp / self.bw;
             linear_compute += c * touched;
             linear_memory += m * touched;
-            linear += self.smooth_max(c, m) * touched;
+            if !hit {
+                linear += self.smooth_max(c, m) * touched;
+            }
+        }
+        if !hit {
+            memo.set((w.tokens(), w.logit_tokens, linear));
         }
         // Attention: QK^T and AV, 2 FLOPs per multiply-add each.
         let attn_pairs = w.prefill_attn_pairs + w.decode_ctx_tokens as f64 + w.decode_draft_pairs;
@@ -367,6 +404,32 @@ mod tests {
             let t = s.step_time(&w).total;
             assert!(t > prev, "batch {n}: {t} <= {prev}");
             prev = t;
+        }
+    }
+
+    #[test]
+    fn the_linear_memo_gives_the_fresh_model_s_bits() {
+        // every model of the catalog (dense and MoE), works whose token counts repeat while the
+        // contexts do not: each step's time equals, to the bit, that of a model with no memo yet
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for m in crate::catalog::models() {
+            let s = StepModel::new(&m, &find_gpu("h100-sxm").unwrap(), 2, Dtype::Fp8, KvTraffic::uniform(65536.0), &EngineConfig::default());
+            for _ in 0..3000 {
+                let n = 1 + next(40);
+                let mut w = BatchWork { decode_seqs: n, decode_ctx_tokens: n * (1 + next(4000)), logit_tokens: n, ..Default::default() };
+                if next(2) == 0 {
+                    w.add_prefill_chunk(next(2000), 1 + next(300), next(2) == 0);
+                }
+                let (memo, fresh) = (s.step_time(&w), s.clone_without_memo().step_time(&w));
+                assert_eq!(format!("{memo:?}"), format!("{fresh:?}"), "{} {w:?}", m.id);
+                assert_eq!(memo.total.to_bits(), fresh.total.to_bits());
+            }
         }
     }
 
