@@ -419,10 +419,22 @@ mod tests {
             x % n
         };
         for m in crate::catalog::models() {
-            let s = StepModel::new(&m, &find_gpu("h100-sxm").unwrap(), 2, Dtype::Fp8, KvTraffic::uniform(65536.0), &EngineConfig::default());
+            let s = StepModel::new(
+                &m,
+                &find_gpu("h100-sxm").unwrap(),
+                2,
+                Dtype::Fp8,
+                KvTraffic::uniform(65536.0),
+                &EngineConfig::default(),
+            );
             for _ in 0..3000 {
                 let n = 1 + next(40);
-                let mut w = BatchWork { decode_seqs: n, decode_ctx_tokens: n * (1 + next(4000)), logit_tokens: n, ..Default::default() };
+                let mut w = BatchWork {
+                    decode_seqs: n,
+                    decode_ctx_tokens: n * (1 + next(4000)),
+                    logit_tokens: n,
+                    ..Default::default()
+                };
                 if next(2) == 0 {
                     w.add_prefill_chunk(next(2000), 1 + next(300), next(2) == 0);
                 }

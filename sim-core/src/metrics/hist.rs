@@ -12,7 +12,8 @@ const QUANTILES: [f64; 4] = [0.50, 0.90, 0.95, 0.99];
 #[derive(Clone, Debug)]
 pub(crate) struct LatencyHist {
     pub(super) hist: Histogram<u64>,
-    sum_us: f64,
+    /// Σ of the values recorded, exact (the mean is this over the count)
+    sum_us: u128,
     max_us: u64,
 }
 
@@ -20,7 +21,7 @@ impl LatencyHist {
     pub(crate) fn new() -> Self {
         LatencyHist {
             hist: Histogram::new_with_bounds(1, MAX_TRACKED_US, 3).expect("static bounds"),
-            sum_us: 0.0,
+            sum_us: 0,
             max_us: 0,
         }
     }
@@ -29,7 +30,7 @@ impl LatencyHist {
             return;
         }
         self.hist.saturating_record_n(us.max(1), n);
-        self.sum_us += us as f64 * n as f64;
+        self.sum_us += us as u128 * n as u128;
         self.max_us = self.max_us.max(us);
     }
     pub(crate) fn record(&mut self, us: u64) {
@@ -50,7 +51,15 @@ impl LatencyHist {
         }
         let q = |p: f64| self.hist.value_at_quantile(p).min(self.max_us) as f64 / 1000.0;
         let [p50, p90, p95, p99] = QUANTILES.map(q);
-        Dist { count: n, mean: self.sum_us / n as f64 / 1000.0, p50, p90, p95, p99, max: self.max_us as f64 / 1000.0 }
+        Dist {
+            count: n,
+            mean: self.sum_us as f64 / n as f64 / 1000.0,
+            p50,
+            p90,
+            p95,
+            p99,
+            max: self.max_us as f64 / 1000.0,
+        }
     }
     /// Non-empty buckets as (highest value of the bucket, count), lowest first.
     pub(super) fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
@@ -76,7 +85,7 @@ impl LatencyHist {
         Censored {
             count: n,
             censored,
-            mean: (self.sum_us + open.sum_us + live_sum) / n as f64 / 1000.0,
+            mean: ((self.sum_us + open.sum_us) as f64 + live_sum) / n as f64 / 1000.0,
             p50: ms(at[0]),
             p90: ms(at[1]),
             p95: ms(at[2]),

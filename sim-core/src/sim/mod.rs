@@ -296,7 +296,7 @@ impl Simulation {
 
     /// Standard deviation of every inter-token gap so far, in ms (from the ITL histogram).
     pub fn itl_std_ms(&self) -> f64 {
-        self.rec.borrow().total.itl.std_ms()
+        self.rec.borrow().all().itl.std_ms()
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -348,7 +348,7 @@ impl Simulation {
     /// The request counts of all traffic so far, without building a summary (`in_flight` is not
     /// filled in): what a caller watching for a first rejection or preemption reads each event.
     pub fn counts(&self) -> crate::metrics::Counts {
-        self.rec.borrow().total.counts
+        self.rec.borrow().all_counts()
     }
     /// The time series so far (the whole cluster's).
     pub fn series(&self) -> Ref<'_, [Sample]> {
@@ -361,7 +361,7 @@ impl Simulation {
     /// Empirical CDF points (ms, fraction) of TTFT for a class, or all classes with `None`.
     pub fn ttft_cdf(&self, class: Option<usize>, points: usize) -> Vec<(f64, f64)> {
         let rec = self.rec.borrow();
-        class.and_then(|c| rec.metrics.get(c)).unwrap_or(&rec.total).ttft_cdf(points)
+        rec.of(class).unwrap_or(rec.all()).ttft_cdf(points)
     }
     /// The TTFT CDF over every request that arrived (`Summary`'s `ttft_ms_censored` as a curve):
     /// requests that timed out, were rejected or lost count at their wait, those still waiting at
@@ -372,7 +372,7 @@ impl Simulation {
     }
     pub fn tpot_cdf(&self, class: Option<usize>, points: usize) -> Vec<(f64, f64)> {
         let rec = self.rec.borrow();
-        class.and_then(|c| rec.metrics.get(c)).unwrap_or(&rec.total).tpot_cdf(points)
+        rec.of(class).unwrap_or(rec.all()).tpot_cdf(points)
     }
     /// Time of the next event, if any.
     pub fn next_event_time(&self) -> Option<Micros> {
@@ -507,11 +507,13 @@ impl Simulation {
         if n == 1 {
             return 0;
         }
-        let affinity = self.scenario.router.policy == Policy::PrefixAffinity;
+        // each policy's own figures (the others are left at zero)
+        let policy = self.scenario.router.policy;
+        let (affinity, kv) = (policy == Policy::PrefixAffinity, policy == Policy::LeastKv);
         for (i, (r, o)) in self.replicas[..n].iter().zip(&self.occupancy).enumerate() {
             self.loads[i] = Load {
                 outstanding: o.queued + o.running,
-                kv_used: if o.kv_capacity > 0 { o.kv_used as f64 / o.kv_capacity as f64 } else { 0.0 },
+                kv_used: if kv && o.kv_capacity > 0 { o.kv_used as f64 / o.kv_capacity as f64 } else { 0.0 },
                 cached_blocks: if affinity { r.cached_prefix_blocks(class, prefix) } else { 0 },
             };
         }
@@ -763,14 +765,14 @@ impl Simulation {
             }
         }
         let rec = self.rec.borrow();
-        let c = &rec.total.counts;
+        let c = rec.all_counts();
         let sum = |f: fn(&replica::ReplicaStats) -> u64| self.replicas.iter().map(|r| f(r.stats())).sum::<u64>();
         let (arrived, ended, completed) = (sum(|s| s.arrived), sum(|s| s.ended), sum(|s| s.completed));
-        if (c.arrived, rec.total.ended(), c.completed) != (arrived, ended, completed) {
+        if (c.arrived, c.ended(), c.completed) != (arrived, ended, completed) {
             return Err(format!(
                 "cluster arrived/ended/completed {}/{}/{} != replicas' {arrived}/{ended}/{completed}",
                 c.arrived,
-                rec.total.ended(),
+                c.ended(),
                 c.completed
             ));
         }

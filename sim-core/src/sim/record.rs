@@ -8,7 +8,7 @@ use super::requests::Req;
 use super::view::{Ending, RecentEnding};
 use crate::memory::HbmPlan;
 use crate::metrics::{
-    ClassMetrics, ClassSummary, Cost, Live, Memory, Outcome, PrefixCache, RequestRecord, Series, Summary,
+    ClassMetrics, ClassSummary, Cost, Counts, Live, Memory, Outcome, PrefixCache, RequestRecord, Series, Summary,
 };
 use crate::scenario::{Scenario, Slo};
 use std::collections::{BTreeMap, VecDeque};
@@ -23,9 +23,12 @@ pub(crate) type SharedRecorder = std::rc::Rc<std::cell::RefCell<Recorder>>;
 pub(crate) struct Recorder {
     class_names: Vec<String>,
     slo: Vec<Slo>,
-    /// Per class, and for all traffic.
-    pub metrics: Vec<ClassMetrics>,
-    pub total: ClassMetrics,
+    /// Per class.
+    metrics: Vec<ClassMetrics>,
+    /// All traffic. With one class, all traffic is that class: its figures are counted once,
+    /// in `metrics[0]` (each record into a latency histogram is a cache miss), and this holds
+    /// only what no class counts (OOM restarts).
+    total: ClassMetrics,
     pub series: Series,
     recent: VecDeque<RecentEnding>,
     recent_capacity: usize,
@@ -54,13 +57,37 @@ impl Recorder {
         }
     }
 
-    /// The class's metrics and the all-traffic metrics, for counting into both.
-    fn both(&mut self, class: usize) -> [&mut ClassMetrics; 2] {
-        [&mut self.metrics[class], &mut self.total]
+    /// The class's metrics and, with several classes, the all-traffic metrics: where a
+    /// request of the class counts.
+    fn both(&mut self, class: usize) -> impl Iterator<Item = &mut ClassMetrics> {
+        let separate = self.metrics.len() > 1;
+        std::iter::once(&mut self.metrics[class]).chain(separate.then_some(&mut self.total))
+    }
+
+    /// All traffic's figures (OOM restarts apart: [`Recorder::all_counts`]).
+    pub fn all(&self) -> &ClassMetrics {
+        match self.metrics.as_slice() {
+            [one] => one,
+            _ => &self.total,
+        }
+    }
+
+    /// All traffic's counts.
+    pub fn all_counts(&self) -> Counts {
+        Counts { oom_restarts: self.total.counts.oom_restarts, ..self.all().counts }
+    }
+
+    /// Class `class`'s figures, or all traffic's with `None` (`None` for a class that does not
+    /// exist).
+    pub fn of(&self, class: Option<usize>) -> Option<&ClassMetrics> {
+        match class {
+            Some(c) => self.metrics.get(c),
+            None => Some(self.all()),
+        }
     }
 
     pub fn arrived(&mut self, class: usize) {
-        self.both(class).into_iter().for_each(|m| m.counts.arrived += 1);
+        self.both(class).for_each(|m| m.counts.arrived += 1);
     }
 
     /// A request ended at `now` with `outcome`.
@@ -142,7 +169,7 @@ impl Recorder {
 
     /// A running request was sent back to the queue to be recomputed.
     pub fn preempted(&mut self, id: u64, class: usize, now: Micros) {
-        self.both(class).into_iter().for_each(|m| m.counts.preempted += 1);
+        self.both(class).for_each(|m| m.counts.preempted += 1);
         self.note_recent(id, class, Ending::Preempted, now);
     }
 
@@ -151,15 +178,17 @@ impl Recorder {
         self.metrics[class].itl.record(gap);
     }
 
-    /// `n` inter-token gaps of `gap` in all traffic (not in any class).
+    /// `n` inter-token gaps of `gap` in all traffic (not in any class), the same gaps the
+    /// classes were given one by one by [`Recorder::itl_class`].
     pub fn itl_total(&mut self, gap: Micros, n: u64) {
-        self.total.itl.record_n(gap, n);
+        if self.metrics.len() > 1 {
+            self.total.itl.record_n(gap, n);
+        }
     }
 
     /// `n` inter-token gaps of `gap` of requests of `class`, in the class and in all traffic.
     pub fn itl(&mut self, class: usize, gap: Micros, n: u64) {
-        self.metrics[class].itl.record_n(gap, n);
-        self.total.itl.record_n(gap, n);
+        self.both(class).for_each(|m| m.itl.record_n(gap, n));
     }
 
     pub fn oom_restart(&mut self) {
@@ -192,7 +221,7 @@ impl Recorder {
 
     /// Share of all requests that have ended.
     pub fn ended_count(&self) -> u64 {
-        self.total.ended()
+        self.all().ended()
     }
 
     /// The TTFT CDF over every arrival of `class` (all with `None`) at `now`, the unanswered at
@@ -204,10 +233,7 @@ impl Recorder {
         class: Option<usize>,
         points: usize,
     ) -> Vec<(f64, f64)> {
-        let Some(m) = (match class {
-            Some(c) => self.metrics.get(c),
-            None => Some(&self.total),
-        }) else {
+        let Some(m) = self.of(class) else {
             return Vec::new();
         };
         let mut open = Live::default();
@@ -249,7 +275,8 @@ impl Recorder {
             inflight_total += cs.requests.in_flight;
             classes.insert(self.class_names[i].clone(), cs);
         }
-        let mut t = self.total.summary(duration_s, &mut open_total);
+        let mut t = self.all().summary(duration_s, &mut open_total);
+        t.requests.oom_restarts = self.total.counts.oom_restarts;
         if let Some(p) = prefix {
             let sum = |f: fn(&CacheStats) -> u64| p.iter().map(f).sum::<u64>();
             let (prompt, cached) = (sum(|s| s.prompt_tokens), sum(|s| s.cached_tokens));
@@ -278,8 +305,8 @@ impl Recorder {
             },
             cost: Cost {
                 usd_per_hour,
-                usd_per_million_output_tokens: per_m(self.total.output_tokens_done),
-                usd_per_million_good_tokens: per_m(self.total.good_output_tokens),
+                usd_per_million_output_tokens: per_m(self.all().output_tokens_done),
+                usd_per_million_good_tokens: per_m(self.all().good_output_tokens),
             },
             classes,
             speculative: None,

@@ -560,8 +560,7 @@ impl Replica {
         for (h, t) in self.group.fresh.drain(..) {
             let c = self.reqs[h].class as usize;
             fresh_class[c] += 1;
-            rec.metrics[c].itl.record(now - t);
-            rec.total.itl.record(now - t);
+            rec.itl(c, now - t, 1);
         }
         for (c, fc) in fresh_class.iter().enumerate() {
             rec.itl(c, gap, self.group.n_class[c] - fc);
