@@ -20,8 +20,8 @@ use super::static_batch::StaticBatch;
 use super::view::{Pool, StepInfo};
 use crate::memory::HbmPlan;
 use crate::metrics::{LatencyHist, Outcome};
-use crate::perf::{BatchWork, StepModel};
-use crate::scenario::{Batching, Scenario, SchedulerConfig};
+use crate::perf::StepModel;
+use crate::scenario::{Scenario, SchedulerConfig};
 use crate::speculative::Speculation;
 use std::collections::BTreeMap;
 
@@ -95,12 +95,12 @@ pub(crate) struct Replica {
     /// Speculative decoding (`speculative`): each step's accepted tokens, the draft's cost.
     pub(super) spec: Option<Speculation>,
     /// Prefix caching: each open conversation's chain here, by the driver's session slot.
-    session_chains: Vec<Option<u32>>,
-    out: Vec<Effect>,
+    pub(super) session_chains: Vec<Option<u32>>,
+    pub(super) out: Vec<Effect>,
     /// Buffers reused every iteration: the prefill chunks of the next one, fresh decode
     /// members per class.
     pub(super) spare_prefills: Vec<(Handle, u32)>,
-    fresh_class: Vec<u64>,
+    pub(super) fresh_class: Vec<u64>,
 }
 
 impl Replica {
@@ -266,65 +266,6 @@ impl Replica {
         }
     }
 
-    /// Prefix caching: blocks of the shared prefix or the conversation `prefix` of a request
-    /// of `class` this replica has cached (referenced or not); 0 without one.
-    pub fn cached_prefix_blocks(&self, class: usize, prefix: Prefix) -> u32 {
-        let Some(c) = &self.cache else { return 0 };
-        let id = match prefix {
-            Prefix::None => None,
-            Prefix::Group(g) => c.chain_of(class, g),
-            Prefix::Session(slot) => self.session_chains.get(slot as usize).copied().flatten(),
-        };
-        id.map_or(0, |id| c.state(id).0)
-    }
-
-    /// Prefix caching: the chain a request's prompt starts with (a conversation's is made here
-    /// at its first turn on this replica).
-    fn chain_for(&mut self, class: usize, prefix: Prefix) -> Option<u32> {
-        let cache = self.cache.as_mut()?;
-        match prefix {
-            Prefix::None => None,
-            Prefix::Group(g) => cache.chain_of(class, g),
-            Prefix::Session(slot) => {
-                let slot = slot as usize;
-                if self.session_chains.len() <= slot {
-                    self.session_chains.resize(slot + 1, None);
-                }
-                Some(*self.session_chains[slot].get_or_insert_with(|| cache.new_session_chain(class)))
-            }
-        }
-    }
-
-    /// A conversation (the driver's session slot) is over: its chain here, if any, keeps its
-    /// blocks cached until they are evicted.
-    pub fn end_session(&mut self, slot: u32) {
-        let Some(id) = self.session_chains.get_mut(slot as usize).and_then(Option::take) else { return };
-        if let Some(cache) = self.cache.as_mut() {
-            cache.retire(id);
-        }
-    }
-
-    /// Prefix caching: a conversation's turn leaves holding the KV of its first `tokens` tokens:
-    /// their full blocks become its chain's (so the next turn finds them), cached once it has
-    /// gone. Called before the turn's KV is released.
-    fn keep_session_blocks(&mut self, h: Handle, tokens: u64) {
-        let r = &self.reqs[h];
-        let (Some(cache), Some(id)) = (self.cache.as_mut(), r.prefix_chain) else { return };
-        if !cache.is_session(id) || !self.pool.paged() {
-            return;
-        }
-        let b = cache.block();
-        let from = r.cached_blocks;
-        // the blocks it holds: those it references and its own
-        let to = ((tokens / b) as u32).min(from + (r.units * self.pool.unit_tokens() / b) as u32);
-        if cache.extend(id, from, to) {
-            let moved = self.pool.units_for(to as u64 * b) - self.pool.units_for(from as u64 * b);
-            let r = &mut self.reqs[h];
-            r.units -= moved;
-            r.cached_blocks = to;
-        }
-    }
-
     pub(super) fn wake_at(&mut self, t: Micros, w: Wakeup) {
         self.out.push(Effect::Wake(t, w));
     }
@@ -423,242 +364,6 @@ impl Replica {
             Some(c) if r.cached_blocks > 0 => self.pool.units_for(r.cached_blocks as u64 * c.block()),
             _ => 0,
         }
-    }
-
-    /// Prefix caching: a request referencing `blocks` cached blocks of its chain is admitted
-    /// (the blocks no one else references are pinned in the pool).
-    pub(super) fn reference_cached(&mut self, h: Handle, blocks: u32) {
-        let (class, id) = (self.reqs[h].class as usize, self.reqs[h].prefix_chain);
-        let (Some(cache), Some(id)) = (self.cache.as_mut(), id) else { return };
-        let before = cache.reference(id, blocks);
-        let b = cache.block();
-        let pin = self.pool.units_for(blocks as u64 * b).saturating_sub(self.pool.units_for(before as u64 * b));
-        if pin > 0 {
-            self.pool.pin(class, pin);
-        }
-        self.reqs[h].cached_blocks = blocks;
-    }
-
-    /// Prefix caching: a prompt computed past its shared prefix offers its blocks to its chain.
-    fn publish_prefix(&mut self, h: Handle) {
-        let r = &self.reqs[h];
-        let (Some(cache), Some(id)) = (self.cache.as_mut(), r.prefix_chain) else { return };
-        let (_, _, full) = cache.state(id);
-        let b = cache.block();
-        if r.cached_blocks >= full || (r.prefilled as u64) < full as u64 * b {
-            return;
-        }
-        let from = r.cached_blocks;
-        if cache.publish(id, from) {
-            let moved = self.pool.units_for(full as u64 * b) - self.pool.units_for(from as u64 * b);
-            let r = &mut self.reqs[h];
-            r.units -= moved;
-            r.cached_blocks = full;
-        }
-    }
-
-    /// Removes from their chains the cached blocks the pool took back for allocations.
-    pub(super) fn settle_evictions(&mut self) {
-        let Some(cache) = self.cache.as_mut() else { return };
-        while self.pool.evict_due() > 0 {
-            let Some((j, _)) = cache.evict_one() else { break };
-            let b = cache.block();
-            let units = self.pool.units_for((j as u64 + 1) * b) - self.pool.units_for(j as u64 * b);
-            self.pool.evicted(units);
-        }
-    }
-
-    // ---------------------------------------------------------------- iterations
-
-    fn try_start_step(&mut self) {
-        if self.step.is_some() || self.restarting_until.is_some() {
-            return;
-        }
-        match self.sched.batching {
-            Batching::Continuous => self.start_continuous_step(),
-            Batching::Static => self.start_static_step(),
-        }
-    }
-
-    pub(super) fn begin_step(&mut self, work: BatchWork, prefills: Vec<(Handle, u32)>, decode: bool, growth: u64) {
-        let mut time = self.step_model.step_time(&work);
-        if let Some(sp) = &self.spec {
-            time.total += sp.draft_seconds(&work);
-        }
-        let dur = time.micros();
-        let bound = time.linear_compute + time.attn_compute;
-        let memb = time.linear_memory + time.attn_memory;
-        // this step's draw: `next` tokens per sequence, the accepted drafts and its own
-        let (draft_tokens, accepted_draft_tokens) = match &self.spec {
-            Some(sp) if work.decode_seqs > 0 => (sp.draft_tokens(), sp.next - 1),
-            _ => (0, 0),
-        };
-        self.last_step = StepInfo {
-            draft_tokens,
-            accepted_draft_tokens,
-            start_s: self.now as f64 / 1e6,
-            duration_ms: dur as f64 / 1000.0,
-            prefill_tokens: work.prefill_tokens,
-            decode_seqs: work.decode_seqs,
-            compute_bound_share: if bound + memb > 0.0 { bound / (bound + memb) } else { 0.0 },
-        };
-        let alloc_tokens = self.pool.used() * self.pool.unit_tokens();
-        let tokens = self.group.ctx_sum + self.loose_tokens;
-        // a shared prefix's tokens are held once
-        let tokens = self.cache.as_ref().map_or(tokens, |c| (tokens + c.held_tokens).saturating_sub(c.ref_tokens));
-        self.rec.borrow_mut().kv_waste(alloc_tokens, tokens);
-        self.stats.busy_us += dur;
-        self.step = Some(InFlightStep { prefills, decode, growth_units: growth, ends_at: self.now + dur });
-        self.wake_at(self.now + dur, Wakeup::StepEnd);
-    }
-
-    fn on_step_end(&mut self) {
-        let Some(step) = self.step.take() else { return };
-        if self.static_batch.is_some() {
-            self.static_step_end();
-            self.try_start_step();
-            return;
-        }
-        if step.decode {
-            self.decode_step_end();
-        }
-        for &(h, n) in &step.prefills {
-            let Some(r) = self.reqs.get(h) else { continue };
-            if r.phase != Phase::Prefill {
-                continue;
-            }
-            let r = &mut self.reqs[h];
-            r.prefilled += n;
-            if self.cache.is_some() {
-                self.publish_prefix(h);
-            }
-            let r = &self.reqs[h];
-            if r.prefilled >= r.prefill_target {
-                self.prefill_complete(h);
-            }
-        }
-        self.spare_prefills = step.prefills;
-    }
-
-    /// Every decode member emitted a token: inter-token gaps, then the members that are done.
-    fn decode_step_end(&mut self) {
-        let now = self.now;
-        let reqs = &self.reqs;
-        self.group.step_done(|slot, join| {
-            let r = reqs.at(slot);
-            (r.live && r.join_id == join).then_some(r.class)
-        });
-        if let Some(sp) = &mut self.spec {
-            self.group.step_tokens = sp.step_done() as u64;
-        }
-        // members that took part in the previous decode step all share one gap; fresh members
-        // measure from their first token
-        let gap = now - self.group.last_decode_end;
-        let fresh_class = &mut self.fresh_class;
-        fresh_class.iter_mut().for_each(|n| *n = 0);
-        let mut rec = self.rec.borrow_mut();
-        for (h, t) in self.group.fresh.drain(..) {
-            let c = self.reqs[h].class as usize;
-            fresh_class[c] += 1;
-            rec.itl(c, now - t, 1);
-        }
-        for (c, fc) in fresh_class.iter().enumerate() {
-            rec.itl(c, gap, self.group.n_class[c] - fc);
-        }
-        drop(rec);
-        self.group.last_decode_end = now;
-        while let Some((slot, join)) = self.group.pop_finished() {
-            let r = self.reqs.at(slot);
-            if r.live && r.join_id == join && r.phase == Phase::Decode {
-                self.finish_decode_member(self.reqs.handle(slot));
-            }
-        }
-    }
-
-    /// A prompt's last chunk ran: it emits a token and joins the decode group (or ends).
-    fn prefill_complete(&mut self, h: Handle) {
-        self.prefilling.retain(|x| *x != h);
-        let r = &mut self.reqs[h];
-        if self.role == Pool::Prefill {
-            // its first token is the decode replica's to send: the KV goes there; the prompt
-            // keeps its blocks and slot until it has arrived (and is no preemption's victim)
-            r.sending = true;
-            self.running[r.class as usize].remove(&r.admit_order);
-            self.out.push(Effect::Prefilled(h));
-            return;
-        }
-        r.generated += 1;
-        r.first_token.get_or_insert(self.now);
-        self.loose_tokens -= r.prefilled as u64;
-        if r.generated >= r.output {
-            let tokens = r.prefilled as u64;
-            self.keep_session_blocks(h, tokens);
-            self.release_running(h);
-            self.end_request(h, Outcome::Completed);
-            return;
-        }
-        self.group.join(h, r, self.now);
-    }
-
-    fn finish_decode_member(&mut self, h: Handle) {
-        let held = self.held_units(&self.reqs[h]);
-        let r = &mut self.reqs[h];
-        self.group.leave(h, r);
-        r.generated = r.output;
-        r.units = held;
-        // every prompt and answer token but the last has its KV
-        let tokens = r.input as u64 + r.output as u64 - 1;
-        self.keep_session_blocks(h, tokens);
-        self.release_running(h);
-        self.end_request(h, Outcome::Completed);
-    }
-
-    /// Prefix caching: each chain's references are the running sequences that reference it,
-    /// its unreferenced blocks are the pool's cached units; returns the units of the blocks in
-    /// use (each counted once, however many sequences share it).
-    fn check_cache(&self) -> Result<u64, String> {
-        let Some(cache) = &self.cache else {
-            return if self.pool.cached() == 0 { Ok(0) } else { Err("cached units without a cache".into()) };
-        };
-        let b = cache.block();
-        let mut refs: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-        for r in self.reqs.live().filter(|r| r.cached_blocks > 0) {
-            if r.phase == Phase::Queued {
-                return Err(format!("request {} is queued and references cached blocks", r.id));
-            }
-            *refs.entry((r.prefix_chain.unwrap_or(u32::MAX), r.cached_blocks)).or_insert(0) += 1;
-        }
-        let (mut held_units, mut free_units, mut counted) = (0, 0, 0);
-        for (id, _, cached, held) in cache.cached_chains() {
-            for (blocks, n) in cache.refs(id) {
-                if refs.get(&(id, blocks)) != Some(&n) {
-                    return Err(format!(
-                        "chain {id}: {n} references of {blocks} blocks, running {:?}",
-                        refs.get(&(id, blocks))
-                    ));
-                }
-                counted += 1;
-            }
-            if held > cached {
-                return Err(format!("chain {id} holds {held} blocks of {cached} cached"));
-            }
-            held_units += self.pool.units_for(held as u64 * b);
-            free_units += self.pool.units_for(cached as u64 * b) - self.pool.units_for(held as u64 * b);
-        }
-        if counted != refs.len() {
-            return Err(format!(
-                "running sequences reference {} (chain, length) pairs, the chains {counted}",
-                refs.len()
-            ));
-        }
-        if free_units != self.pool.cached() + self.pool.evict_due() {
-            return Err(format!(
-                "unreferenced cached units {free_units} != pool's cached {} + due {}",
-                self.pool.cached(),
-                self.pool.evict_due()
-            ));
-        }
-        Ok(held_units)
     }
 
     // ---------------------------------------------------------------- reading
