@@ -173,9 +173,9 @@ pub struct StepModel {
     allreduce_latency: f64,
     pcie_allreduce_latency: f64,
     /// The linear layers' time depends only on the step's token and logit counts, which repeat
-    /// from step to step: the last value for each pair that maps to a slot (its powers are most
-    /// of a step's cost). A pure function's results, so the numbers are the same with or
-    /// without it.
+    /// from step to step: the last value for each pair that maps to a slot (its two powers are
+    /// a third of a step time's cost). A pure function's results, so the numbers are the same
+    /// with or without it.
     linear_memo: LinearMemo,
 }
 
@@ -184,14 +184,16 @@ pub struct StepModel {
 struct LinearMemo(Box<[Cell<(u64, u64, f64)>]>);
 
 impl LinearMemo {
+    /// A power of two.
     const SLOTS: usize = 1024;
     fn new() -> Self {
         // no step has u64::MAX tokens: every slot starts empty
         LinearMemo((0..Self::SLOTS).map(|_| Cell::new((u64::MAX, 0, 0.0))).collect())
     }
     fn slot(&self, tokens: u64, logits: u64) -> &Cell<(u64, u64, f64)> {
-        let i = (tokens.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ logits.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)) >> 54;
-        &self.0[i as usize % Self::SLOTS]
+        let h = tokens.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ logits.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        // the hash's top bits, as many as index the slots
+        &self.0[(h >> (64 - Self::SLOTS.trailing_zeros())) as usize]
     }
 }
 

@@ -60,15 +60,21 @@ impl Recorder {
     /// The class's metrics and, with several classes, the all-traffic metrics: where a
     /// request of the class counts.
     fn both(&mut self, class: usize) -> impl Iterator<Item = &mut ClassMetrics> {
-        let separate = self.metrics.len() > 1;
+        let separate = self.total_apart();
         std::iter::once(&mut self.metrics[class]).chain(separate.then_some(&mut self.total))
+    }
+
+    /// All traffic is counted apart from the classes (unless it is the one class).
+    fn total_apart(&self) -> bool {
+        self.metrics.len() != 1
     }
 
     /// All traffic's figures (OOM restarts apart: [`Recorder::all_counts`]).
     pub fn all(&self) -> &ClassMetrics {
-        match self.metrics.as_slice() {
-            [one] => one,
-            _ => &self.total,
+        if self.total_apart() {
+            &self.total
+        } else {
+            &self.metrics[0]
         }
     }
 
@@ -181,7 +187,7 @@ impl Recorder {
     /// `n` inter-token gaps of `gap` in all traffic (not in any class), the same gaps the
     /// classes were given one by one by [`Recorder::itl_class`].
     pub fn itl_total(&mut self, gap: Micros, n: u64) {
-        if self.metrics.len() > 1 {
+        if self.total_apart() {
             self.total.itl.record_n(gap, n);
         }
     }
