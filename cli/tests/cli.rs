@@ -11,8 +11,10 @@ fn llmsim(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// A scratch file under cargo's directory for integration tests' files (inside the target
+/// directory, so no run leaves files in the system's temporary directory).
 fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("llmsim-test-{}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("llmsim-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
 }
