@@ -185,6 +185,14 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
             sp.mean_accepted_tokens_per_step,
             cfg.expected_tokens_per_step()
         );
+        if m.draft_weights_bytes > 0.0 {
+            let _ = writeln!(
+                out,
+                "  the draft model's memory: weights {:.1} GiB and {:.0} KiB of KV per token (both counted above)",
+                m.draft_weights_bytes / gib,
+                m.draft_kv_bytes_per_token / 1024.0
+            );
+        }
     }
     let _ = writeln!(
         out,

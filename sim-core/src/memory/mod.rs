@@ -54,7 +54,11 @@ pub const CUDA_GRAPH_BYTES: f64 = 0.4 * GIB;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HbmPlan {
     pub capacity_bytes: f64,
+    /// The target's weights and, with speculative decoding by a draft model, the draft's.
     pub weights_bytes: f64,
+    /// The draft model's part of `weights_bytes` (0 without one).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub draft_weights_bytes: f64,
     /// Inside the budget: the profile run's peak activations plus the non-torch memory it sees.
     pub activation_bytes: f64,
     /// Outside the budget, in the headroom: the CUDA context and the CUDA graphs.
@@ -65,8 +69,12 @@ pub struct HbmPlan {
     pub kv_capacity_bytes: f64,
     /// Capacity × (1 − utilisation): outside the budget (runtime and other processes live here).
     pub headroom_bytes: f64,
-    /// KV bytes per token for the whole model (all GPUs).
+    /// KV bytes a pool token takes (all GPUs): the target's and, with a draft model, the
+    /// draft's, whose layers keep their KV in the same blocks.
     pub kv_bytes_per_token: f64,
+    /// The draft model's part of `kv_bytes_per_token` (0 without one).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub draft_kv_bytes_per_token: f64,
     /// Tokens the pool holds.
     pub kv_capacity_tokens: u64,
     /// Tokens that fit before physical memory runs out (for over-commit: beyond it is an OOM).
@@ -78,6 +86,31 @@ pub struct HbmPlan {
     pub kv: KvFormula,
     /// How the pool's tokens grow with a sequence (`kv_bytes_per_token` is one of its tokens).
     pub pool_growth: PoolGrowth,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+/// KV bytes one token of `kv` takes in a replica of `tp` GPUs, tensor-parallel replication
+/// included, counting `layers` attention layers: KV heads shard across TP ranks, and with more
+/// ranks than KV heads they are replicated, so the replica stores `ceil(kv_heads / tp)` heads on
+/// each of its GPUs; MLA's latent is shared by all heads, so every rank stores all of it.
+fn stored_bytes_per_token(kv: &KvFormula, layers: u32, tp: u32) -> f64 {
+    let unit = kv.bytes_per_token_of(layers);
+    let tp = tp as f64;
+    match kv.form {
+        AttentionForm::Mla => unit * tp,
+        _ => {
+            let kv_heads_stored = (kv.kv_heads as f64 / tp).ceil() * tp;
+            unit * kv_heads_stored / kv.kv_heads as f64
+        }
+    }
+}
+
+/// The draft model of `s`'s speculative decoding, if it names one from the catalogue.
+fn draft_model(s: &Scenario) -> Option<ModelSpec> {
+    s.speculative.as_ref()?.draft_model.as_deref().and_then(crate::catalog::find_model)
 }
 
 /// Peak activations of vLLM's profile run on one GPU: a forward pass over
@@ -125,32 +158,33 @@ impl HbmPlan {
     fn plan(s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> HbmPlan {
         let tp = s.num_gpus as f64;
         let capacity = gpu.hbm_bytes * tp;
-        let weights = model.params_total * s.dtype.bytes();
+        let draft = draft_model(s);
+        let draft_weights = draft.as_ref().map_or(0.0, |d| d.params_total * s.dtype.bytes());
+        let weights = model.params_total * s.dtype.bytes() + draft_weights;
         let sched = &s.scheduler;
         let activation = activation_peak_per_gpu(model, sched.max_num_batched_tokens, sched.max_num_seqs, s.num_gpus)
             * tp
             + non_torch_per_gpu(s.num_gpus) * tp;
         let runtime = runtime_per_gpu(s.num_gpus) * tp;
         let other = s.other_process_gib * GIB * tp;
-        // KV heads shard across TP ranks; with more ranks than KV heads they are replicated, so
-        // the replica stores ceil(kv_heads / tp) heads on each of its tp GPUs. MLA's latent is
-        // shared by all heads: every rank stores all of it. Linear state shards by head.
         let kv = KvFormula::of(model, s.kv_dtype().bytes());
         // the pool counts tokens per group of gcd(full, window) layers (all layers for most models)
         let g = gcd(kv.full_layers, kv.window_layers).max(1);
-        let unit = kv.bytes_per_token_of(g);
-        let kv_tok_stored = match kv.form {
-            AttentionForm::Mla => unit * tp,
-            _ => {
-                let kv_heads_stored = (model.num_kv_heads as f64 / tp).ceil() * tp;
-                unit * kv_heads_stored / model.num_kv_heads as f64
-            }
-        };
+        let target_tok = stored_bytes_per_token(&kv, g, s.num_gpus);
+        // A draft model's layers keep their KV in the target's blocks (vLLM sizes one pool over
+        // both models' layers), so a pool token holds both. Speculation needs a target without
+        // sliding windows (one group of all its layers); a draft's own window layers are counted
+        // as full ones, and its linear state joins the target's.
+        let draft_kv = draft.as_ref().map(|d| KvFormula::of(d, s.kv_dtype().bytes()));
+        let draft_tok =
+            draft_kv.map_or(0.0, |d| stored_bytes_per_token(&d, d.full_layers + d.window_layers, s.num_gpus));
+        let kv_tok_stored = target_tok + draft_tok;
+        let state_bytes = kv.state_bytes + draft_kv.map_or(0.0, |d| d.state_bytes);
         let pool_growth = PoolGrowth {
             full_groups: (kv.full_layers / g) as u64,
             window_groups: (kv.window_layers / g) as u64,
             window: kv.window as u64,
-            state_tokens: (kv.state_bytes / kv_tok_stored).ceil() as u64,
+            state_tokens: (state_bytes / kv_tok_stored).ceil() as u64,
         };
         let usable = capacity * s.gpu_memory_utilization;
         let kv_capacity = usable - weights - activation;
@@ -158,12 +192,14 @@ impl HbmPlan {
         HbmPlan {
             capacity_bytes: capacity,
             weights_bytes: weights,
+            draft_weights_bytes: draft_weights,
             activation_bytes: activation,
             runtime_bytes: runtime,
             other_process_bytes: other,
             kv_capacity_bytes: kv_capacity.max(0.0),
             headroom_bytes: capacity - usable,
             kv_bytes_per_token: kv_tok_stored,
+            draft_kv_bytes_per_token: draft_tok,
             kv_capacity_tokens: (kv_capacity.max(0.0) / kv_tok_stored) as u64,
             kv_physical_tokens: (physical.max(0.0) / kv_tok_stored) as u64,
             block_size: sched.block_size,
@@ -179,12 +215,14 @@ impl HbmPlan {
         self.kv_capacity_tokens >= self.pool_growth.sequence_tokens(self.max_model_len as u64)
     }
 
-    /// The KV traffic of the stored KV (all GPUs, replication included), for the step model.
+    /// The KV traffic of the target's stored KV (all GPUs, replication included), for its step
+    /// model: a draft model's KV is read by the draft's own passes.
     pub fn kv_traffic(&self) -> KvTraffic {
         let g = &self.pool_growth;
+        let target = self.kv_bytes_per_token - self.draft_kv_bytes_per_token;
         KvTraffic {
-            full_bytes_per_token: g.full_groups as f64 * self.kv_bytes_per_token,
-            window_bytes_per_token: g.window_groups as f64 * self.kv_bytes_per_token,
+            full_bytes_per_token: g.full_groups as f64 * target,
+            window_bytes_per_token: g.window_groups as f64 * target,
             window: g.window,
             state_bytes: self.kv.state_bytes,
         }

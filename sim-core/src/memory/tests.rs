@@ -122,3 +122,34 @@ fn the_suggested_fix_is_the_smallest_that_fits() {
     assert!(n < m.max_context as f64 && with_len(n) && !with_len(n + 1.0), "{n}");
     assert!(HbmPlan::new(&s, &m, &g).unwrap_err().to_string().contains(&format!("scheduler.max_model_len ≤ {n}")));
 }
+
+#[test]
+fn a_draft_model_takes_its_weights_and_its_kv_from_the_pool() {
+    // Llama-3.1-70B on 4 × H100 with Llama-3.1-8B drafting. By hand: the draft's weights are
+    // 8.03 B params × 2 bytes; a pool token holds the target's 80 layers × 8 KV heads × 128 × 2
+    // (K and V) × 2 bytes = 327,680 B and the draft's 32 layers of the same = 131,072 B (8 KV
+    // heads over 4 GPUs: no replication).
+    let (mut s, m, g) = vllm_h100("llama-3.1-70b", 4, Dtype::Bf16);
+    let alone = HbmPlan::new(&s, &m, &g).unwrap();
+    s.speculative = Some(crate::speculative::SpeculativeConfig {
+        draft_tokens: 4,
+        acceptance_rate: 0.8,
+        draft_model: Some("llama-3.1-8b".into()),
+    });
+    let p = HbmPlan::new(&s, &m, &g).unwrap();
+    assert!((p.draft_weights_bytes - 8.03e9 * 2.0).abs() < 1.0, "{}", p.draft_weights_bytes);
+    assert!((p.weights_bytes - (alone.weights_bytes + p.draft_weights_bytes)).abs() < 1.0);
+    assert_eq!(alone.kv_bytes_per_token, 327_680.0);
+    assert_eq!(p.draft_kv_bytes_per_token, 131_072.0);
+    assert_eq!(p.kv_bytes_per_token, 327_680.0 + 131_072.0);
+    assert!((p.kv_capacity_bytes - (alone.kv_capacity_bytes - p.draft_weights_bytes)).abs() < 1.0);
+    assert_eq!(p.kv_capacity_tokens, (p.kv_capacity_bytes / 458_752.0) as u64);
+    // about two thirds of the tokens the target alone holds: 16 GB less pool, 40% more bytes a token
+    let share = p.kv_capacity_tokens as f64 / alone.kv_capacity_tokens as f64;
+    assert!((0.6..0.72).contains(&share), "{share}");
+    // the target's step model reads only the target's KV
+    assert_eq!(p.kv_traffic(), alone.kv_traffic());
+    // a draft head costs no memory
+    s.speculative.as_mut().unwrap().draft_model = None;
+    assert_eq!(HbmPlan::new(&s, &m, &g).unwrap(), alone);
+}

@@ -298,6 +298,7 @@ impl Recorder {
             memory: Memory {
                 hbm_bytes: plan.capacity_bytes,
                 weights_bytes: plan.weights_bytes,
+                draft_weights_bytes: plan.draft_weights_bytes,
                 activation_bytes: plan.activation_bytes,
                 headroom_bytes: plan.headroom_bytes,
                 runtime_bytes: plan.runtime_bytes,
@@ -305,6 +306,7 @@ impl Recorder {
                 kv_capacity_bytes: plan.kv_capacity_bytes,
                 kv_peak_bytes: kv_peak_tokens as f64 * plan.kv_bytes_per_token,
                 kv_bytes_per_token: plan.kv_bytes_per_token,
+                draft_kv_bytes_per_token: plan.draft_kv_bytes_per_token,
                 kv_capacity_tokens: plan.kv_capacity_tokens,
                 peak_running: self.peak_running,
                 kv_waste_mean: if self.waste_iters > 0 { self.waste_acc / self.waste_iters as f64 } else { 0.0 },
