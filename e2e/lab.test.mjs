@@ -157,10 +157,15 @@ describe('lab page', { timeout: 180_000 }, () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="run-state"]')?.textContent === 'paused');
     await sleep(200);
     const t0 = await readSimTime(page);
+    const us = () => page.locator(tid('sim-time')).getAttribute('data-us').then(Number);
+    const us0 = await us();
     await sleep(400);
     assert.equal(await readSimTime(page), t0, 'paused time should not move');
+    assert.equal(await us(), us0, 'paused time should not move');
+    assert.ok(Math.abs(us0 / 1e6 - t0) < 0.0006, `the exact time ${us0} µs is the one shown, ${t0} s`);
     await page.locator(tid('step')).click();
-    await page.waitForFunction((t) => Number.parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) > t, t0);
+    // the iteration under way may end within the shown millisecond: the exact time tells
+    await page.waitForFunction((t) => Number(document.querySelector('[data-testid="sim-time"]').dataset.us) > t, us0);
     assert.equal(await page.locator(tid('run-state')).textContent(), 'paused');
     await page.locator(tid('reset')).click();
     await page.waitForFunction(() => Number.parseFloat(document.querySelector('[data-testid="sim-time"]').textContent) < 0.5);

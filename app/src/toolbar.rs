@@ -141,7 +141,9 @@ pub fn Toolbar() -> impl IntoView {
                 <span class="state" data-testid="run-state" data-state=move || state.get().code()>{move || t(state.get().key())}</span>
                 " · t = "
                 // milliseconds show while paused, where a step may advance only a few
-                <span data-testid="sim-time">{move || if ui.playing.get() { format!("{:.2}", time()) } else { format!("{:.3}", time()) }}</span>
+                // data-us: the exact simulated time (a step may end an iteration within the
+                // millisecond the text shows)
+                <span data-testid="sim-time" data-us=move || format!("{:.0}", time() * 1e6)>{move || if ui.playing.get() { format!("{:.2}", time()) } else { format!("{:.3}", time()) }}</span>
                 " s"
                 <span class="warn" class:hidden=move || !ui.behind.get()>{tx("toolbar.behind")}</span>
                 // two animation names, alternated, so the note fades in again at every restart
