@@ -25,7 +25,7 @@ describe('budgets', { timeout: 240_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 646 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 647 KiB)', () => {
     const wasm = readdirSync(DIST).filter((f) => f.endsWith('.wasm'));
     assert.equal(wasm.length, 1, `expected one .wasm in dist/, found ${wasm.length}`);
     const bytes = readFileSync(join(DIST, wasm[0]));
@@ -66,8 +66,10 @@ describe('budgets', { timeout: 240_000 }, () => {
     // beyond eight, the KV links with the prompts on them, the last step's draft tokens) and the
     // snapshot's transfer and draft fields to 639.7 KiB (655,077 B); multi-turn conversations (the
     // `session` field read by each deserializer, the driver's conversations and each replica's
-    // conversation chains, the preset) to 645.6 KiB (661,074 B), and the ceiling holds that.
-    assert.ok(gz <= 646 * 1024, `gzip size ${gz} B is over the 646 KiB ceiling (target 400,000 B)`);
+    // conversation chains, the preset) to 645.6 KiB (661,074 B); an embedded A/B comparison's
+    // key numbers for run B, the simulated time's exact value beside its text and a draft model's
+    // memory in the HBM plan to 646.9 KiB (662,421 B), and the ceiling holds that.
+    assert.ok(gz <= 647 * 1024, `gzip size ${gz} B is over the 647 KiB ceiling (target 400,000 B)`);
   });
 
   test('time to the first animated frame (headless Chromium)', async () => {

@@ -5,7 +5,7 @@
 // embed code and its preview, which loads only when asked for.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { artifact, cutText, sleep, tid, useLab } from './lib.mjs';
+import { artifact, cutText, runToEnd, sleep, tid, useLab } from './lib.mjs';
 
 const ready = async (page) => {
   await page.locator(tid('stage')).first().waitFor({ timeout: 15_000 });
@@ -88,6 +88,50 @@ describe('embedding', { timeout: 300_000 }, () => {
     const keyRed = await page.locator(`${tid('key-numbers-a')} ${tid('key-ttft')}`).evaluate((e) => e.classList.contains('over'));
     const panelRed = await page.locator(tid('metric-ttft-slo')).evaluate((e) => e.classList.contains('missed'));
     assert.equal(keyRed, panelRed);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('in A/B each run has its key numbers, tagged, above its own stage', async () => {
+    // an A/B comparison is embedded through its share link: B admits four sequences at a time,
+    // so its numbers differ from A's
+    let code;
+    {
+      const { page, errors } = await lab.open('', { viewport: { width: 1440, height: 900 } });
+      await page.locator(tid('ab-toggle')).click();
+      await page.locator(tid('edit-b')).click();
+      const seqs = page.locator(tid('field-scheduler.max_num_seqs'));
+      await seqs.fill('4');
+      await seqs.press('Enter');
+      await sleep(300);
+      await page.locator(tid('share')).click();
+      code = new URL(await page.locator(tid('share-url')).inputValue()).searchParams.get('lab');
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+    const { page, errors } = await lab.open('', { viewport: { width: 800, height: 500 }, query: { embed: 1, lab: code } });
+    await page.locator(tid('key-numbers-b')).waitFor();
+    await runToEnd(page);
+    await sleep(400);
+    const text = async (sel) => (await page.locator(sel).first().textContent())?.trim();
+    const row = {};
+    for (const run of ['a', 'b']) {
+      const key = (id) => text(`${tid(`key-numbers-${run}`)} ${tid(id)} .key-value`);
+      const panel = (id) => text(`${tid(`metrics-${run}`)} ${tid(id)}`);
+      assert.equal(await key('key-ttft'), await panel('metric-ttft-p99'), `run ${run}: TTFT p99`);
+      assert.equal(await key('key-goodput'), await panel('metric-goodput'), `run ${run}: goodput`);
+      assert.equal(await text(`${tid(`key-numbers-${run}`)} .key-run`), run.toUpperCase());
+      row[run] = await key('key-ttft');
+    }
+    assert.notEqual(row.a, row.b, 'A and B show their own numbers');
+    // B's key numbers sit right above B's stage
+    const order = await page.evaluate(() => {
+      const keys = document.querySelector('[data-testid="key-numbers-b"]').getBoundingClientRect();
+      const stages = [...document.querySelectorAll('[data-testid="stage"]')].map((e) => e.getBoundingClientRect());
+      return { keysBottom: keys.bottom, stageTops: stages.map((r) => r.top) };
+    });
+    assert.ok(order.stageTops.length === 2 && order.stageTops[0] < order.keysBottom && order.keysBottom <= order.stageTops[1] + 1, JSON.stringify(order));
+    await page.screenshot({ path: await artifact('embed-ab-800x500.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -154,6 +154,9 @@ pub fn App() -> impl IntoView {
                 </Show>
                 <StageBlock run=Run::A/>
                 <Show when=move || ui.ab.get()>
+                    <Show when=move || ui.embed.get()>
+                        <KeyNumbers run=Run::B/>
+                    </Show>
                     <StageBlock run=Run::B/>
                 </Show>
             </div>

@@ -503,7 +503,8 @@ fn vs_mark(c: &ab::Change, key: String) -> impl IntoView {
 /// The key numbers above the stage in an embedded lab (`embed=1`), where the whole panel would
 /// not fit beside it: p99 TTFT and p99 TPOT (red when the SLO is missed, by either view, as in
 /// the panel), with how many they are over or the every-arrival lower bound; goodput beside the
-/// raw throughput; the KV pool in use. The panel itself follows further down.
+/// raw throughput; the KV pool in use. The panel itself follows further down. In A/B each run
+/// has its own, tagged with the run's letter, above its stage.
 #[component]
 pub fn KeyNumbers(run: Run) -> impl IntoView {
     let ui = use_ui();
@@ -572,6 +573,9 @@ pub fn KeyNumbers(run: Run) -> impl IntoView {
     };
     view! {
         <section class="key-numbers" data-testid=format!("key-numbers-{}", run.slug()) aria-label=tx("metrics.key_aria")>
+            <Show when=move || ui.ab.get()>
+                <span class="key-run">{run.label()}</span>
+            </Show>
             {latency(&ROWS[0], "metrics.key_ttft")}
             {latency(&ROWS[1], "metrics.key_tpot")}
             <div class="key" data-testid="key-goodput">
