@@ -304,6 +304,19 @@ describe('workbench: lessons, sweep, contract, exercises', { timeout: 240_000 },
     assert.match(csv[0], /^rate_per_s,completed,/);
     assert.match(csv[2], /^8,\d+,/);
     await shoot(page, 'sweep.png');
+
+    // the replica count: 1 to 3 replicas, each point paying for its GPUs
+    await page.locator(tid('sweep-param')).selectOption('replicas');
+    await page.locator(tid('sweep-from')).fill('1');
+    await page.locator(tid('sweep-to')).fill('3');
+    await page.locator(tid('sweep-steps')).fill('3');
+    await page.locator(tid('sweep-run')).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="sweep-state"]')?.dataset.phase === 'done', null, { timeout: 60_000 });
+    assert.deepEqual(await rows.locator('th').allTextContents().then((a) => a.map((s) => s.replace(/knee/, '').trim())), ['1', '2', '3']);
+    const href2 = await page.locator(tid('sweep-csv')).getAttribute('href');
+    const csv2 = decodeURIComponent(href2.slice(href2.indexOf(',') + 1)).trim().split('\n');
+    assert.match(csv2[0], /^replicas,completed,/);
+    assert.match(csv2[3], /^3,\d+,/);
     assert.deepEqual(errors, []);
     await page.close();
   });

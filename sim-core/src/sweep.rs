@@ -23,14 +23,18 @@ pub enum SweepParam {
     GpuMemoryUtilization,
     /// `scheduler.max_num_batched_tokens`.
     MaxNumBatchedTokens,
+    /// `replicas`: identical colocated replicas behind the router, each `num_gpus` GPUs (not
+    /// for a disaggregated scenario, whose pools have their own sizes).
+    Replicas,
 }
 
 impl SweepParam {
-    pub const ALL: [SweepParam; 4] = [
+    pub const ALL: [SweepParam; 5] = [
         SweepParam::RatePerS,
         SweepParam::MaxNumSeqs,
         SweepParam::GpuMemoryUtilization,
         SweepParam::MaxNumBatchedTokens,
+        SweepParam::Replicas,
     ];
 
     pub fn id(self) -> &'static str {
@@ -39,6 +43,7 @@ impl SweepParam {
             SweepParam::MaxNumSeqs => "max_num_seqs",
             SweepParam::GpuMemoryUtilization => "gpu_memory_utilization",
             SweepParam::MaxNumBatchedTokens => "max_num_batched_tokens",
+            SweepParam::Replicas => "replicas",
         }
     }
 
@@ -68,6 +73,8 @@ impl SweepParam {
                     Arrival::Trace { speedup, .. } => *speedup *= f,
                 }
             }
+        } else if self == SweepParam::Replicas && base.disaggregation.is_some() {
+            return Err(ScenarioError::one("replicas", crate::Problem::DoesNotApply));
         } else {
             let row = self.setting();
             let v = if row.number().is_some_and(|n| n.integer) { v.round() } else { v };

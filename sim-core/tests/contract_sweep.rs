@@ -83,3 +83,30 @@ fn a_sweep_can_be_sliced_and_reports_unrunnable_points() {
     assert!(pts[1].summary.is_some() && pts[2].summary.is_some());
     assert!(Sweep::new(&base, SweepParam::RatePerS, 1.0, 2.0, 0).is_err());
 }
+
+#[test]
+fn a_replica_sweep_adds_replicas_and_their_cost_and_keeps_the_pools_of_a_split_apart() {
+    // chat-latency-first offered far past one replica's knee: more replicas serve it in SLO
+    let base = SweepParam::RatePerS.apply(&common::preset("chat-latency-first"), 30.0).unwrap();
+    let pts = Sweep::new(&base, SweepParam::Replicas, 1.0, 4.0, 4).unwrap().run();
+    let sums: Vec<_> = pts.iter().map(|p| p.summary.as_ref().expect("every point runs")).collect();
+    for (i, s) in sums.iter().enumerate() {
+        let n = i + 1;
+        assert_eq!(pts[i].value, n as f64);
+        assert_eq!(s.replicas.len(), if n > 1 { n } else { 0 }, "one summary per replica (none for one)");
+        assert_eq!(s.router.is_some(), n > 1);
+        // every GPU is paid for: n replicas cost n times one
+        assert!((s.cost.usd_per_hour - n as f64 * sums[0].cost.usd_per_hour).abs() < 1e-9);
+    }
+    let good: Vec<f64> = sums.iter().map(|s| s.all.goodput.output_tokens_per_s).collect();
+    assert!(good[3] > 3.0 * good[0], "four replicas serve far more within SLO: {good:?}");
+    // a split's pools have their own sizes: the replica count does not apply to it
+    let mut split = common::preset("disaggregated");
+    split.classes[0].num_requests = Some(50);
+    let mut sweep = Sweep::new(&split, SweepParam::Replicas, 2.0, 3.0, 2).unwrap();
+    while !sweep.step(10_000) {}
+    for p in sweep.points() {
+        let e = p.problem.as_ref().expect("refused");
+        assert!(e.for_field("replicas").is_some(), "{e}");
+    }
+}

@@ -51,6 +51,7 @@ pub fn label_key(p: SweepParam) -> &'static str {
         SweepParam::MaxNumSeqs => "features.sweep.param.max_num_seqs",
         SweepParam::GpuMemoryUtilization => "features.sweep.param.gpu_memory_utilization",
         SweepParam::MaxNumBatchedTokens => "features.sweep.param.max_num_batched_tokens",
+        SweepParam::Replicas => "features.sweep.param.replicas",
     }
 }
 
@@ -61,11 +62,12 @@ pub fn defaults(p: SweepParam) -> [&'static str; 3] {
         SweepParam::MaxNumSeqs => ["8", "128", "6"],
         SweepParam::GpuMemoryUtilization => ["0.6", "0.95", "8"],
         SweepParam::MaxNumBatchedTokens => ["512", "8192", "6"],
+        SweepParam::Replicas => ["1", "8", "8"],
     }
 }
 
 fn integer(p: SweepParam) -> bool {
-    matches!(p, SweepParam::MaxNumSeqs | SweepParam::MaxNumBatchedTokens)
+    matches!(p, SweepParam::MaxNumSeqs | SweepParam::MaxNumBatchedTokens | SweepParam::Replicas)
 }
 
 /// Reads one end of the range.

@@ -156,7 +156,7 @@ pub const SETTINGS: &[Setting] = &[
     num("restart_s", "scheduler.restart_s", Unit::S, 0.0, 3600.0, (0.0, 120.0)).step(1.0),
     toggle("retry_on_oom", "scheduler.retry_on_oom"),
     toggle("prefix_caching", "scheduler.prefix_caching"),
-    int("replicas", "replicas", Unit::None, 1.0, 64.0, (1.0, 16.0)).custom(replicas_get, replicas_set),
+    int("replicas", "replicas", Unit::None, 1.0, 64.0, (1.0, 16.0)).custom(replicas_get, replicas_set).sweep(),
     select("router_policy", "router.policy", policy_names).custom(policy_get, policy_set),
     num("router_load_cap", "router.load_cap", Unit::Times, 1.0, 100.0, (1.0, 4.0))
         .step(0.05)
