@@ -111,7 +111,7 @@ impl Speculation {
         let sp = s.speculative.as_ref()?;
         let gpu: Option<GpuSpec> = s.gpu_spec().ok();
         let draft = sp.draft_model.as_deref().and_then(catalog::find_model).zip(gpu).map(|(m, gpu)| {
-            let kv = crate::memory::kv_traffic(&m, s.kv_dtype().bytes());
+            let kv = crate::memory::stored_kv_traffic(&m, s.kv_dtype().bytes(), s.num_gpus);
             StepModel::new(&m, &gpu, s.num_gpus, s.dtype, kv, &s.engine)
         });
         // a stream of its own: the workload's streams (and so every run without speculation)

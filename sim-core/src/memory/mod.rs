@@ -108,6 +108,19 @@ fn stored_bytes_per_token(kv: &KvFormula, layers: u32, tp: u32) -> f64 {
     }
 }
 
+/// The KV traffic of model `m`'s stored KV on a replica of `tp` GPUs (replication included), as
+/// the HBM plan stores it: what a model's step model reads. [`HbmPlan::kv_traffic`] is this for
+/// the target; a draft model's step model reads its own.
+pub fn stored_kv_traffic(m: &ModelSpec, kv_elem_bytes: f64, tp: u32) -> KvTraffic {
+    let f = KvFormula::of(m, kv_elem_bytes);
+    KvTraffic {
+        full_bytes_per_token: stored_bytes_per_token(&f, f.full_layers, tp),
+        window_bytes_per_token: stored_bytes_per_token(&f, f.window_layers, tp),
+        window: f.window as u64,
+        state_bytes: f.state_bytes,
+    }
+}
+
 /// The draft model of `s`'s speculative decoding, if it names one from the catalogue.
 fn draft_model(s: &Scenario) -> Option<ModelSpec> {
     s.speculative.as_ref()?.draft_model.as_deref().and_then(crate::catalog::find_model)

@@ -153,3 +153,30 @@ fn a_draft_model_takes_its_weights_and_its_kv_from_the_pool() {
     s.speculative.as_mut().unwrap().draft_model = None;
     assert_eq!(HbmPlan::new(&s, &m, &g).unwrap(), alone);
 }
+
+#[test]
+fn a_model_s_stored_kv_traffic_is_the_plan_s_for_the_target() {
+    // every catalogue model that fits four H100s, at 1, 2 and 4 GPUs: the plan's traffic for the
+    // target is the stored traffic a draft of the same model would read; at one GPU both are one
+    // copy of the KV
+    let mut compared = 0;
+    for m in crate::catalog::models() {
+        for tp in [1, 2, 4] {
+            let (mut s, _, g) = vllm_h100("llama-3.1-8b", tp, Dtype::Bf16);
+            s.scheduler.max_model_len = 4096;
+            let p = HbmPlan::plan(&s, &m, &g);
+            let kv = s.kv_dtype().bytes();
+            let stored = stored_kv_traffic(&m, kv, tp);
+            let (a, b) = (p.kv_traffic(), stored);
+            let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(1.0);
+            assert!(close(a.full_bytes_per_token, b.full_bytes_per_token), "{} tp {tp}: {a:?} {b:?}", m.id);
+            assert!(close(a.window_bytes_per_token, b.window_bytes_per_token), "{} tp {tp}", m.id);
+            assert_eq!((a.window, a.state_bytes), (b.window, b.state_bytes), "{} tp {tp}", m.id);
+            if tp == 1 {
+                assert_eq!(stored, kv_traffic(&m, kv), "{}", m.id);
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared > 30, "{compared}");
+}
