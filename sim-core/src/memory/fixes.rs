@@ -153,7 +153,11 @@ impl HbmPlan {
         let usable = self.capacity_bytes * s.gpu_memory_utilization;
         let shortfall = if self.weights_bytes + self.activation_bytes > usable {
             Shortfall::Weights {
-                model: model.id.clone(),
+                // with a draft model both are loaded: "llama-3.1-70b + llama-3.1-8b"
+                model: match super::draft_model(s) {
+                    Some(d) => format!("{} + {}", model.id, d.id),
+                    None => model.id.clone(),
+                },
                 dtype: s.dtype.name().to_string(),
                 weights_gib: self.weights_bytes / GIB,
                 activation_gib: self.activation_bytes / GIB,

@@ -180,3 +180,20 @@ fn a_model_s_stored_kv_traffic_is_the_plan_s_for_the_target() {
     }
     assert!(compared > 30, "{compared}");
 }
+
+#[test]
+fn a_draft_that_does_not_fit_beside_its_target_is_named_with_it() {
+    // Llama-3.1-8B fits one H100 in bf16; with Llama-3.1-70B drafting beside it, it does not:
+    // (8.03 + 70.55) B params × 2 bytes = 146.4 GiB of weights
+    let (mut s, m, g) = vllm_h100("llama-3.1-8b", 1, Dtype::Bf16);
+    assert!(HbmPlan::new(&s, &m, &g).is_ok());
+    s.speculative = Some(crate::speculative::SpeculativeConfig {
+        draft_tokens: 4,
+        acceptance_rate: 0.8,
+        draft_model: Some("llama-3.1-70b".into()),
+    });
+    let e = HbmPlan::new(&s, &m, &g).unwrap_err().to_string();
+    assert!(e.contains("llama-3.1-8b + llama-3.1-70b in bf16 needs 146.4 GiB for weights"), "{e}");
+    // the fixes count both models: more GPUs or fewer bytes a weight
+    assert!(e.contains("num_gpus = ") && !e.contains("num_gpus = 1,"), "{e}");
+}
