@@ -25,7 +25,7 @@ describe('budgets', { timeout: 240_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 647 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9 (issue target ≤ 400 KB gzip; ceiling 648 KiB)', () => {
     const wasm = readdirSync(DIST).filter((f) => f.endsWith('.wasm'));
     assert.equal(wasm.length, 1, `expected one .wasm in dist/, found ${wasm.length}`);
     const bytes = readFileSync(join(DIST, wasm[0]));
@@ -68,9 +68,10 @@ describe('budgets', { timeout: 240_000 }, () => {
     // `session` field read by each deserializer, the driver's conversations and each replica's
     // conversation chains, the preset) to 645.6 KiB (661,074 B); an embedded A/B comparison's
     // key numbers for run B, the simulated time's exact value beside its text, a draft model's
-    // memory in the HBM plan and the replica count as a sweep knob to 647.0 KiB (662,501 B), and
-    // the ceiling holds that.
-    assert.ok(gz <= 647 * 1024, `gzip size ${gz} B is over the 647 KiB ceiling (target 400,000 B)`);
+    // memory in the HBM plan and the replica count as a sweep knob to 647.0 KiB (662,501 B);
+    // speculative decoding's three controls in the editor to 647.7 KiB (663,196 B), and the
+    // ceiling holds that.
+    assert.ok(gz <= 648 * 1024, `gzip size ${gz} B is over the 648 KiB ceiling (target 400,000 B)`);
   });
 
   test('time to the first animated frame (headless Chromium)', async () => {

@@ -173,6 +173,34 @@ describe('lab page', { timeout: 180_000 }, () => {
     await page.close();
   });
 
+  test('speculative decoding from the controls: on, a draft model in memory, off', async () => {
+    const { page, errors } = await lab.open('?preset=speculative', { viewport: { width: 1440, height: 900 } });
+    await page.locator(tid('stage')).first().waitFor();
+    const field = (id) => page.locator(tid(`field-${id}`));
+    assert.equal(await field('speculative.draft_tokens').inputValue(), '4');
+    assert.equal(await field('speculative.acceptance_rate').inputValue(), '0.8');
+    assert.equal(await field('speculative.draft_model').inputValue(), '');
+    const weights = async () => Number.parseFloat((await page.locator(tid('hbm-weights')).first().textContent()).replace(/,/g, ''));
+    const alone = await weights();
+    // Llama-3.1-8B drafting for Llama-3.1-8B: twice the weights in the HBM gauge
+    await field('speculative.draft_model').selectOption('llama-3.1-8b');
+    await page.waitForFunction((w) => Number.parseFloat(document.querySelector('[data-testid="hbm-weights"]').textContent) > 1.9 * w, alone, { timeout: 20_000 });
+    assert.equal(await page.locator(tid('config-error')).count(), 0);
+    // off: the draft's settings leave the editor and the weights are the target's again
+    await page.locator(tid('toggle-speculative.draft_tokens')).uncheck();
+    await field('speculative.acceptance_rate').waitFor({ state: 'detached', timeout: 20_000 });
+    assert.equal(await field('speculative.draft_model').count(), 0);
+    await page.waitForFunction((w) => Number.parseFloat(document.querySelector('[data-testid="hbm-weights"]').textContent) === w, alone, { timeout: 20_000 });
+    // on again: a draft head of four tokens accepted at 0.8
+    await page.locator(tid('toggle-speculative.draft_tokens')).check();
+    await field('speculative.acceptance_rate').waitFor({ timeout: 20_000 });
+    assert.equal(await field('speculative.draft_tokens').inputValue(), '4');
+    assert.equal(await field('speculative.acceptance_rate').inputValue(), '0.8');
+    assert.equal(await field('speculative.draft_model').inputValue(), '');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('speed spans 0.1× to 100× of simulated time', async () => {
     const { page, errors } = await mounted();
     const slider = page.locator(tid('speed'));

@@ -119,7 +119,7 @@ const Q: Section = Section::Queue;
 
 /// Every control, in the editor's order within each section.
 #[rustfmt::skip]
-pub static CONTROLS: [Control; 56] = [
+pub static CONTROLS: [Control; 59] = [
     // ---- model and hardware
     select("model", "model", ("ctl.model.label", "ctl.model.def"), M, Options::Models),
     select("gpu", "gpu", ("ctl.gpu.label", "ctl.gpu.def"), M, Options::Gpus),
@@ -172,6 +172,10 @@ pub static CONTROLS: [Control; 56] = [
     num("scheduler.max_num_batched_tokens", "max_num_batched_tokens", ("ctl.max_tokens.label", "ctl.max_tokens.def", "unit.tokens"), B),
     toggle("scheduler.chunked_prefill", "chunked_prefill", ("ctl.chunked.label", "ctl.chunked.def"), B),
     num("scheduler.batch_timeout_ms", "batch_timeout_ms", ("ctl.batch_timeout.label", "ctl.batch_timeout.def", "ms"), B).when(static_batching),
+    // speculative decoding: off, or k draft tokens a step (the rest only while it is on)
+    num("speculative.draft_tokens", "draft_tokens", ("ctl.draft_tokens.label", "ctl.draft_tokens.def", "unit.tokens"), B),
+    num("speculative.acceptance_rate", "acceptance_rate", ("ctl.acceptance.label", "ctl.acceptance.def", ""), B),
+    select("speculative.draft_model", "draft_model", ("ctl.draft_model.label", "ctl.draft_model.def"), B, Options::DraftModels),
     toggle("scheduler.isolation", "isolation", ("ctl.isolation.label", "ctl.isolation.def"), B),
     // ---- KV cache and memory
     select("scheduler.kv_layout", "kv_layout", ("ctl.kv_layout.label", "ctl.kv_layout.def"), KV, Options::Keys(KV_LAYOUTS)),

@@ -269,6 +269,8 @@ pub enum Options {
     Keys(&'static [(&'static str, &'static str)]),
     /// The catalogue's models.
     Models,
+    /// A draft model: none (a draft head, "") or one of the catalogue's models.
+    DraftModels,
     /// The catalogue's GPUs.
     Gpus,
     /// The built-in traces, by name.

@@ -15,7 +15,7 @@ pub const STRUCTURE: [&str; 3] = ["seed", "classes", "classes.name"];
 
 /// What a teacher can lock, in the order the page offers it: (lock id, label translation key).
 /// A label is the control's own where the words are the same.
-pub const LOCKABLE: [(&str, &str); 46] = [
+pub const LOCKABLE: [(&str, &str); 49] = [
     ("model", "ctl.model.label"),
     ("gpu", "ctl.gpu.label"),
     ("num_gpus", "ctl.num_gpus.label"),
@@ -38,6 +38,9 @@ pub const LOCKABLE: [(&str, &str); 46] = [
     ("scheduler.max_num_batched_tokens", "features.control.max_num_batched_tokens"),
     ("scheduler.chunked_prefill", "ctl.chunked.label"),
     ("scheduler.batch_timeout_ms", "ctl.batch_timeout.label"),
+    ("speculative.draft_tokens", "ctl.draft_tokens.label"),
+    ("speculative.acceptance_rate", "ctl.acceptance.label"),
+    ("speculative.draft_model", "ctl.draft_model.label"),
     ("scheduler.isolation", "ctl.isolation.label"),
     ("scheduler.kv_layout", "ctl.kv_layout.label"),
     ("scheduler.block_size", "ctl.block_size.label"),

@@ -116,8 +116,9 @@ fn scenarios() -> Vec<Scenario> {
 }
 
 /// Objects a scenario leaves out of its JSON while every field of theirs is the default (the
-/// router), or while they are off (disaggregation, whose switch is its prefill replica count).
-const OMITTED_WHEN_DEFAULT: [&str; 2] = ["router", "disaggregation"];
+/// router), or while they are off (disaggregation, whose switch is its prefill replica count;
+/// speculative decoding, whose switch is its draft token count).
+const OMITTED_WHEN_DEFAULT: [&str; 3] = ["router", "disaggregation", "speculative"];
 
 /// Whether `path` (`classes[0].slo.ttft_ms`) leads to a field of `v`, or to an absent optional
 /// field of an object that exists (or of a top-level object left out at its defaults).

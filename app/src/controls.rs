@@ -64,6 +64,11 @@ pub fn frame_at(ui: Ui, run: Run, label: &'static str, def: &'static str, path: 
 fn options_of(options: Options) -> Vec<(String, OptText)> {
     match options {
         Options::Keys(list) => keyed_options(list),
+        Options::DraftModels => {
+            let mut all = keyed_options(&[("", "ctl.draft_model.head")]);
+            all.extend(options_of(Options::Models));
+            all
+        }
         Options::Models => catalog::models()
             .into_iter()
             .map(|m| {

@@ -47,12 +47,6 @@ const fn engine(id: &'static str, path: &'static str, unit: Unit, min: f64, max:
     s
 }
 
-/// A setting of speculative decoding: in files only, for now (the editor shows none of them).
-const fn spec(mut s: Setting) -> Setting {
-    s.file_only = true;
-    s
-}
-
 const MAX_DRAFT: f64 = crate::speculative::MAX_DRAFT_TOKENS as f64;
 const MAX_ACCEPTANCE: f64 = crate::speculative::MAX_ACCEPTANCE;
 
@@ -169,17 +163,13 @@ pub const SETTINGS: &[Setting] = &[
     engine("pcie_allreduce_latency_us", "engine.pcie_allreduce_latency_us", Unit::None, 0.0, 10_000.0),
     engine("fp8_efficiency", "engine.fp8_efficiency", Unit::Share, 0.1, 1.0),
     engine("roofline_sharpness", "engine.roofline_sharpness", Unit::None, 1.0, 64.0),
-    spec(int("draft_tokens", "speculative.draft_tokens", Unit::Tokens, 1.0, MAX_DRAFT, (1.0, MAX_DRAFT))),
-    spec(num(
-        "acceptance_rate",
-        "speculative.acceptance_rate",
-        Unit::Share,
-        0.0,
-        MAX_ACCEPTANCE,
-        (0.0, MAX_ACCEPTANCE),
-    ))
-    .step(0.01),
-    spec(select("draft_model", "speculative.draft_model", model_ids).unset()),
+    // off: no speculation; on: a draft head proposing this many tokens, accepted at 0.8
+    int("draft_tokens", "speculative.draft_tokens", Unit::Tokens, 1.0, MAX_DRAFT, (1.0, MAX_DRAFT))
+        .switchable(4.0)
+        .custom(draft_get, draft_set),
+    num("acceptance_rate", "speculative.acceptance_rate", Unit::Share, 0.0, MAX_ACCEPTANCE, (0.0, MAX_ACCEPTANCE))
+        .step(0.01),
+    select("draft_model", "speculative.draft_model", model_ids).unset(),
     // off: every replica does both; on: the replicas become a prefill and a decode pool
     int("prefill_replicas", "disaggregation.prefill_replicas", Unit::None, 1.0, 32.0, (1.0, 8.0))
         .switchable(1.0)
@@ -306,6 +296,29 @@ fn replicas_get(s: &Scenario, _: usize) -> Option<Value> {
 
 fn replicas_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
     put_json(&mut s.replicas, v)
+}
+
+fn draft_get(s: &Scenario, _: usize) -> Option<Value> {
+    Some(s.speculative.as_ref().map_or(Value::Off, |sp| Value::Number(sp.draft_tokens as f64)))
+}
+
+/// Switching speculation on gives a draft head (no cost) whose tokens are accepted at 0.8, as
+/// the `speculative` preset's; switching it off forgets the draft.
+fn draft_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
+    match (v, s.speculative.as_mut()) {
+        (Value::Off, _) => s.speculative = None,
+        (_, Some(sp)) => put_json(&mut sp.draft_tokens, v)?,
+        (_, None) => {
+            let mut k = 4;
+            put_json(&mut k, v)?;
+            s.speculative = Some(crate::speculative::SpeculativeConfig {
+                draft_tokens: k,
+                acceptance_rate: 0.8,
+                draft_model: None,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn prefill_get(s: &Scenario, _: usize) -> Option<Value> {
