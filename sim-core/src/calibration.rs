@@ -7,7 +7,7 @@
 //! engines of then captured no CUDA graphs: every iteration pays the per-layer launch cost.
 
 use crate::catalog::{find_gpu, find_model, Dtype, ModelSpec};
-use crate::memory::kv_traffic;
+use crate::memory::stored_kv_traffic;
 use crate::perf::{BatchWork, StepModel};
 use crate::scenario::EngineConfig;
 
@@ -97,7 +97,9 @@ pub fn predict(row: &Row, engine: &EngineConfig) -> Option<f64> {
     let gpu = find_gpu(gpu_id(&row.gpu))?;
     let model = model_for(&row.model)?;
     let dtype = if Dtype::parse(&row.precision) == Some(Dtype::Fp8) { Dtype::Fp8 } else { Dtype::Fp16 };
-    let kv = kv_traffic(&model, dtype.bytes());
+    // the KV as the replica stores it (heads copied when the GPUs outnumber them), as the
+    // simulator reads it
+    let kv = stored_kv_traffic(&model, dtype.bytes(), row.tp);
     // 2023 engines paid a launch cost in every iteration: TensorRT-LLM's runtime of then made
     // CUDA graphs opt-in; vLLM before 0.6 spent milliseconds of Python per step
     let sm = StepModel::new(&model, &gpu, row.tp, dtype, kv, engine).without_cuda_graphs();
