@@ -46,3 +46,9 @@ pub use metric::{Metric, MetricRef, Op, Unit};
 pub use metrics::{ClassSummary, Dist, RequestRecord, Sample, Summary};
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::{LiveRequest, Phase, SimOptions, Simulation, Snapshot, TraceLoader};
+
+/// `skip_serializing_if` for figures that are absent while they are zero (a summary's draft-model
+/// memory, a model's optional dimensions, a scenario's memory held by other processes).
+pub(crate) fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
+}

@@ -44,7 +44,7 @@ pub struct ModelSpec {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub linear_attn_layers: u32,
     /// Bytes of one linear layer's state for one sequence (recurrent state and convolution state).
-    #[serde(default, skip_serializing_if = "is_zero_f")]
+    #[serde(default, skip_serializing_if = "crate::is_zero_f64")]
     pub linear_state_bytes: f64,
 }
 
@@ -54,10 +54,6 @@ fn one() -> u32 {
 
 fn is_zero(x: &u32) -> bool {
     *x == 0
-}
-
-fn is_zero_f(x: &f64) -> bool {
-    *x == 0.0
 }
 
 /// How a model's attention stores what it has read, which decides how its memory grows.

@@ -57,7 +57,7 @@ pub struct HbmPlan {
     /// The target's weights and, with speculative decoding by a draft model, the draft's.
     pub weights_bytes: f64,
     /// The draft model's part of `weights_bytes` (0 without one).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero_f64")]
     pub draft_weights_bytes: f64,
     /// Inside the budget: the profile run's peak activations plus the non-torch memory it sees.
     pub activation_bytes: f64,
@@ -73,7 +73,7 @@ pub struct HbmPlan {
     /// draft's, whose layers keep their KV in the same blocks.
     pub kv_bytes_per_token: f64,
     /// The draft model's part of `kv_bytes_per_token` (0 without one).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero_f64")]
     pub draft_kv_bytes_per_token: f64,
     /// Tokens the pool holds.
     pub kv_capacity_tokens: u64,
@@ -86,10 +86,6 @@ pub struct HbmPlan {
     pub kv: KvFormula,
     /// How the pool's tokens grow with a sequence (`kv_bytes_per_token` is one of its tokens).
     pub pool_growth: PoolGrowth,
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
 }
 
 /// KV bytes one token of `kv` takes in a replica of `tp` GPUs, tensor-parallel replication

@@ -122,17 +122,13 @@ pub struct Goodput {
     pub slo_attainment: f64,
 }
 
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
-}
-
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Memory {
     pub hbm_bytes: f64,
     /// The target's weights and a draft model's (speculative decoding), if there is one.
     pub weights_bytes: f64,
     /// The draft model's part of `weights_bytes`; absent without a draft model.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero_f64")]
     pub draft_weights_bytes: f64,
     pub activation_bytes: f64,
     /// Capacity × (1 − gpu_memory_utilization): outside the server's budget.
@@ -146,7 +142,7 @@ pub struct Memory {
     /// KV bytes a token takes in the pool: the target's and a draft model's.
     pub kv_bytes_per_token: f64,
     /// The draft model's part of `kv_bytes_per_token`; absent without a draft model.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero_f64")]
     pub draft_kv_bytes_per_token: f64,
     pub kv_capacity_tokens: u64,
     /// Most sequences holding KV at once.

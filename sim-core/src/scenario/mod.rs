@@ -57,7 +57,7 @@ pub struct Scenario {
     pub gpu_memory_utilization: f64,
     /// GiB that other processes hold on each GPU (another model, a notebook, a monitoring agent):
     /// it must fit in the headroom with the CUDA context and graphs, or the server cannot start.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::is_zero_f64")]
     pub other_process_gib: f64,
     /// Price of one GPU-hour in USD; defaults to the catalogue price.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,10 +86,6 @@ pub struct Scenario {
 
 fn is_one(x: &u32) -> bool {
     *x == 1
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
 }
 
 impl Scenario {

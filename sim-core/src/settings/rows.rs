@@ -309,7 +309,7 @@ fn draft_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
         (Value::Off, _) => s.speculative = None,
         (_, Some(sp)) => put_json(&mut sp.draft_tokens, v)?,
         (_, None) => {
-            let mut k = 4;
+            let mut k: u32 = 0;
             put_json(&mut k, v)?;
             s.speculative = Some(crate::speculative::SpeculativeConfig {
                 draft_tokens: k,
