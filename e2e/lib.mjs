@@ -1,13 +1,15 @@
 // Shared helpers for the browser tests: the fixture every test file uses (`useLab`: a static
 // server for dist/, one Chromium, console-error collection, teardown), and page readers.
-import { createServer } from 'node:http';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
+import { serveDir } from '../scripts/serve.mjs';
+
+export { serveDir };
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const DIST = join(ROOT, 'dist');
@@ -26,75 +28,11 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm', // WebAssembly.instantiateStreaming requires it
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-};
-
 /** Fails with a clear message when the web build is missing. */
 export function assertBuilt(dir = DIST) {
   if (!existsSync(join(dir, 'index.html'))) {
     throw new Error(`${dir}/index.html is missing: run scripts/build-web.sh first`);
   }
-}
-
-/**
- * Serves `dir` on 127.0.0.1 on a free port.
- * Resolves to { url, close }; close() ends open connections too, so nothing keeps running.
- */
-export async function serveDir(dir = DIST) {
-  const root = resolve(dir);
-  const server = createServer((req, res) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405).end();
-      return;
-    }
-    let pathname;
-    try {
-      pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    let file = normalize(join(root, pathname));
-    if (file !== root && !file.startsWith(root + sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
-    if (!existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    res.writeHead(200, {
-      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'content-length': statSync(file).size,
-      'cache-control': 'no-store',
-    });
-    if (req.method === 'HEAD') res.end();
-    else createReadStream(file).pipe(res);
-  });
-  await new Promise((ok, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', ok);
-  });
-  const { port } = server.address();
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    close: () =>
-      new Promise((ok) => {
-        server.closeAllConnections();
-        server.close(() => ok());
-      }),
-  };
 }
 
 /**

@@ -1,37 +1,100 @@
 #!/usr/bin/env bash
-# Builds the browser app into dist/ with `trunk build --release` and prints the wasm size.
-# Extra arguments go to trunk. Tools come from scripts/setup.sh.
+# Builds the browser app into dist/ and prints the size of what the page loads.
+#
+#   cargo          the app for wasm32 (profile wasm-release; .cargo/config.toml keeps its relocations)
+#   wasm-split-cli each `#[lazy]` function (the workbench tabs) into a module of its own, fetched
+#                  the first time it is called; the main module is what the first frame waits for
+#   wasm-bindgen   the JS glue for the main module (keeping the table the split modules share)
+#   wasm-opt -Oz   every module
+#
+# The modules and their loader go into dist/wasm-<hash>/, named by their content, so a browser
+# never mixes a cached module of one build with another build. index.html's style sheets become
+# one dist/lab-<hash>.css; app/i18n/ is copied to dist/i18n/ (the page fetches its language).
+# Tools come from scripts/setup.sh; `--dev` builds the dev profile without wasm-opt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-# trunk looks tools up on PATH and, being offline, insists on the versions pinned in Trunk.toml:
-# wasm-opt is binaryen 132 from npm (Debian's binaryen 108 builds a wasm that never mounts).
 export PATH="$PWD/e2e/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+source scripts/tools.sh
 
 fail() { printf 'build-web: %s\n' "$*" >&2; exit 1; }
 
-command -v trunk >/dev/null || fail "trunk not found: run scripts/setup.sh"
+profile=wasm-release
+case "${1:-}" in
+  "") ;;
+  --dev) profile=dev ;;
+  *) fail "unknown argument '$1' (only --dev)" ;;
+esac
+
 command -v wasm-bindgen >/dev/null || fail "wasm-bindgen not found: run scripts/setup.sh"
+command -v wasm-split-cli >/dev/null || fail "wasm-split-cli not found: run scripts/setup.sh"
 [ -x e2e/node_modules/.bin/wasm-opt ] || fail "e2e/node_modules/.bin/wasm-opt not found: run scripts/setup.sh (npm ci in e2e/)"
 rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
   || fail "the wasm32-unknown-unknown target is missing: run scripts/setup.sh"
-
-want_bindgen=$(sed -n 's/^wasm_bindgen *= *"\(.*\)".*/\1/p' Trunk.toml)
-want_opt=$(sed -n 's/^wasm_opt *= *"version_\(.*\)".*/\1/p' Trunk.toml)
 have_bindgen=$(wasm-bindgen --version | awk '{print $2}')
 have_opt=$(wasm-opt --version | awk '{print $3}')
-[ "$have_bindgen" = "$want_bindgen" ] || fail "wasm-bindgen $have_bindgen on PATH, Trunk.toml wants $want_bindgen"
-[ "$have_opt" = "$want_opt" ] || fail "wasm-opt $have_opt on PATH, Trunk.toml wants $want_opt"
+[ "$have_bindgen" = "$WASM_BINDGEN_VERSION" ] || fail "wasm-bindgen $have_bindgen on PATH, scripts/tools.sh pins $WASM_BINDGEN_VERSION"
+[ "$have_opt" = "$WASM_OPT_VERSION" ] || fail "wasm-opt $have_opt on PATH, scripts/tools.sh pins $WASM_OPT_VERSION"
+cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" \
+  || fail "wasm-split-cli is not $WASM_SPLIT_VERSION: run scripts/setup.sh"
 
 start=$(date +%s.%N)
-trunk build --release "$@"
+cargo build --locked -p app --bin app --target wasm32-unknown-unknown --profile "$profile"
+target_dir=$(cargo metadata --format-version 1 --no-deps | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).target_directory)')
+out_profile=$profile; [ "$profile" = dev ] && out_profile=debug
+input="$target_dir/wasm32-unknown-unknown/$out_profile/app.wasm"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+wasm-split-cli --target web --out-name app "$input" "$work/split"
+wasm-bindgen --target web --keep-lld-exports --no-typescript --out-name app --out-dir "$work/bindgen" "$work/split/app.wasm"
+
+mods="$work/mods"
+mkdir "$mods"
+cp "$work/bindgen/app.js" "$work/split/__wasm_split.js" "$mods/"
+for wasm in "$work/bindgen/app_bg.wasm" "$work/split"/chunk_*.wasm "$work/split"/split_*.wasm; do
+  [ -e "$wasm" ] || continue
+  if [ "$profile" = dev ]; then
+    cp "$wasm" "$mods/"
+  else
+    # the split modules keep a names subsection binaryen does not know; it drops it
+    wasm-opt -Oz "$wasm" -o "$mods/$(basename "$wasm")" 2> >(grep -v 'unknown name subsection' >&2)
+  fi
+done
+wait
+
+hash=$(cd "$mods" && cat $(ls | sort) | sha256sum | cut -c1-16)
+
+rm -rf dist
+mkdir -p dist
+mv "$mods" "dist/wasm-$hash"
+cp -r app/i18n dist/i18n
+
+# index.html: its style sheets (static/*.css, in order) become one file; ./wasm/ names the folder.
+sheets=$(sed -n 's|.*<link rel="stylesheet" href="\(static/[^"]*\.css\)">.*|\1|p' index.html)
+[ -n "$sheets" ] || fail "index.html links no static/*.css"
+cat $sheets > "$work/lab.css"
+css="lab-$(sha256sum "$work/lab.css" | cut -c1-16).css"
+mv "$work/lab.css" "dist/$css"
+awk -v css="$css" -v mods="wasm-$hash" '
+  /<link rel="stylesheet" href="static\/[^"]*\.css">/ {
+    if (!done) { sub(/href="static\/[^"]*\.css"/, "href=\"./" css "\""); done = 1; print }
+    next
+  }
+  { gsub(/\.\/wasm\//, "./" mods "/"); print }
+' index.html > dist/index.html
+grep -q "wasm-$hash/app.js" dist/index.html || fail "index.html does not import ./wasm/app.js"
 end=$(date +%s.%N)
 
-shopt -s nullglob
-wasm=(dist/*.wasm)
-[ "${#wasm[@]}" -eq 1 ] || fail "expected one .wasm in dist/, found ${#wasm[@]}"
-raw=$(stat -c %s "${wasm[0]}")
-gz=$(gzip -9 -c "${wasm[0]}" | wc -c)
-awk -v f="${wasm[0]}" -v r="$raw" -v g="$gz" -v s="$start" -v e="$end" 'BEGIN {
-  printf "build-web: %s  raw %d B (%.1f KiB)  gzip -9 %d B (%.1f KiB)  trunk took %.1f s\n", f, r, r / 1024, g, g / 1024, e - s
+main="dist/wasm-$hash/app_bg.wasm"
+raw=$(stat -c %s "$main")
+gz=$(gzip -9 -c "$main" | wc -c)
+split_gz=0
+n=0
+for f in "dist/wasm-$hash"/*.wasm; do
+  [ "$f" = "$main" ] && continue
+  split_gz=$((split_gz + $(gzip -9 -c "$f" | wc -c)))
+  n=$((n + 1))
+done
+awk -v f="$main" -v r="$raw" -v g="$gz" -v n="$n" -v sg="$split_gz" -v s="$start" -v e="$end" 'BEGIN {
+  printf "build-web: %s  raw %d B  gzip -9 %d B (%.1f KiB); %d modules loaded on demand, gzip -9 %d B in all; took %.1f s\n", f, r, g, g / 1024, n, sg, e - s
 }'

@@ -13,7 +13,7 @@ cargo test --locked
 step "fuzzing: scenario JSON, share links, trace CSVs (3,000 inputs, overflow checks on)"
 cargo run --quiet --locked --profile test -p lab-fuzz --bin labfuzz -- --runs 3000 --quiet
 
-step "browser app (trunk build --release)"
+step "browser app (scripts/build-web.sh: wasm-release, split, wasm-opt)"
 bash scripts/build-web.sh
 
 step "browser tests (Playwright + Chromium)"

@@ -59,7 +59,7 @@ impl Locale {
 
 type Table = HashMap<String, String>;
 
-/// The parts of each language's table: `app/i18n/{part}.{locale}.json`. Trunk copies the folder
+/// The parts of each language's table: `app/i18n/{part}.{locale}.json`. The build copies the folder
 /// beside the page (`dist/i18n/`), and only the language shown is fetched, so the wasm carries no
 /// text. The address is relative to the page, like the wasm's own: the lab works under any path.
 const PARTS: [&str; 3] = ["ui", "features", "lessons"];

@@ -125,13 +125,20 @@ pub fn Workbench() -> impl IntoView {
 
     let panel = move |x: Tab| {
         let body = move || {
-            opened[x.index()].get().then(|| match x {
-                Tab::Lessons => view! { <LessonsPanel/> }.into_any(),
-                Tab::Sweep => {
-                    view! { <SweepPanel visible=Signal::derive(move || tab.get() == Some(Tab::Sweep))/> }.into_any()
+            opened[x.index()].get().then(|| {
+                let sweep_visible = Signal::derive(move || tab.get() == Some(Tab::Sweep));
+                view! {
+                    <Suspense fallback=|| ()>
+                        {Suspend::new(async move {
+                            match x {
+                                Tab::Lessons => lessons_tab().await,
+                                Tab::Sweep => sweep_tab(sweep_visible).await,
+                                Tab::Contract => contract_tab().await,
+                                Tab::Exercises => exercises_tab().await,
+                            }
+                        })}
+                    </Suspense>
                 }
-                Tab::Contract => view! { <ContractPanel/> }.into_any(),
-                Tab::Exercises => view! { <ExercisesPanel/> }.into_any(),
             })
         };
         view! {
@@ -339,4 +346,26 @@ pub fn scroll_to(selector: &str) {
     if let Ok(f) = js_sys::Reflect::get(&el, &"scrollIntoView".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
         let _ = f.call1(&el, &opts);
     }
+}
+
+// Each tab's code is a module of its own, fetched the first time the tab opens (docs/wasm-size.md).
+
+#[lazy]
+fn lessons_tab() -> AnyView {
+    view! { <LessonsPanel/> }.into_any()
+}
+
+#[lazy]
+fn sweep_tab(visible: Signal<bool>) -> AnyView {
+    view! { <SweepPanel visible/> }.into_any()
+}
+
+#[lazy]
+fn contract_tab() -> AnyView {
+    view! { <ContractPanel/> }.into_any()
+}
+
+#[lazy]
+fn exercises_tab() -> AnyView {
+    view! { <ExercisesPanel/> }.into_any()
 }
