@@ -17,6 +17,43 @@ async function stats(page) {
   return JSON.parse(await page.evaluate(() => window.wasmBindings.lab_stats()));
 }
 
+/**
+ * Opens the lab at 1280×800 on the throughput-first documents with `settings` applied (field id →
+ * value, in order; `after[id]` waits for what that field brings), plays at 10× until 2,000
+ * requests are in flight, then measures 4 s at 1×. Resolves to { page, errors, s, frames }:
+ * the lab's frame statistics and the figures both frame-time reports share.
+ */
+async function flooded(lab, settings, after = {}) {
+  const { page, errors } = await lab.open();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.locator(tid('stage')).first().waitFor();
+  await page.selectOption(tid('preset'), 'batch-throughput-first');
+  for (const [id, value] of Object.entries(settings)) {
+    const f = page.locator(tid(`field-${id}`));
+    await f.fill(value);
+    await f.press('Enter');
+    if (after[id]) await after[id](page);
+  }
+  await page.locator(tid('speed-10')).click();
+  await page.waitForFunction(() => JSON.parse(window.wasmBindings.lab_stats()).live_a >= 2000, null, { timeout: 60_000 });
+  await page.locator(tid('speed-1')).click();
+  await sleep(300);
+  await page.evaluate(() => window.wasmBindings.lab_reset_stats());
+  await sleep(4000);
+  const s = await stats(page);
+  const frames = {
+    live_requests: s.live_a,
+    frames_measured: s.samples,
+    work_ms_p50: s.work_ms_p50,
+    work_ms_p95: s.work_ms_p95,
+    work_ms_max: s.work_ms_max,
+    frame_interval_ms_p50: s.interval_ms_p50,
+    frame_interval_ms_p95: s.interval_ms_p95,
+  };
+  assert.ok(s.live_a >= 2000, `only ${s.live_a} requests in flight`);
+  return { page, errors, s, frames };
+}
+
 describe('budgets', { timeout: 240_000 }, () => {
   const lab = useLab();
 
@@ -39,8 +76,8 @@ describe('budgets', { timeout: 240_000 }, () => {
     const tabs = modules.filter((f) => f.startsWith('split_')).sort();
     const shared = modules.filter((f) => f.startsWith('chunk_'));
     assert.equal(tabs.length + shared.length + 1, modules.length, `unexpected modules: ${modules.join(', ')}`);
-    // one module per workbench tab, named by its #[lazy] function (app/src/workbench.rs)
-    assert.deepEqual(tabs.map((f) => f.replace(/^split_(.*)_tab_\d+\.wasm$/, '$1')), ['contract', 'exercises', 'lessons', 'sweep']);
+    // one module per workbench tab, named by its wasm_split function (app/src/workbench.rs)
+    assert.deepEqual(tabs, ['contract', 'exercises', 'lessons', 'sweep'].map((t) => `split_${t}_tab.wasm`));
     const sum = (fs) => fs.reduce((n, f) => n + size(f).gzip_bytes, 0);
     report.wasm = {
       folder: folders[0],
@@ -81,8 +118,29 @@ describe('budgets', { timeout: 240_000 }, () => {
     await page.locator(tid('sweep-run')).waitFor();
     const tabModules = (await fetched()).filter((f) => f.startsWith('split_'));
     assert.equal(tabModules.length, 1, `the sweep tab fetched ${tabModules.join(', ')}`);
-    assert.match(tabModules[0], /^split_sweep_tab_/);
+    assert.equal(tabModules[0], 'split_sweep_tab.wasm');
     assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a tab whose module cannot be fetched says so, the lab runs on, and it loads when tried again', async () => {
+    const { page, errors } = await lab.open();
+    await page.locator(tid('stage')).first().waitFor();
+    let offline = true;
+    await page.route(/\/split_contract_tab\.wasm$/, (route) => (offline ? route.abort('internetdisconnected') : route.continue()));
+    await page.locator(tid('wb-tab-contract')).click();
+    await page.locator(tid('wb-load-failed')).waitFor();
+    assert.equal(await page.locator(tid('panic')).count(), 0, 'the error view took over the lab');
+    // the simulation keeps playing
+    const t0 = Number(await page.locator(tid('sim-time')).getAttribute('data-us'));
+    await page.waitForFunction((t) => Number(document.querySelector('[data-testid="sim-time"]').dataset.us) > t, t0);
+    offline = false;
+    await page.locator(tid('wb-retry')).click();
+    await page.locator(tid('contract-use-lab')).waitFor();
+    assert.equal(await page.locator(tid('wb-load-failed')).count(), 0);
+    // the one failed fetch is all that went wrong
+    assert.ok(errors.length > 0, 'the failed fetch was not seen');
+    for (const e of errors) assert.match(e, /split_contract_tab\.wasm|Failed to fetch|failed to load/i);
     await page.close();
   });
 
@@ -101,24 +159,8 @@ describe('budgets', { timeout: 240_000 }, () => {
   });
 
   test('frame time with 2,000 requests in flight', async () => {
-    const { page, errors } = await lab.open();
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.locator(tid('stage')).first().waitFor();
     // Throughput-first documents, flooded: 60 requests/s against a server that serves ~6.
-    await page.selectOption(tid('preset'), 'batch-throughput-first');
-    const rate = page.locator(tid('field-classes[0].arrival.rate_per_s'));
-    await rate.fill('60');
-    await rate.press('Enter');
-    const n = page.locator(tid('field-classes[0].num_requests'));
-    await n.fill('20000');
-    await n.press('Enter');
-    await page.locator(tid('speed-10')).click();
-    await page.waitForFunction(() => JSON.parse(window.wasmBindings.lab_stats()).live_a >= 2000, null, { timeout: 60_000 });
-    await page.locator(tid('speed-1')).click();
-    await sleep(300);
-    await page.evaluate(() => window.wasmBindings.lab_reset_stats());
-    await sleep(4000);
-    const s = await stats(page);
+    const { page, errors, s, frames } = await flooded(lab, { 'classes[0].arrival.rate_per_s': '60', 'classes[0].num_requests': '20000' });
     // the same, measured from the page's own requestAnimationFrame
     const raf = await page.evaluate(
       () =>
@@ -136,61 +178,32 @@ describe('budgets', { timeout: 240_000 }, () => {
     );
     const q = (arr, p) => +arr[Math.min(arr.length - 1, Math.round((arr.length - 1) * p))].toFixed(2);
     report.frames_with_2000_in_flight = {
-      live_requests: s.live_a,
-      frames_measured: s.samples,
-      work_ms_p50: s.work_ms_p50,
-      work_ms_p95: s.work_ms_p95,
-      work_ms_max: s.work_ms_max,
-      frame_interval_ms_p50: s.interval_ms_p50,
-      frame_interval_ms_p95: s.interval_ms_p95,
+      ...frames,
       raf_interval_ms_p95: q(raf, 0.95),
       calm_tick_ms_p50: s.calm_tick_ms_p50,
       calm_tick_ms_p95: s.calm_tick_ms_p95,
       charts_ms_p95: s.charts_ms_p95,
     };
-    assert.ok(s.live_a >= 2000, `only ${s.live_a} requests in flight`);
     await page.screenshot({ path: await artifact('stage-2000-in-flight.png') });
     assert.deepEqual(errors, []);
     await page.close();
   });
 
   test('frame time with 8 replicas and 2,000 requests in flight', async () => {
-    const { page, errors } = await lab.open();
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.locator(tid('stage')).first().waitFor();
     // Throughput-first documents on eight replicas (round robin), flooded: 120 requests/s
     // against some 50 served (a flood no faster, so the count stays near 2,000 while measured).
-    await page.selectOption(tid('preset'), 'batch-throughput-first');
-    const set = async (id, value) => {
-      const f = page.locator(tid(`field-${id}`));
-      await f.fill(value);
-      await f.press('Enter');
-    };
-    await set('replicas', '8');
-    await page.locator(tid('replica')).nth(7).waitFor({ timeout: 20_000 });
-    await set('classes[0].arrival.rate_per_s', '120');
-    await set('classes[0].num_requests', '40000');
-    await page.locator(tid('speed-10')).click();
-    await page.waitForFunction(() => JSON.parse(window.wasmBindings.lab_stats()).live_a >= 2000, null, { timeout: 60_000 });
-    await page.locator(tid('speed-1')).click();
-    await sleep(300);
-    await page.evaluate(() => window.wasmBindings.lab_reset_stats());
-    await sleep(4000);
-    const s = await stats(page);
+    const { page, errors, s, frames } = await flooded(
+      lab,
+      { replicas: '8', 'classes[0].arrival.rate_per_s': '120', 'classes[0].num_requests': '40000' },
+      { replicas: (p) => p.locator(tid('replica')).nth(7).waitFor({ timeout: 20_000 }) },
+    );
     const stage = await page.evaluate(() => ({ ...document.querySelector('canvas#stage').dataset }));
     report.frames_with_8_replicas_2000_in_flight = {
       replicas: Number(stage.replicas),
       layout: stage.layout,
-      live_requests: s.live_a,
-      frames_measured: s.samples,
-      work_ms_p50: s.work_ms_p50,
-      work_ms_p95: s.work_ms_p95,
-      work_ms_max: s.work_ms_max,
-      frame_interval_ms_p50: s.interval_ms_p50,
-      frame_interval_ms_p95: s.interval_ms_p95,
+      ...frames,
       calm_tick_ms_p95: s.calm_tick_ms_p95,
     };
-    assert.ok(s.live_a >= 2000, `only ${s.live_a} requests in flight`);
     // the stage draws the eight replicas, each with its own band
     assert.equal(stage.replicas, '8');
     assert.equal(stage.layout, 'bands');

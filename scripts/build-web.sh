@@ -2,7 +2,7 @@
 # Builds the browser app into dist/ and prints the size of what the page loads.
 #
 #   cargo          the app for wasm32 (profile wasm-release; .cargo/config.toml keeps its relocations)
-#   wasm-split-cli each `#[lazy]` function (the workbench tabs) into a module of its own, fetched
+#   wasm-split-cli each `wasm_split` function (the workbench tabs) into a module of its own, fetched
 #                  the first time it is called; the main module is what the first frame waits for
 #   wasm-bindgen   the JS glue for the main module (keeping the table the split modules share)
 #   wasm-opt -Oz   every module

@@ -3,6 +3,6 @@
 # binaryen 108 builds a wasm that never mounts.
 # wasm-bindgen-cli must equal the `wasm-bindgen` crate in app/Cargo.toml.
 WASM_BINDGEN_VERSION=0.2.130
-# wasm-split-cli: moves each `#[lazy]` function into a wasm module of its own (docs/wasm-size.md)
+# wasm-split-cli: moves each `wasm_split` function into a wasm module of its own (docs/wasm-size.md)
 WASM_SPLIT_VERSION=0.2.4
 WASM_OPT_VERSION=132

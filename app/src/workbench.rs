@@ -1,6 +1,7 @@
 //! The workbench under the toolbar: guided lessons, sweeps, the resource contract and classroom
-//! exercises, one tab each. A panel is built the first time its tab opens and then stays, so a
-//! sweep or an acceptance run keeps going (and keeps its results) while another tab is shown.
+//! exercises, one tab each. A panel is built the first time its tab opens (its code is fetched
+//! then: each tab is a wasm module of its own) and then stays, so a sweep or an acceptance run
+//! keeps going (and keeps its results) while another tab is shown.
 //!
 //! Also what those panels share: the one driver of their background jobs
 //! (`app_model::jobs`, a slice per animation frame: the page never freezes, progress shows, a
@@ -10,6 +11,7 @@
 
 use app_model::jobs::{Job, Runner, Status, Ticket};
 use leptos::prelude::*;
+use leptos::wasm_split::{wasm_split, SplitLoaderError};
 use sim_core::ScenarioError;
 use wasm_bindgen::JsCast;
 
@@ -127,17 +129,23 @@ pub fn Workbench() -> impl IntoView {
         let body = move || {
             opened[x.index()].get().then(|| {
                 let sweep_visible = Signal::derive(move || tab.get() == Some(Tab::Sweep));
-                view! {
-                    <Suspense fallback=|| ()>
-                        {Suspend::new(async move {
-                            match x {
-                                Tab::Lessons => lessons_tab().await,
-                                Tab::Sweep => sweep_tab(sweep_visible).await,
-                                Tab::Contract => contract_tab().await,
-                                Tab::Exercises => exercises_tab().await,
-                            }
-                        })}
-                    </Suspense>
+                // a failed fetch says so and offers another try; the rest of the lab runs on
+                let attempt = RwSignal::new(0u32);
+                move || {
+                    attempt.track();
+                    view! {
+                        <Suspense fallback=|| view! { <p class="small muted" data-testid="wb-loading">{tx("features.workbench.loading")}</p> }>
+                            {Suspend::new(async move {
+                                let body = match x {
+                                    Tab::Lessons => lessons_tab().await,
+                                    Tab::Sweep => sweep_tab(sweep_visible).await,
+                                    Tab::Contract => contract_tab().await,
+                                    Tab::Exercises => exercises_tab().await,
+                                };
+                                body.unwrap_or_else(|_| load_failed(attempt))
+                            })}
+                        </Suspense>
+                    }
                 }
             })
         };
@@ -348,24 +356,41 @@ pub fn scroll_to(selector: &str) {
     }
 }
 
-// Each tab's code is a module of its own, fetched the first time the tab opens (docs/wasm-size.md).
+// Each tab's code is a module of its own, fetched the first time the tab opens
+// (`scripts/build-web.sh` splits them out; docs/wasm-size.md). `fallible`: a fetch that fails
+// returns an error instead of stopping the whole lab.
 
-#[lazy]
-fn lessons_tab() -> AnyView {
-    view! { <LessonsPanel/> }.into_any()
+type Loaded = Result<AnyView, SplitLoaderError>;
+
+#[wasm_split(lessons_tab, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn lessons_tab() -> Loaded {
+    Ok(view! { <LessonsPanel/> }.into_any())
 }
 
-#[lazy]
-fn sweep_tab(visible: Signal<bool>) -> AnyView {
-    view! { <SweepPanel visible/> }.into_any()
+#[wasm_split(sweep_tab, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn sweep_tab(visible: Signal<bool>) -> Loaded {
+    Ok(view! { <SweepPanel visible/> }.into_any())
 }
 
-#[lazy]
-fn contract_tab() -> AnyView {
-    view! { <ContractPanel/> }.into_any()
+#[wasm_split(contract_tab, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn contract_tab() -> Loaded {
+    Ok(view! { <ContractPanel/> }.into_any())
 }
 
-#[lazy]
-fn exercises_tab() -> AnyView {
-    view! { <ExercisesPanel/> }.into_any()
+#[wasm_split(exercises_tab, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn exercises_tab() -> Loaded {
+    Ok(view! { <ExercisesPanel/> }.into_any())
+}
+
+/// What a tab shows when its module could not be fetched: why, and a button to try again.
+fn load_failed(attempt: RwSignal<u32>) -> AnyView {
+    view! {
+        <div class="wb-load-failed" role="alert" data-testid="wb-load-failed">
+            <p>{tx("features.workbench.load_failed")}</p>
+            <button class="btn small-btn" data-testid="wb-retry" on:click=move |_| attempt.update(|n| *n += 1)>
+                {tx("features.workbench.retry")}
+            </button>
+        </div>
+    }
+    .into_any()
 }
