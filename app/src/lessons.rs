@@ -472,7 +472,7 @@ fn list(cx: Ctx) -> AnyView {
         })
     };
     view! {
-        {workbench::panel_head("lessons.title", Box::new(|| t("features.lesson.list_hint")))}
+        {workbench::panel_head("lessons.title", Box::new(|| tf("features.lesson.list_hint", &[("n", LESSONS.len().to_string())])))}
         {closed}
         <ol class="lesson-list">{cards}</ol>
     }
