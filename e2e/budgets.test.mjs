@@ -144,6 +144,22 @@ describe('budgets', { timeout: 240_000 }, () => {
     await page.close();
   });
 
+  test('a tab loads behind a server that sends its module with another type than application/wasm', async () => {
+    const { page, errors } = await lab.open();
+    await page.locator(tid('stage')).first().waitFor();
+    let served = 0;
+    await page.route(/\/split_sweep_tab\.wasm$/, async (route) => {
+      const response = await route.fetch();
+      served += 1;
+      await route.fulfill({ response, headers: { ...response.headers(), 'content-type': 'application/octet-stream' } });
+    });
+    await page.locator(tid('wb-tab-sweep')).click();
+    await page.locator(tid('sweep-run')).waitFor();
+    assert.equal(served, 1);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('time to the first animated frame (headless Chromium)', async () => {
     const { page, errors } = await lab.open();
     await page.waitForFunction(() => window.wasmBindings?.lab_stats && JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms != null, null, { timeout: 20_000 });

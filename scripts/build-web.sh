@@ -51,6 +51,21 @@ wasm-bindgen --target web --keep-lld-exports --no-typescript --out-name app --ou
 mods="$work/mods"
 mkdir "$mods"
 cp "$work/bindgen/app.js" "$work/split/__wasm_split.js" "$mods/"
+# The loader compiles each module as it streams in, which browsers allow only when the server
+# sends `application/wasm`; behind a server that sends another type (older ones do), the tabs
+# would never load. The main module's glue (wasm-bindgen) already falls back; so does the loader.
+loader="$mods/__wasm_split.js"
+n=$(grep -c 'WebAssembly.instantiateStreaming(src, imports)' "$loader" || true)
+[ "$n" -gt 0 ] || fail "__wasm_split.js no longer calls WebAssembly.instantiateStreaming(src, imports): check the fallback below"
+sed -i 's/WebAssembly\.instantiateStreaming(src, imports)/instantiateAnyType(src, imports)/' "$loader"
+cat >> "$loader" <<'JS'
+async function instantiateAnyType(src, imports) {
+    const response = await src;
+    const type = (response.headers.get("content-type") || "").split(";")[0].trim();
+    if (!response.ok || type === "application/wasm") return WebAssembly.instantiateStreaming(response, imports);
+    return WebAssembly.instantiate(await response.arrayBuffer(), imports);
+}
+JS
 for wasm in "$work/bindgen/app_bg.wasm" "$work/split"/chunk_*.wasm "$work/split"/split_*.wasm; do
   [ -e "$wasm" ] || continue
   if [ "$profile" = dev ]; then
