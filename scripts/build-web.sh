@@ -10,7 +10,7 @@
 # The modules and their loader go into dist/wasm-<hash>/, named by their content, so a browser
 # never mixes a cached module of one build with another build. index.html's style sheets become
 # one dist/lab-<hash>.css; app/i18n/ is copied to dist/i18n/ (the page fetches its language).
-# Tools come from scripts/setup.sh; `--dev` builds the dev profile without wasm-opt.
+# Tools come from scripts/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/e2e/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -18,12 +18,7 @@ source scripts/tools.sh
 
 fail() { printf 'build-web: %s\n' "$*" >&2; exit 1; }
 
-profile=wasm-release
-case "${1:-}" in
-  "") ;;
-  --dev) profile=dev ;;
-  *) fail "unknown argument '$1' (only --dev)" ;;
-esac
+[ $# -eq 0 ] || fail "takes no arguments"
 
 command -v wasm-bindgen >/dev/null || fail "wasm-bindgen not found: run scripts/setup.sh"
 command -v wasm-split-cli >/dev/null || fail "wasm-split-cli not found: run scripts/setup.sh"
@@ -38,10 +33,9 @@ cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" \
   || fail "wasm-split-cli is not $WASM_SPLIT_VERSION: run scripts/setup.sh"
 
 start=$(date +%s.%N)
-cargo build --locked -p app --bin app --target wasm32-unknown-unknown --profile "$profile"
+cargo build --locked -p app --bin app --target wasm32-unknown-unknown --profile wasm-release
 target_dir=$(cargo metadata --format-version 1 --no-deps | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).target_directory)')
-out_profile=$profile; [ "$profile" = dev ] && out_profile=debug
-input="$target_dir/wasm32-unknown-unknown/$out_profile/app.wasm"
+input="$target_dir/wasm32-unknown-unknown/wasm-release/app.wasm"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -68,14 +62,9 @@ async function instantiateAnyType(src, imports) {
 JS
 for wasm in "$work/bindgen/app_bg.wasm" "$work/split"/chunk_*.wasm "$work/split"/split_*.wasm; do
   [ -e "$wasm" ] || continue
-  if [ "$profile" = dev ]; then
-    cp "$wasm" "$mods/"
-  else
-    # the split modules keep a names subsection binaryen does not know; it drops it
-    wasm-opt -Oz "$wasm" -o "$mods/$(basename "$wasm")" 2> >(grep -v 'unknown name subsection' >&2)
-  fi
+  # the split modules keep a names subsection binaryen does not know (and drops): not worth a line
+  wasm-opt -Oz "$wasm" -o "$mods/$(basename "$wasm")" 2>&1 | { grep -v 'unknown name subsection' || true; } >&2
 done
-wait
 
 hash=$(cd "$mods" && cat $(ls | sort) | sha256sum | cut -c1-16)
 
