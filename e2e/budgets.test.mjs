@@ -135,8 +135,11 @@ describe('budgets', { timeout: 240_000 }, () => {
     const t0 = Number(await page.locator(tid('sim-time')).getAttribute('data-us'));
     await page.waitForFunction((t) => Number(document.querySelector('[data-testid="sim-time"]').dataset.us) > t, t0);
     offline = false;
-    await page.locator(tid('wb-retry')).click();
+    await page.locator(tid('wb-retry')).focus();
+    await page.keyboard.press('Enter');
     await page.locator(tid('contract-use-lab')).waitFor();
+    // the keyboard's focus is back on the tab, not lost with the button
+    await page.waitForFunction(() => document.activeElement?.dataset.testid === 'wb-tab-contract');
     assert.equal(await page.locator(tid('wb-load-failed')).count(), 0);
     // the one failed fetch is all that went wrong
     assert.ok(errors.length > 0, 'the failed fetch was not seen');

@@ -142,7 +142,7 @@ pub fn Workbench() -> impl IntoView {
                                     Tab::Contract => contract_tab().await,
                                     Tab::Exercises => exercises_tab().await,
                                 };
-                                body.unwrap_or_else(|_| load_failed(attempt))
+                                body.unwrap_or_else(|_| load_failed(x, attempt))
                             })}
                         </Suspense>
                     }
@@ -382,12 +382,17 @@ fn exercises_tab() -> Loaded {
     Ok(view! { <ExercisesPanel/> }.into_any())
 }
 
-/// What a tab shows when its module could not be fetched: why, and a button to try again.
-fn load_failed(attempt: RwSignal<u32>) -> AnyView {
+/// What a tab shows when its module could not be fetched: why, and a button to try again (the
+/// button goes with the message, so the keyboard's focus moves back to the tab).
+fn load_failed(x: Tab, attempt: RwSignal<u32>) -> AnyView {
+    let again = move |_| {
+        focus_id(format!("wb-tab-{}", x.id()));
+        attempt.update(|n| *n += 1);
+    };
     view! {
         <div class="wb-load-failed" role="alert" data-testid="wb-load-failed">
             <p>{tx("features.workbench.load_failed")}</p>
-            <button class="btn small-btn" data-testid="wb-retry" on:click=move |_| attempt.update(|n| *n += 1)>
+            <button class="btn small-btn" data-testid="wb-retry" on:click=again>
                 {tx("features.workbench.retry")}
             </button>
         </div>
