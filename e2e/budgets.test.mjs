@@ -123,6 +123,21 @@ describe('budgets', { timeout: 240_000 }, () => {
     await page.close();
   });
 
+  test('pointing at a tab fetches its module before the click', async () => {
+    const { page, errors } = await lab.open();
+    await page.locator(tid('stage')).first().waitFor();
+    const fetched = () =>
+      page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()));
+    await page.locator(tid('wb-tab-exercises')).hover();
+    await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/split_exercises_tab.wasm')));
+    assert.equal(await page.locator(tid('wb-panel-exercises')).isVisible(), false, 'the panel opened without a click');
+    assert.deepEqual((await fetched()).filter((f) => f.startsWith('split_')), ['split_exercises_tab.wasm']);
+    await page.locator(tid('wb-tab-exercises')).click();
+    await page.locator(tid('wb-panel-exercises')).locator('button').first().waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a tab whose module cannot be fetched says so, the lab runs on, and it loads when tried again', async () => {
     const { page, errors } = await lab.open();
     await page.locator(tid('stage')).first().waitFor();

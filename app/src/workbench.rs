@@ -119,6 +119,8 @@ pub fn Workbench() -> impl IntoView {
                 data-testid=format!("wb-tab-{}", x.id())
                 on:click=move |_| if tab.get_untracked() == Some(x) { tab.set(None) } else { open(x) }
                 on:keydown=on_key
+                on:pointerenter=move |_| warm(x)
+                on:focus=move |_| warm(x)
             >
                 {text(Box::new(move || x.label()))}
             </button>
@@ -362,24 +364,37 @@ pub fn scroll_to(selector: &str) {
 
 type Loaded = Result<AnyView, SplitLoaderError>;
 
-#[wasm_split(lessons_tab, wasm_split_path = ::leptos::wasm_split, fallible)]
+#[wasm_split(lessons_tab, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_lessons))]
 fn lessons_tab() -> Loaded {
     Ok(view! { <LessonsPanel/> }.into_any())
 }
 
-#[wasm_split(sweep_tab, wasm_split_path = ::leptos::wasm_split, fallible)]
+#[wasm_split(sweep_tab, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_sweep))]
 fn sweep_tab(visible: Signal<bool>) -> Loaded {
     Ok(view! { <SweepPanel visible/> }.into_any())
 }
 
-#[wasm_split(contract_tab, wasm_split_path = ::leptos::wasm_split, fallible)]
+#[wasm_split(contract_tab, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_contract))]
 fn contract_tab() -> Loaded {
     Ok(view! { <ContractPanel/> }.into_any())
 }
 
-#[wasm_split(exercises_tab, wasm_split_path = ::leptos::wasm_split, fallible)]
+#[wasm_split(exercises_tab, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_exercises))]
 fn exercises_tab() -> Loaded {
     Ok(view! { <ExercisesPanel/> }.into_any())
+}
+
+/// Starts fetching a tab's module when the pointer reaches its button or the focus does, so it
+/// is usually there by the click. A failure here is left to the click, which says so.
+fn warm(x: Tab) {
+    leptos::task::spawn_local(async move {
+        let _ = match x {
+            Tab::Lessons => preload_lessons().await,
+            Tab::Sweep => preload_sweep().await,
+            Tab::Contract => preload_contract().await,
+            Tab::Exercises => preload_exercises().await,
+        };
+    });
 }
 
 /// What a tab shows when its module could not be fetched: why, and a button to try again (the
