@@ -17,6 +17,16 @@ async function stats(page) {
   return JSON.parse(await page.evaluate(() => window.wasmBindings.lab_stats()));
 }
 
+/** The names of the wasm modules `page` has fetched so far, in order. */
+function wasmFetched(page) {
+  return page.evaluate(() =>
+    performance
+      .getEntriesByType('resource')
+      .map((e) => new URL(e.name).pathname.split('/').pop())
+      .filter((f) => f.endsWith('.wasm')),
+  );
+}
+
 /**
  * Opens the lab at 1280×800 on the throughput-first documents with `settings` applied (field id →
  * value, in order; `after[id]` waits for what that field brings), plays at 10× until 2,000
@@ -104,19 +114,12 @@ describe('budgets', { timeout: 240_000 }, () => {
 
   test('the page fetches only the main module; a tab fetches its own module when first opened', async () => {
     const { page, errors } = await lab.open();
-    const fetched = () =>
-      page.evaluate(() =>
-        performance
-          .getEntriesByType('resource')
-          .map((e) => new URL(e.name).pathname.split('/').pop())
-          .filter((f) => f.endsWith('.wasm')),
-      );
     await page.waitForFunction(() => window.wasmBindings?.lab_stats && JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms != null, null, { timeout: 20_000 });
     await sleep(500);
-    assert.deepEqual(await fetched(), ['app_bg.wasm']);
+    assert.deepEqual(await wasmFetched(page), ['app_bg.wasm']);
     await page.locator(tid('wb-tab-sweep')).click();
     await page.locator(tid('sweep-run')).waitFor();
-    const tabModules = (await fetched()).filter((f) => f.startsWith('split_'));
+    const tabModules = (await wasmFetched(page)).filter((f) => f.startsWith('split_'));
     assert.equal(tabModules.length, 1, `the sweep tab fetched ${tabModules.join(', ')}`);
     assert.equal(tabModules[0], 'split_sweep_tab.wasm');
     assert.deepEqual(errors, []);
@@ -126,12 +129,10 @@ describe('budgets', { timeout: 240_000 }, () => {
   test('pointing at a tab fetches its module before the click', async () => {
     const { page, errors } = await lab.open();
     await page.locator(tid('stage')).first().waitFor();
-    const fetched = () =>
-      page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()));
     await page.locator(tid('wb-tab-exercises')).hover();
     await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/split_exercises_tab.wasm')));
     assert.equal(await page.locator(tid('wb-panel-exercises')).isVisible(), false, 'the panel opened without a click');
-    assert.deepEqual((await fetched()).filter((f) => f.startsWith('split_')), ['split_exercises_tab.wasm']);
+    assert.deepEqual((await wasmFetched(page)).filter((f) => f.startsWith('split_')), ['split_exercises_tab.wasm']);
     await page.locator(tid('wb-tab-exercises')).click();
     await page.locator(tid('wb-panel-exercises')).locator('button').first().waitFor();
     assert.deepEqual(errors, []);
