@@ -9,7 +9,7 @@ scenario=sim-core/benches/poisson-1m.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add wasm32-wasip1
+rustup target list --installed | grep -x wasm32-wasip1 >/dev/null || rustup target add wasm32-wasip1
 cargo build -q --release -p llmsim
 cargo build -q --release -p llmsim --target wasm32-wasip1
 
