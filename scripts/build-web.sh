@@ -10,6 +10,7 @@
 # The modules and their loader go into dist/wasm-<hash>/, named by their content, so a browser
 # never mixes a cached module of one build with another build. index.html's style sheets become
 # one dist/lab-<hash>.css; app/i18n/ is copied to dist/i18n/ (the page fetches its language).
+# index.html is trunk's page (Trunk.toml, the development build): this script rewrites its links.
 # Tools come from scripts/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,17 +24,23 @@ fail() { printf 'build-web: %s\n' "$*" >&2; exit 1; }
 command -v wasm-bindgen >/dev/null || fail "wasm-bindgen not found: run scripts/setup.sh"
 command -v wasm-split-cli >/dev/null || fail "wasm-split-cli not found: run scripts/setup.sh"
 [ -x e2e/node_modules/.bin/wasm-opt ] || fail "e2e/node_modules/.bin/wasm-opt not found: run scripts/setup.sh (npm ci in e2e/)"
-rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
+rustup target list --installed 2>/dev/null | grep -x wasm32-unknown-unknown >/dev/null \
   || fail "the wasm32-unknown-unknown target is missing: run scripts/setup.sh"
 have_bindgen=$(wasm-bindgen --version | awk '{print $2}')
 have_opt=$(wasm-opt --version | awk '{print $3}')
 [ "$have_bindgen" = "$WASM_BINDGEN_VERSION" ] || fail "wasm-bindgen $have_bindgen on PATH, scripts/tools.sh pins $WASM_BINDGEN_VERSION"
 [ "$have_opt" = "$WASM_OPT_VERSION" ] || fail "wasm-opt $have_opt on PATH, scripts/tools.sh pins $WASM_OPT_VERSION"
-cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" \
+cargo install --list | grep -x "wasm_split_cli_support v$WASM_SPLIT_VERSION:" >/dev/null \
   || fail "wasm-split-cli is not $WASM_SPLIT_VERSION: run scripts/setup.sh"
 
 start=$(date +%s.%N)
-cargo build --locked -p app --bin app --target wasm32-unknown-unknown --profile wasm-release
+# The release's flags beside .cargo/config.toml's (cargo joins the two lists): the relocations
+# wasm-split-cli needs, and the registry's sources under one name, so no build machine's path is
+# in the wasm (workspace sources are named relative to it already) and two builds of a commit are
+# byte for byte the same wherever they run.
+registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
+cargo build --locked -p app --bin app --features split --target wasm32-unknown-unknown --profile wasm-release \
+  --config "target.wasm32-unknown-unknown.rustflags = [\"-Clink-arg=--emit-relocs\", \"--remap-path-prefix=$registry=/registry\"]"
 target_dir=$(cargo metadata --format-version 1 --no-deps | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).target_directory)')
 input="$target_dir/wasm32-unknown-unknown/wasm-release/app.wasm"
 
@@ -73,20 +80,34 @@ mkdir -p dist
 mv "$mods" "dist/wasm-$hash"
 cp -r app/i18n dist/i18n
 
-# index.html: its style sheets (static/*.css, in order) become one file; ./wasm/ names the folder.
-sheets=$(sed -n 's|.*<link rel="stylesheet" href="\(static/[^"]*\.css\)">.*|\1|p' index.html)
-[ -n "$sheets" ] || fail "index.html links no static/*.css"
+# index.html is written for trunk (the development build): its data-trunk style sheets become one
+# file here, its copy-dir is the copy above, its rust link becomes the module's preloads and loader.
+sheets=$(sed -n 's|.*<link data-trunk rel="css" href="\(static/[^"]*\.css\)">.*|\1|p' index.html)
+[ -n "$sheets" ] || fail "index.html links no static/*.css with data-trunk"
+grep -q '<link data-trunk rel="rust"' index.html || fail "index.html has no <link data-trunk rel=\"rust\">"
 cat $sheets > "$work/lab.css"
 css="lab-$(sha256sum "$work/lab.css" | cut -c1-16).css"
 mv "$work/lab.css" "dist/$css"
 awk -v css="$css" -v mods="wasm-$hash" '
-  /<link rel="stylesheet" href="static\/[^"]*\.css">/ {
-    if (!done) { sub(/href="static\/[^"]*\.css"/, "href=\"./" css "\""); done = 1; print }
+  /<link data-trunk rel="css"/ {
+    if (!css_done) { print "    <link rel=\"stylesheet\" href=\"./" css "\">"; css_done = 1 }
     next
   }
-  { gsub(/\.\/wasm\//, "./" mods "/"); print }
+  /<link data-trunk rel="copy-dir"/ { next }
+  /<link data-trunk rel="rust"/ {
+    print "    <link rel=\"modulepreload\" href=\"./" mods "/app.js\">"
+    print "    <link rel=\"preload\" href=\"./" mods "/app_bg.wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin>"
+    print "    <script type=\"module\">"
+    print "      import init, * as bindings from \"./" mods "/app.js\";"
+    print "      await init({ module_or_path: \"./" mods "/app_bg.wasm\" });"
+    print "      window.wasmBindings = bindings;"
+    print "    </script>"
+    next
+  }
+  /<link data-trunk/ { print "build-web: index.html has a data-trunk link this script does not know: " $0 > "/dev/stderr"; exit 1 }
+  { print }
 ' index.html > dist/index.html
-grep -q "wasm-$hash/app.js" dist/index.html || fail "index.html does not import ./wasm/app.js"
+grep -q "wasm-$hash/app.js" dist/index.html || fail "dist/index.html does not import wasm-$hash/app.js"
 end=$(date +%s.%N)
 
 main="dist/wasm-$hash/app_bg.wasm"

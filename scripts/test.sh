@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Every test: sim-core and CLI (cargo test), a short fuzz run, the release wasm build, the
-# browser tests.
+# Every test: setup's decisions, sim-core and CLI (cargo test), a short fuzz run, the release
+# wasm build and its reproducibility, the browser tests.
 # Expects the tools of scripts/setup.sh (./lab test runs it first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/e2e/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-step() { printf '\n\033[1m[test] %s\033[0m\n' "$*"; }
+started=$(date +%s)
+step() { printf '\n\033[1m[test] %s\033[0m (at %d s)\n' "$*" $(($(date +%s) - started)); }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+step "setup's decisions on prepared machines (node --test scripts/)"
+node --test scripts/
 
 step "sim-core and llmsim (cargo test)"
 cargo test --locked
@@ -16,7 +22,9 @@ cargo run --quiet --locked --profile test -p lab-fuzz --bin labfuzz -- --runs 30
 step "browser app (scripts/build-web.sh: wasm-release, split, wasm-opt)"
 bash scripts/build-web.sh
 
+step "the release build is the same from another folder (scripts/repro.sh)"
+bash scripts/repro.sh "$scratch"
+
 step "browser tests (Playwright + Chromium)"
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
 (cd e2e && E2E_SCRATCH="$scratch" TMPDIR="$scratch" node --test --test-concurrency=1)
+step "done"

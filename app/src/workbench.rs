@@ -11,7 +11,7 @@
 
 use app_model::jobs::{Job, Runner, Status, Ticket};
 use leptos::prelude::*;
-use leptos::wasm_split::{wasm_split, SplitLoaderError};
+use leptos::wasm_split::SplitLoaderError;
 use sim_core::ScenarioError;
 use wasm_bindgen::JsCast;
 
@@ -359,30 +359,34 @@ pub fn scroll_to(selector: &str) {
 }
 
 // Each tab's code is a module of its own, fetched the first time the tab opens
-// (`scripts/build-web.sh` splits them out; docs/wasm-size.md). `fallible`: a fetch that fails
-// returns an error instead of stopping the whole lab.
+// (`scripts/build-web.sh` builds with the `split` feature and splits them out; docs/wasm-size.md).
+// `fallible`: a fetch that fails returns an error instead of stopping the whole lab. Without the
+// feature (`trunk serve`'s development build) they are ordinary functions in the one module.
 
 type Loaded = Result<AnyView, SplitLoaderError>;
 
-#[wasm_split(lessons_tab, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_lessons))]
-fn lessons_tab() -> Loaded {
-    Ok(view! { <LessonsPanel/> }.into_any())
+macro_rules! tab_module {
+    ($name:ident, $preload:ident, ($($arg:ident: $ty:ty),*) => $body:expr) => {
+        #[cfg(feature = "split")]
+        #[leptos::wasm_split::wasm_split($name, wasm_split_path = ::leptos::wasm_split, fallible, preload($preload))]
+        fn $name($($arg: $ty),*) -> Loaded {
+            $body
+        }
+
+        #[cfg(not(feature = "split"))]
+        async fn $name($($arg: $ty),*) -> Loaded {
+            $body
+        }
+
+        #[cfg(not(feature = "split"))]
+        async fn $preload() {}
+    };
 }
 
-#[wasm_split(sweep_tab, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_sweep))]
-fn sweep_tab(visible: Signal<bool>) -> Loaded {
-    Ok(view! { <SweepPanel visible/> }.into_any())
-}
-
-#[wasm_split(contract_tab, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_contract))]
-fn contract_tab() -> Loaded {
-    Ok(view! { <ContractPanel/> }.into_any())
-}
-
-#[wasm_split(exercises_tab, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_exercises))]
-fn exercises_tab() -> Loaded {
-    Ok(view! { <ExercisesPanel/> }.into_any())
-}
+tab_module!(lessons_tab, preload_lessons, () => Ok(view! { <LessonsPanel/> }.into_any()));
+tab_module!(sweep_tab, preload_sweep, (visible: Signal<bool>) => Ok(view! { <SweepPanel visible/> }.into_any()));
+tab_module!(contract_tab, preload_contract, () => Ok(view! { <ContractPanel/> }.into_any()));
+tab_module!(exercises_tab, preload_exercises, () => Ok(view! { <ExercisesPanel/> }.into_any()));
 
 /// Starts fetching a tab's module when the pointer reaches its button or the focus does, so it
 /// is usually there by the click. A failure here is left to the click, which says so.
