@@ -19,6 +19,9 @@ cargo test --locked
 step "fuzzing: scenario JSON, share links, trace CSVs (3,000 inputs, overflow checks on)"
 cargo run --quiet --locked --profile test -p lab-fuzz --bin labfuzz -- --runs 3000 --quiet
 
+step "the development build (trunk serve's: no split) compiles"
+cargo check --locked --quiet -p app --bin app --target wasm32-unknown-unknown --profile wasm-dev
+
 step "browser app (scripts/build-web.sh: wasm-release, split, wasm-opt)"
 bash scripts/build-web.sh
 
