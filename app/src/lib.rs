@@ -204,6 +204,9 @@ fn on_key(ui: Ui, ev: &web_sys::KeyboardEvent) {
     if in_field || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
         return;
     }
+    if ui.withheld_untracked() {
+        return;
+    }
     match ev.key().as_str() {
         " " => {
             ev.prevent_default();
@@ -233,11 +236,13 @@ fn start_animation(ui: Ui) {
 }
 
 fn frame(ui: Ui, perf: web_sys::Performance) {
+    // a lesson before its prediction holds the stage at its set-up
+    let held = ui.withheld_untracked();
     let input = engine::FrameInput {
         now_ms: perf.now(),
-        playing: ui.playing.get_untracked(),
+        playing: ui.playing.get_untracked() && !held,
         speed: ui.speed.get_untracked(),
-        fast_forward: ui.fast_forward.get_untracked(),
+        fast_forward: ui.fast_forward.get_untracked() && !held,
         fit_to_frame: ui.embed.get_untracked(),
     };
     if let Some(out) = engine::with(|e| e.frame(input, &perf)) {

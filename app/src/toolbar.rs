@@ -39,6 +39,8 @@ pub fn Toolbar() -> impl IntoView {
         view! { {icon::svg(d)}{t(key)} }
     };
     let seed_locked = Memo::new(move |_| crate::controls::locked_at(ui, "seed"));
+    // a lesson before the learner's prediction holds the stage at its set-up
+    let held = Memo::new(move |_| ui.withheld());
     let on_play = move |_| {
         if finished.get_untracked() {
             ui.reset();
@@ -76,8 +78,22 @@ pub fn Toolbar() -> impl IntoView {
 
     view! {
         <div class="toolbar" role="group" aria-label=tx("toolbar.aria")>
-            <button class="btn primary" data-testid="play" on:click=on_play aria-keyshortcuts="Space">{play_label}</button>
-            <button class="btn" data-testid="step" title=tx("toolbar.step_title") aria-keyshortcuts="ArrowRight" on:click=move |_| ui.step()>{icon::svg(icon::STEP)}<span class="lbl">{tx("toolbar.step")}</span></button>
+            <button
+                class="btn primary"
+                data-testid="play"
+                on:click=on_play
+                aria-keyshortcuts="Space"
+                disabled=move || held.get()
+                title=move || if held.get() { t("toolbar.held") } else { String::new() }
+            >{play_label}</button>
+            <button
+                class="btn"
+                data-testid="step"
+                title=move || if held.get() { t("toolbar.held") } else { t("toolbar.step_title") }
+                aria-keyshortcuts="ArrowRight"
+                disabled=move || held.get()
+                on:click=move |_| ui.step()
+            >{icon::svg(icon::STEP)}<span class="lbl">{tx("toolbar.step")}</span></button>
             <div class="speed">
                 <label for="speed">{tx("toolbar.speed")}</label>
                 <input
@@ -102,7 +118,7 @@ pub fn Toolbar() -> impl IntoView {
                 class="btn"
                 data-testid="run-to-end"
                 title=tx("toolbar.run_to_end_title")
-                disabled=move || finished.get()
+                disabled=move || finished.get() || held.get()
                 on:click=move |_| ui.fast_forward.set(true)
             >{icon::svg(icon::TO_END)}<span class="lbl">{tx("toolbar.run_to_end")}</span></button>
             <button class="btn" data-testid="reset" title=tx("toolbar.reset_title") on:click=move |_| ui.reset()>{icon::svg(icon::RESET)}<span class="lbl">{tx("toolbar.reset")}</span></button>

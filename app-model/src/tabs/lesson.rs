@@ -53,6 +53,18 @@ impl Step {
     pub fn needs_results(self) -> bool {
         matches!(self, Step::Run | Step::Explain)
     }
+
+    /// Before the learner has predicted: the stage holds the lesson's set-up at t = 0 (nothing
+    /// plays, no number shows) and the lesson's claim stays hidden, so nothing gives the answer
+    /// away.
+    pub fn before_prediction(self) -> bool {
+        matches!(self, Step::Setup | Step::Predict)
+    }
+
+    /// The lesson's claim (the answer it teaches, in words) shows with the outcome, never before.
+    pub fn shows_claim(self) -> bool {
+        self >= Step::Explain
+    }
 }
 
 /// How the stepper marks a step, seen from the current one.
@@ -385,6 +397,16 @@ pub fn stage_shows(on_stage: &[Scenario], expected: &[Scenario]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nothing_of_the_answer_shows_before_the_prediction() {
+        for step in Step::ALL {
+            // the claim only with the outcome; the stage holds still exactly until the run
+            assert_eq!(step.shows_claim(), step >= Step::Explain, "{step:?}");
+            assert_eq!(step.before_prediction(), step < Step::Run, "{step:?}");
+            assert!(!(step.shows_claim() && step.before_prediction()));
+        }
+    }
 
     #[test]
     fn steps_keep_their_positions_and_marks() {
