@@ -77,9 +77,33 @@ describe('a first visit that invites', { timeout: 180_000 }, () => {
     const { page, errors } = await lab.open('', { viewport: { width: 1280, height: 720 } });
     const start = page.locator(tid('start-here'));
     assert.equal(await start.isVisible(), true, 'a first visit sees it');
-    await page.locator(tid('start-here-open')).click();
+    // by keyboard: the focus follows into the lesson (not to the page's body), and the run is
+    // a few key presses away
+    await page.locator(tid('start-here-open')).focus();
+    await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.querySelector('[data-testid="lesson"]')?.dataset.lesson === 'mean-hides-tail');
     assert.equal(await start.isVisible(), false);
+    await page.waitForFunction(() => document.activeElement?.classList.contains('lesson-step'));
+    let presses = 1;
+    const pressUntil = async (testid, key = 'Tab') => {
+      for (let i = 0; i < 12; i++) {
+        if (await page.evaluate((t) => document.activeElement?.dataset.testid === t, testid)) return;
+        await page.keyboard.press(key);
+        presses += 1;
+      }
+      throw new Error(`${testid} is not reached by ${key}`);
+    };
+    await pressUntil('lesson-next');
+    await page.keyboard.press('Enter');
+    presses += 1;
+    await page.waitForFunction(() => document.querySelector('[data-testid="lesson"]')?.dataset.step === '1');
+    await pressUntil('lesson-choice-0');
+    await page.keyboard.press('Enter');
+    await pressUntil('lesson-run');
+    await page.keyboard.press('Enter');
+    presses += 2;
+    await page.waitForFunction(() => document.querySelector('[data-testid="lesson"]')?.dataset.step === '2');
+    assert.ok(presses <= 12, `lesson 1's run took ${presses} key presses`);
     assert.deepEqual(errors, []);
   });
 

@@ -28,6 +28,39 @@ pub struct ShareState {
     pub locked: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
+    /// What a teacher's link keeps from the student: the solutions, teacher mode.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hide: Vec<Hidden>,
+}
+
+/// A part of the page a teacher's link can hide from the students who open it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Hidden {
+    /// "Show a solution" on every exercise.
+    Solutions,
+    /// The teacher-mode switch, and with it the link maker and the result-code check.
+    Teacher,
+}
+
+impl Hidden {
+    pub const ALL: [Hidden; 2] = [Hidden::Solutions, Hidden::Teacher];
+
+    /// Its name in a link (`"hide": ["solutions"]`) and in test ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            Hidden::Solutions => "solutions",
+            Hidden::Teacher => "teacher",
+        }
+    }
+
+    /// Translation key of the teacher's checkbox.
+    pub fn key(self) -> &'static str {
+        match self {
+            Hidden::Solutions => "features.teacher.hide.solutions",
+            Hidden::Teacher => "features.teacher.hide.teacher",
+        }
+    }
 }
 
 impl ShareState {
@@ -40,6 +73,7 @@ impl ShareState {
             exercise: None,
             locked: Vec::new(),
             locale: None,
+            hide: Vec::new(),
         }
     }
 
@@ -58,6 +92,16 @@ impl ShareState {
         let state: ShareState = envelope::decode(link)?;
         state.run().check()?;
         Ok(state)
+    }
+
+    /// Whether `other` is the same entry of the browser's history: states that differ only in
+    /// settings (a slider's values, the seed) or the language share one entry, and a new preset,
+    /// lesson, lesson step, exercise, A/B comparison or lock is a new one, so Back returns to it.
+    pub fn same_entry(&self, other: &ShareState) -> bool {
+        let name = |s: &ShareState| (s.scenario.name.clone(), s.compare.as_ref().map(|c| c.name.clone()));
+        name(self) == name(other)
+            && (&self.lesson, self.step, &self.exercise, &self.locked, &self.hide)
+                == (&other.lesson, other.step, &other.exercise, &other.locked, &other.hide)
     }
 
     /// The model's part: the scenarios.
@@ -137,9 +181,45 @@ mod tests {
     }
 
     #[test]
+    fn a_new_preset_lesson_step_or_exercise_is_a_new_history_entry_and_a_setting_is_not() {
+        let a = ShareState::new(preset(sim_core::presets::DEFAULT_PRESET));
+        let mut slid = a.clone();
+        slid.scenario.classes[0].arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 3.0 };
+        slid.scenario.seed = 99;
+        slid.locale = Some("zh".into());
+        assert!(a.same_entry(&slid), "settings, the seed and the language stay in one entry");
+        let other = ShareState::new(preset("static-batching"));
+        assert!(!a.same_entry(&other), "another preset");
+        let mut ab = a.clone();
+        ab.compare = Some(a.scenario.clone());
+        assert!(!a.same_entry(&ab), "an A/B comparison");
+        let lesson = state();
+        let mut next = lesson.clone();
+        next.step = Some(3);
+        assert!(!lesson.same_entry(&next), "another step");
+        let mut ex = a.clone();
+        ex.exercise = Some("chat-cheapest".into());
+        assert!(!a.same_entry(&ex), "an exercise");
+        let mut locked = a.clone();
+        locked.locked = vec!["seed".into()];
+        assert!(!a.same_entry(&locked), "a lock");
+    }
+
+    #[test]
     fn round_trips() {
         let s = state();
         assert_eq!(ShareState::decode(&s.encode()).unwrap(), s);
+        let mut hiding = state();
+        hiding.hide = vec![Hidden::Solutions, Hidden::Teacher];
+        let back = ShareState::decode(&hiding.encode()).unwrap();
+        assert_eq!(back.hide, [Hidden::Solutions, Hidden::Teacher]);
+        assert!(hiding.encode().len() > s.encode().len(), "hiding is carried by the link");
+        for h in Hidden::ALL {
+            assert_eq!(serde_json::to_value(h).unwrap(), h.name(), "a link names it as the page does");
+        }
+        let bad = sim_core::share::encode(&serde_json::json!({"scenario": s.scenario, "hide": ["answers"]}));
+        let err = ShareState::decode(&bad).unwrap_err();
+        assert!(err.contains("answers") && err.contains("solutions"), "{err}");
     }
 
     fn preset(id: &str) -> sim_core::Scenario {

@@ -315,13 +315,9 @@ fn max_context_note(s: &Scenario) -> String {
 #[component]
 fn PresetPicker(run: Run) -> impl IntoView {
     let ui = use_ui();
-    let draft = ui.drafts[run.index()];
     let preset_id = ui.presets[run.index()];
-    let edited = Memo::new(move |_| {
-        let id = preset_id.get();
-        let base = sim_core::presets::find(&id).and_then(|p| Scenario::from_json(p.json).ok());
-        draft.with(|s| base.as_ref() != Some(s))
-    });
+    // edited: changed since it was loaded (a lesson's run or a link is not an edit)
+    let edited = Memo::new(move |_| ui.changed_since_load(run));
     let preset_opts = PRESETS
         .iter()
         .map(|p| {

@@ -73,6 +73,8 @@ pub fn StartHere() -> impl IntoView {
                 on:click=move |_| {
                     if let Some(id) = first {
                         crate::lessons::open(ui, id);
+                        // this button hides with the lesson open: the focus goes on to the lesson
+                        crate::workbench::focus_soon("[data-testid=\"lesson\"]:not(.hidden) .lesson-step");
                     }
                 }
             >

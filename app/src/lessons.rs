@@ -17,6 +17,7 @@ pub use watch::{follow_stage, StageCallouts};
 
 use app_model::jobs::{Runs, Status};
 use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState, Watching};
+use app_model::tabs::progress::{self, Progress};
 use leptos::prelude::*;
 use sim_core::lessons::{self as core, Lesson, Outcome, LESSONS, SAFE_ZONE_RATES};
 use sim_core::metrics::Summary;
@@ -136,16 +137,15 @@ fn load_scenarios(ui: Ui, lesson: &Lesson) {
         })
     };
     if ui.exercise.get_untracked().is_some() {
-        ui.exercise.set(None);
-        ui.locked.set(Vec::new());
+        ui.close_exercise();
     }
     let two = lesson.watch.len() == 2;
     if let Some(a) = named(0) {
-        ui.drafts[0].set(a);
+        ui.load(app_model::Run::A, a);
     }
     if two {
         if let Some(b) = named(1) {
-            ui.drafts[1].set(b);
+            ui.load(app_model::Run::B, b);
         }
     }
     ui.ab.set(two);
@@ -179,6 +179,8 @@ struct Ctx {
     finished: Memo<Option<Finished>>,
     /// The stage shows the lesson's runs (else the lesson pauses).
     stage_ok: Memo<bool>,
+    /// Which lessons the learner has run (local storage).
+    progress: RwSignal<Progress>,
 }
 
 impl Ctx {
@@ -204,7 +206,7 @@ impl Ctx {
 
     /// Runs every scenario of the lesson in slices, then reads the outcome.
     fn start_run(self, lesson: &'static Lesson) {
-        let Ctx { ui, panel, .. } = self;
+        let Ctx { ui, panel, progress, .. } = self;
         let runs = lesson.scenarios(panel.with_untracked(|p| p.seed));
         let variants: Vec<&'static str> = runs.iter().map(|r| r.variant).collect();
         panel.update(|p| p.started(runs.len()));
@@ -224,6 +226,10 @@ impl Ctx {
                 return;
             };
             let correct = predicted.map(|p| p == answer);
+            progress.update(|pr| {
+                pr.record(lesson.id, correct == Some(true));
+                workbench::storage_set(progress::STORAGE_KEY, &pr.to_text());
+            });
             share::post_event(
                 "lesson-completed",
                 serde_json::json!({ "id": lesson.id, "predicted": predicted, "answer": answer, "correct": correct }),
@@ -303,6 +309,7 @@ pub fn LessonsPanel() -> impl IntoView {
         running: Memo::new(move |_| panel.with(|p| p.running)),
         finished: Memo::new(move |_| panel.with(|p| p.finished().cloned())),
         stage_ok: Memo::new(move |_| stage_matches(ui)),
+        progress: RwSignal::new(Progress::parse(workbench::storage_get(progress::STORAGE_KEY).as_deref())),
     };
 
     // Follow ui.lesson and the page's seed: a newly opened lesson starts clean; the run and
@@ -391,8 +398,11 @@ pub fn LessonsPanel() -> impl IntoView {
                 {move || lesson().map(|(l, step)| head(cx, l, step))}
                 <div class="lesson-grid">
                     <div class="lesson-context">
-                        {move || lesson().map(|(l, _)| view! {
-                            <blockquote class="lesson-claim-full">{text_of(l.id, "claim")}</blockquote>
+                        {move || lesson().map(|(l, step)| view! {
+                            // the claim is the answer in words: it comes with the outcome
+                            {step.shows_claim().then(|| view! {
+                                <blockquote class="lesson-claim-full" data-testid="lesson-claim">{text_of(l.id, "claim")}</blockquote>
+                            })}
                             <p>{text_of(l.id, "setup")}</p>
                         })}
                     </div>
@@ -440,12 +450,23 @@ fn list(cx: Ctx) -> AnyView {
         .map(|(i, l)| {
             let id = l.id;
             let title = text_of(id, "title");
+            let mark = move || {
+                cx.progress.with(|p| p.of(id)).map(|m| {
+                    let glyph = if m == progress::Mark::Right { "✓" } else { "○" };
+                    view! {
+                        <span class="lesson-mark" data-testid=format!("lesson-mark-{id}") data-mark=format!("{m:?}").to_lowercase()>
+                            <span aria-hidden="true">{glyph}</span>" "{t(m.key())}
+                        </span>
+                    }
+                })
+            };
             view! {
-                <li class="lesson-card">
+                <li class="lesson-card" class:lesson-done=move || cx.progress.with(|p| p.of(id).is_some())>
                     <span class="lesson-num" aria-hidden="true">{i + 1}</span>
                     <div class="lesson-card-body">
-                        <h3>{title.clone()}</h3>
-                        <p class="small muted lesson-claim">{text_of(id, "claim")}</p>
+                        <h3>{title.clone()}" "{mark}</h3>
+                        // the question, not the claim: the list gives no answer away
+                        <p class="small muted lesson-claim">{text_of(id, "question")}</p>
                     </div>
                     <button
                         type="button"
@@ -473,6 +494,13 @@ fn list(cx: Ctx) -> AnyView {
     };
     view! {
         {workbench::panel_head("lessons.title", Box::new(|| tf("features.lesson.list_hint", &[("n", LESSONS.len().to_string())])))}
+        {move || {
+            let done = cx.progress.with(Progress::done);
+            (done > 0).then(|| {
+                let n = [("done", done.to_string()), ("total", LESSONS.len().to_string())];
+                view! { <p class="small muted" data-testid="lesson-progress-count">{tf("features.lesson.progress.count", &n)}</p> }
+            })
+        }}
         {closed}
         <ol class="lesson-list">{cards}</ol>
     }

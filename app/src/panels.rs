@@ -85,7 +85,23 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                 class="stage"
                 data-testid="stage"
                 role="img"
-                aria-label=tx("panels.stage_aria")
+                aria-label=move || {
+                    // what the picture shows now, in words, refreshed at the calm tick
+                    let now = ui.views[run.index()].with(|v| {
+                        v.as_ref().map(|v| {
+                            [
+                                ("t", crate::format::sim_time(v.now_s)),
+                                ("queued", v.queued.to_string()),
+                                ("running", v.running.to_string()),
+                                ("done", v.summary.all.requests.completed.to_string()),
+                            ]
+                        })
+                    });
+                    match now {
+                        Some(n) => format!("{}. {}", t("panels.stage_aria"), tf("panels.stage_aria_now", &n)),
+                        None => t("panels.stage_aria"),
+                    }
+                }
             ></canvas>
             <crate::lessons::StageCallouts run=run/>
             <ul class="legend stage-legend" aria-label=tx("panels.legend")>

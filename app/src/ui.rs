@@ -24,6 +24,9 @@ pub struct Ui {
     pub errors: [RwSignal<Option<ScenarioError>>; 2],
     /// Preset a draft started from.
     pub presets: [RwSignal<String>; 2],
+    /// The scenario each draft was last loaded with (a preset, a lesson's run, an exercise, a
+    /// link): the draft is "edited" once it differs from it.
+    pub origins: [RwSignal<Scenario>; 2],
     /// Facts of the runs on screen (the last good configuration).
     pub infos: [RwSignal<Option<RunInfo>>; 2],
     /// Numbers of the runs on screen, refreshed at the calm tick.
@@ -50,6 +53,11 @@ pub struct Ui {
     pub watch: RwSignal<WatchState>,
     /// Presets chosen so far (a choice closes an open lesson).
     pub preset_choices: RwSignal<u32>,
+    /// The locks a teacher's link set: they hold for the whole visit (closing an exercise or
+    /// opening a lesson keeps them); only a link without locks comes without them.
+    pub teacher_locks: RwSignal<Vec<String>>,
+    /// What the teacher's link hides (solutions, teacher mode).
+    pub hidden: RwSignal<Vec<app_model::share::Hidden>>,
     /// Open exercise.
     pub exercise: RwSignal<Option<String>>,
     /// Compact layout for iframes (`embed=1`).
@@ -63,7 +71,8 @@ impl Ui {
         let scenario = crate::first::opening(scenario);
         let id = preset.map(|p| p.id.to_string()).unwrap_or_default();
         Ui {
-            drafts: [RwSignal::new(scenario.clone()), RwSignal::new(scenario)],
+            drafts: [RwSignal::new(scenario.clone()), RwSignal::new(scenario.clone())],
+            origins: [RwSignal::new(scenario.clone()), RwSignal::new(scenario)],
             errors: [RwSignal::new(None), RwSignal::new(None)],
             presets: [RwSignal::new(id.clone()), RwSignal::new(id)],
             infos: [RwSignal::new(None), RwSignal::new(None)],
@@ -77,6 +86,8 @@ impl Ui {
             class_view: RwSignal::new(None),
             restarts: RwSignal::new(0),
             locked: RwSignal::new(Vec::new()),
+            teacher_locks: RwSignal::new(Vec::new()),
+            hidden: RwSignal::new(Vec::new()),
             lesson: RwSignal::new(None),
             watch: RwSignal::new(WatchState::default()),
             preset_choices: RwSignal::new(0),
@@ -187,9 +198,22 @@ impl Ui {
     pub fn load_preset(&self, run: Run, id: &str) {
         if let Some(s) = presets::find(id).and_then(|p| Scenario::from_json(p.json).ok()) {
             self.presets[run.index()].set(id.to_string());
-            self.drafts[run.index()].set(s);
+            self.load(run, s);
             self.preset_choices.update(|n| *n += 1);
         }
+    }
+
+    /// Puts `s` into the draft of `run` as loaded, not edited (a preset, a lesson's run, an
+    /// exercise, a link).
+    pub fn load(&self, run: Run, s: Scenario) {
+        self.origins[run.index()].set(s.clone());
+        self.drafts[run.index()].set(s);
+    }
+
+    /// The draft of `run` differs from what was loaded into it (tracked).
+    pub fn changed_since_load(&self, run: Run) -> bool {
+        let i = run.index();
+        self.origins[i].with(|o| self.drafts[i].with(|d| o != d))
     }
 
     /// Enters A/B mode with two presets, or with B a copy of A when `pair` is `None`.
@@ -200,12 +224,38 @@ impl Ui {
                 self.load_preset(Run::B, b);
             }
             None => {
-                self.drafts[1].set(self.drafts[0].get_untracked());
+                self.load(Run::B, self.drafts[0].get_untracked());
                 self.presets[1].set(self.presets[0].get_untracked());
             }
         }
         self.ab.set(true);
         self.editing.set(Run::B);
+    }
+
+    /// Opens exercise `id` as its card's Start does: its scenario alone on the stage from t = 0,
+    /// its locks over the teacher's. False when there is no such exercise.
+    pub fn open_exercise(&self, id: &str) -> bool {
+        let Some(ex) = sim_core::exercise::exercises().into_iter().find(|e| e.id == id) else { return false };
+        self.lesson.set(None);
+        self.ab.set(false);
+        self.editing.set(Run::A);
+        self.load(Run::A, ex.scenario.clone());
+        let teacher = self.teacher_locks.get_untracked();
+        self.locked.set(app_model::tabs::exercise::with_exercise(&teacher, &ex));
+        self.exercise.set(Some(ex.id.clone()));
+        self.apply(true);
+        true
+    }
+
+    /// Closes the open exercise: its locks go, the teacher's stay.
+    pub fn close_exercise(&self) {
+        self.exercise.set(None);
+        self.locked.set(self.teacher_locks.get_untracked());
+    }
+
+    /// Whether the teacher's link hides `part`.
+    pub fn hides(&self, part: app_model::share::Hidden) -> bool {
+        self.hidden.with(|h| h.contains(&part))
     }
 
     /// Leaves A/B mode: A stays, the controls edit it.
@@ -267,10 +317,23 @@ impl Ui {
 
     /// Advances every run by one scheduler iteration, paused.
     pub fn step(&self) {
+        if self.withheld_untracked() {
+            return;
+        }
         self.playing.set(false);
         self.fast_forward.set(false);
         engine::with(|e| e.step_iteration());
         self.refresh(true);
+    }
+
+    /// A lesson waits for the learner's prediction: the stage holds its set-up at t = 0 and
+    /// nothing plays or steps until the run (tracked).
+    pub fn withheld(&self) -> bool {
+        self.lesson.with(|l| l.as_ref().is_some_and(|(_, s)| s.before_prediction()))
+    }
+
+    pub fn withheld_untracked(&self) -> bool {
+        self.lesson.with_untracked(|l| l.as_ref().is_some_and(|(_, s)| s.before_prediction()))
     }
 
     /// True when every run on screen has ended all its requests.

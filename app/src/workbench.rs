@@ -189,6 +189,23 @@ pub fn focus_id(id: String) {
     });
 }
 
+/// Focuses the first element matching `selector` once it is on the page (a tab's panel may still
+/// be loading its module): tries at each animation frame, for about two seconds.
+pub fn focus_soon(selector: &'static str) {
+    fn attempt(selector: &'static str, left: u32) {
+        let found =
+            document().query_selector(selector).ok().flatten().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+        match found {
+            Some(el) => {
+                let _ = el.focus();
+            }
+            None if left > 0 => request_animation_frame(move || attempt(selector, left - 1)),
+            None => {}
+        }
+    }
+    request_animation_frame(move || attempt(selector, 120));
+}
+
 /// A button of a panel: `class` after `btn`, an optional test id, its label (a translation
 /// key), whether it is disabled, and what a click does. One function for every panel's buttons,
 /// so their rendering code exists once in the wasm.

@@ -3,6 +3,7 @@
 pub mod contract;
 pub mod exercise;
 pub mod lesson;
+pub mod progress;
 pub mod sweep;
 
 #[cfg(test)]
@@ -12,7 +13,7 @@ mod tests {
 
     use std::collections::BTreeMap;
 
-    use super::{contract, exercise, lesson, sweep};
+    use super::{contract, exercise, lesson, progress, sweep};
 
     fn table(json: &str) -> BTreeMap<String, serde_json::Value> {
         serde_json::from_str(json).expect("a translation table is a JSON object")
@@ -30,6 +31,8 @@ mod tests {
         ];
         let mut keys: Vec<String> = Vec::new();
         keys.extend(lesson::Step::ALL.iter().map(|s| s.key().to_string()));
+        keys.extend([progress::Mark::Done, progress::Mark::Right].map(|m| m.key().to_string()));
+        keys.extend(crate::share::Hidden::ALL.map(|h| h.key().to_string()));
         let fb = [lesson::Feedback::Right, lesson::Feedback::Other, lesson::Feedback::None];
         keys.extend(fb.iter().map(|f| f.key().to_string()));
         use sweep::InputError as E;

@@ -10,6 +10,7 @@ mod teacher;
 
 use teacher::{teacher, verifier};
 
+use app_model::share::Hidden;
 use app_model::tabs::exercise::{self as model, Attempts, CodeJob, CodeVerdict, Record, Teacher, STORAGE_KEY};
 use leptos::prelude::*;
 use sim_core::exercise::{exercises, Exercise};
@@ -141,8 +142,8 @@ struct State {
     note: RwSignal<Option<String>>,
     teacher: RwSignal<Teacher>,
     link: RwSignal<String>,
-    /// The teacher's locks (a link's) while an exercise is open: they stay when it closes.
-    base: StoredValue<Option<Vec<String>>>,
+    /// What the teacher's link hides from students.
+    hide: RwSignal<Vec<Hidden>>,
     teacher_mode: RwSignal<bool>,
     /// The card marked for printing (the open exercise's when none is).
     print: RwSignal<Option<String>>,
@@ -164,36 +165,14 @@ fn exercise(id: &str) -> Option<Exercise> {
 
 impl State {
     fn start(self, id: &str) {
-        let Some(ex) = exercises().into_iter().find(|e| e.id == id) else { return };
         let ui = self.ui;
-        self.seen.set_value(Some((ex.id.clone(), ui.restarts.get_untracked())));
+        self.seen.set_value(Some((id.to_string(), ui.restarts.get_untracked())));
         self.note.set(None);
-        ui.lesson.set(None);
-        ui.ab.set(false);
-        ui.editing.set(app_model::Run::A);
-        ui.drafts[0].set(ex.scenario.clone());
-        let base = self.teacher_locks();
-        ui.locked.set(model::with_exercise(&base, &ex));
-        ui.exercise.set(Some(ex.id.clone()));
-        ui.apply(true);
-    }
-
-    /// The teacher's locks: remembered from before the first exercise opened (a link may open
-    /// on one: then the page's locks without the exercise's).
-    fn teacher_locks(self) -> Vec<String> {
-        if let Some(b) = self.base.get_value() {
-            return b;
-        }
-        let open = self.ui.exercise.get_untracked().and_then(|id| exercise(&id));
-        let b = self.ui.locked.with_untracked(|l| model::teacher_locks(l, open.as_ref()));
-        self.base.set_value(Some(b.clone()));
-        b
+        ui.open_exercise(id);
     }
 
     fn stop(self) {
-        let base = self.teacher_locks();
-        self.ui.exercise.set(None);
-        self.ui.locked.set(base);
+        self.ui.close_exercise();
         self.note.set(None);
     }
 
@@ -384,7 +363,7 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
             {by_teacher}
             <p class="best" data-testid="exercise-best">{best}</p>
             {table}
-            {solution(&ex, recs)}
+            {(!st.ui.hides(Hidden::Solutions)).then(|| solution(&ex, recs))}
         </article>
     }
     .into_any()
@@ -432,7 +411,7 @@ pub fn ExercisesPanel() -> impl IntoView {
         note: RwSignal::new(None),
         teacher: RwSignal::new(Teacher { chosen: ui.locked.get_untracked(), version: 0 }),
         link: RwSignal::new(String::new()),
-        base: StoredValue::new(None),
+        hide: RwSignal::new(Vec::new()),
         teacher_mode: RwSignal::new(storage_get(TEACHER_KEY).as_deref() == Some("1")),
         print: RwSignal::new(None),
         code_text: RwSignal::new(String::new()),
@@ -449,12 +428,16 @@ pub fn ExercisesPanel() -> impl IntoView {
     view! {
         <div class="exercises" data-testid="exercises">
             {workbench::panel_head("features.ex.title", Box::new(|| t("features.ex.intro")))}
-            <label class="check-line teacher-mode">
+            <label class="check-line teacher-mode" class:hidden=move || ui.hides(Hidden::Teacher)>
                 <input type="checkbox" data-testid="teacher-mode" prop:checked=move || st.teacher_mode.get() on:change=mode />
                 {tx("features.class.teacher_mode")}
             </label>
             {cards(st)}
-            <div class="teacher-tools" class:hidden=move || !st.teacher_mode.get() data-testid="teacher-tools">
+            <div
+                class="teacher-tools"
+                class:hidden=move || !st.teacher_mode.get() || ui.hides(Hidden::Teacher)
+                data-testid="teacher-tools"
+            >
                 <details class="teacher" data-testid="teacher">
                     <summary>{tx("features.teacher.title")}</summary>
                     {teacher(st)}

@@ -2,6 +2,7 @@
 //! by re-running it.
 
 use app_model::locks::LOCKABLE;
+use app_model::share::Hidden;
 use app_model::tabs::exercise::{self as model, CodeVerdict, Teacher};
 use leptos::prelude::*;
 
@@ -35,7 +36,34 @@ pub(super) fn teacher(st: State) -> AnyView {
             .collect_view()
     };
     let cb = |f: fn(State)| Callback::new(move |()| f(st));
-    let make = cb(|st| st.link.set(share::share_url(&st.ui, &st.teacher.with_untracked(|t| t.chosen.clone()))));
+    let make = cb(|st| {
+        let locks = st.teacher.with_untracked(|t| t.chosen.clone());
+        st.link.set(share::teacher_url(&st.ui, &locks, &st.hide.get_untracked()))
+    });
+    let hide_boxes = Hidden::ALL
+        .into_iter()
+        .map(|h| {
+            view! {
+                <label class="check-line">
+                    <input
+                        type="checkbox"
+                        data-testid=format!("teacher-hide-{}", h.name())
+                        prop:checked=move || st.hide.with(|x| x.contains(&h))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            st.hide.update(|x| {
+                                x.retain(|y| *y != h);
+                                if on {
+                                    x.push(h);
+                                }
+                            });
+                        }
+                    />
+                    {tx(h.key())}
+                </label>
+            }
+        })
+        .collect_view();
     let link = move || {
         let link = st.link.get();
         (!link.is_empty()).then(|| {
@@ -60,6 +88,10 @@ pub(super) fn teacher(st: State) -> AnyView {
             <fieldset class="lock-grid">
                 <legend class="sr-only">{tx("features.teacher.title")}</legend>
                 {boxes}
+            </fieldset>
+            <fieldset class="hide-grid">
+                <legend class="small">{tx("features.teacher.hide.title")}</legend>
+                {hide_boxes}
             </fieldset>
             {actions(vec![button("primary small-btn", Some("teacher-make"), "features.teacher.make", None, make)])}
         </div>

@@ -49,6 +49,8 @@ thread_local! {
     static PROBLEM: RefCell<Option<RwSignal<Option<LinkProblem>>>> = const { RefCell::new(None) };
     /// The pending address update (dropping it cancels it).
     static ADDRESS_TIMER: RefCell<Option<gloo_timers::callback::Timeout>> = const { RefCell::new(None) };
+    /// The state the address holds: a change that is a new history entry pushes one.
+    static ADDRESS_STATE: RefCell<Option<ShareState>> = const { RefCell::new(None) };
 }
 
 /// The problem with the page's link, if there was one (shown until dismissed).
@@ -110,6 +112,14 @@ pub fn init(ui: Ui) {
         locale = state.locale.as_deref().and_then(Locale::parse);
         apply(ui, state);
     }
+    // `lesson=` and `exercise=` open what they name as the lab's own buttons do: the lesson's
+    // runs or the exercise's scenario on the stage, not the link's or the default one
+    if let Some(id) = &q.exercise {
+        ui.open_exercise(id);
+    }
+    if let Some(id) = q.lesson {
+        crate::lessons::open(ui, id);
+    }
     if q.paused {
         ui.playing.set(false);
     }
@@ -122,17 +132,28 @@ pub fn init(ui: Ui) {
 }
 
 fn apply(ui: Ui, state: ShareState) {
+    // every lock a link carries is the teacher's: it holds for the whole visit
+    ui.teacher_locks.set(state.locked.clone());
+    restore(ui, state);
+}
+
+/// Puts a state's scenarios, lesson, exercise, locks and hidden parts onto the page.
+fn restore(ui: Ui, state: ShareState) {
     ui.presets[0].set(link::preset_of(&state.scenario));
-    ui.drafts[0].set(state.scenario);
-    if let Some(b) = state.compare {
-        ui.presets[1].set(link::preset_of(&b));
-        ui.drafts[1].set(b);
-        ui.ab.set(true);
-        ui.editing.set(Run::A);
+    ui.load(Run::A, state.scenario);
+    match state.compare {
+        Some(b) => {
+            ui.presets[1].set(link::preset_of(&b));
+            ui.load(Run::B, b);
+            ui.ab.set(true);
+            ui.editing.set(Run::A);
+        }
+        None => ui.stop_ab(),
     }
     ui.lesson.set(state.lesson.map(|l| (l, Step::at(state.step.unwrap_or(0)))));
     ui.exercise.set(state.exercise);
     ui.locked.set(state.locked);
+    ui.hidden.set(state.hide);
 }
 
 /// The lab's state as a shared link carries it. A draft that cannot run is replaced by the
@@ -164,6 +185,7 @@ pub fn state_of(ui: &Ui, with_lock: &[String]) -> ShareState {
     }
     s.locked = locked;
     s.locale = Some(i18n::locale().get_untracked().code().to_string());
+    s.hide = ui.hidden.get_untracked();
     s
 }
 
@@ -179,6 +201,18 @@ fn base_url() -> String {
 /// change.
 pub fn share_url(ui: &Ui, with_lock: &[String]) -> String {
     format!("{}?lab={}", base_url(), state_of(ui, with_lock).encode())
+}
+
+/// A teacher's link: the lab as it is, `locks` locked for the whole visit, `hide` kept from the
+/// students who open it.
+pub fn teacher_url(ui: &Ui, locks: &[String], hide: &[app_model::share::Hidden]) -> String {
+    let mut s = state_of(ui, locks);
+    for h in hide {
+        if !s.hide.contains(h) {
+            s.hide.push(*h);
+        }
+    }
+    format!("{}?lab={}", base_url(), s.encode())
 }
 
 /// Posts `{source: "llm-serving-lab", type: kind, ...payload}` to the parent window when the page
@@ -240,6 +274,8 @@ fn mark_embedded() {
 /// Keeps the address bar on the current state (so a reload or a copied address reproduces it),
 /// tells the parent window about refused configurations, and posts `ready` after the first frame.
 pub fn watch(ui: Ui) {
+    ADDRESS_STATE.with(|last| *last.borrow_mut() = Some(state_of(&ui, &[])));
+    let _ = window_event_listener(leptos::ev::popstate, move |_| on_history(ui));
     Effect::new(move |prev: Option<()>| {
         for d in &ui.drafts {
             d.track();
@@ -292,12 +328,36 @@ fn update_address(ui: Ui) {
     if (0..runs).any(|i| ui.drafts[i].with_untracked(|d| d.validate().is_err())) {
         return;
     }
+    let state = state_of(&ui, &[]);
     let mut params = query().kept(&Param::SHOWN);
-    params.push(format!("lab={}", state_of(&ui, &[]).encode()));
+    params.push(format!("lab={}", state.encode()));
     let url = format!("{}?{}", base_url(), params.join("&"));
+    let new_entry = ADDRESS_STATE.with(|last| {
+        let new = last.borrow().as_ref().is_some_and(|l| !l.same_entry(&state));
+        *last.borrow_mut() = Some(state);
+        new
+    });
     if let Ok(history) = window().history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+        let _ = if new_entry {
+            history.push_state_with_url(&JsValue::NULL, "", Some(&url))
+        } else {
+            history.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+        };
     }
+}
+
+/// Back and Forward: the address's state goes back onto the page (the teacher's locks stay).
+fn on_history(ui: Ui) {
+    ADDRESS_TIMER.with(|t| t.borrow_mut().take());
+    let search = window().location().search().unwrap_or_default();
+    let Some(code) = Query::parse(&search).lab else { return };
+    let Ok(state) = link::open(&code) else { return };
+    ADDRESS_STATE.with(|last| *last.borrow_mut() = Some(state.clone()));
+    if let Some(l) = state.locale.as_deref().and_then(Locale::parse) {
+        i18n::locale().set(l);
+    }
+    restore(ui, state);
+    ui.apply(false);
 }
 
 /// Values of the address the page could not use: the parameter, what it was, what it may be
