@@ -58,6 +58,8 @@ describe('predict before you see; links and teacher links open what they name', 
     assert.equal(await page.locator(tid('play')).isDisabled(), false, 'the lab plays again after the prediction');
     // the stage's accessible label says what the picture shows now, and follows it
     const label = () => page.locator('canvas#stage').getAttribute('aria-label');
+    await page.locator(tid('reset')).click();
+    await sleep(300);
     const first = await label();
     assert.match(first, /At [\d.]+ s: \d+ waiting, \d+ running, \d+ completed/);
     await page.waitForFunction((l) => document.querySelector('canvas#stage').getAttribute('aria-label') !== l, first, { timeout: 10_000 });

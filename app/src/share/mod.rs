@@ -51,6 +51,8 @@ thread_local! {
     static ADDRESS_TIMER: RefCell<Option<gloo_timers::callback::Timeout>> = const { RefCell::new(None) };
     /// The state the address holds: a change that is a new history entry pushes one.
     static ADDRESS_STATE: RefCell<Option<ShareState>> = const { RefCell::new(None) };
+    /// The state the page opened with: Back to the address it was opened at returns to it.
+    static OPENING_STATE: RefCell<Option<ShareState>> = const { RefCell::new(None) };
 }
 
 /// The problem with the page's link, if there was one (shown until dismissed).
@@ -274,7 +276,9 @@ fn mark_embedded() {
 /// Keeps the address bar on the current state (so a reload or a copied address reproduces it),
 /// tells the parent window about refused configurations, and posts `ready` after the first frame.
 pub fn watch(ui: Ui) {
-    ADDRESS_STATE.with(|last| *last.borrow_mut() = Some(state_of(&ui, &[])));
+    let opening = state_of(&ui, &[]);
+    OPENING_STATE.with(|s| *s.borrow_mut() = Some(opening.clone()));
+    ADDRESS_STATE.with(|last| *last.borrow_mut() = Some(opening));
     let _ = window_event_listener(leptos::ev::popstate, move |_| on_history(ui));
     Effect::new(move |prev: Option<()>| {
         for d in &ui.drafts {
@@ -350,8 +354,11 @@ fn update_address(ui: Ui) {
 fn on_history(ui: Ui) {
     ADDRESS_TIMER.with(|t| t.borrow_mut().take());
     let search = window().location().search().unwrap_or_default();
-    let Some(code) = Query::parse(&search).lab else { return };
-    let Ok(state) = link::open(&code) else { return };
+    let state = match Query::parse(&search).lab {
+        Some(code) => link::open(&code).ok(),
+        None => OPENING_STATE.with(|s| s.borrow().clone()),
+    };
+    let Some(state) = state else { return };
     ADDRESS_STATE.with(|last| *last.borrow_mut() = Some(state.clone()));
     if let Some(l) = state.locale.as_deref().and_then(Locale::parse) {
         i18n::locale().set(l);
