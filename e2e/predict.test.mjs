@@ -177,6 +177,50 @@ describe('predict before you see; links and teacher links open what they name', 
     await page.close();
   });
 
+  test('a named result code; a class’s codes pasted at once make a verified, sortable table with CSV out', async () => {
+    const other = await lab.launch();
+    const { page, errors } = await open('', { context: other.context });
+    await page.locator(tid('wb-tab-exercises')).click();
+    await page.locator(tid('student-name')).fill('Wang Fang');
+    await page.locator(tid('student-name')).press('Enter');
+    await page.locator(tid('exercise-start-chat-cheapest')).click();
+    await page.locator(tid('exercise-run-to-end')).click();
+    const attempt = page.locator(tid('exercise-attempt')).first();
+    await attempt.waitFor({ timeout: 90_000 });
+    const code = await attempt.locator(tid('result-code')).inputValue();
+    const payload = JSON.parse(Buffer.from(code.split('.')[1], 'base64url').toString('utf8'));
+    assert.equal(payload.at(-1), 'Wang Fang', 'the code carries the name');
+    // the name is remembered
+    await page.reload();
+    await page.locator(tid('stage')).first().waitFor();
+    // the address reopens the exercise, and with it its tab
+    await page.locator(tid('student-name')).waitFor();
+    assert.equal(await page.locator(tid('student-name')).inputValue(), 'Wang Fang');
+    // the teacher pastes a CSV export's lines, a bare code and a damaged one
+    const damaged = code.slice(0, -8) + '00000000';
+    await page.locator(tid('teacher-mode')).check();
+    await page.locator(tid('code-input')).fill(`attempt,result_code\n1,"${code}"\n${damaged}\n${code}\n`);
+    await page.locator(`button${tid('code-check')}`).click();
+    const tableEl = page.locator(tid('class-table'));
+    await tableEl.waitFor({ timeout: 90_000 });
+    const verdicts = () => tableEl.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.verdict));
+    assert.deepEqual((await verdicts()).sort(), ['refused', 'verified'], 'each code once');
+    assert.deepEqual(await tableEl.locator(tid('class-name')).allInnerTexts(), ['Wang Fang', '—']);
+    await page.locator(tid('class-sort-verdict')).click();
+    assert.deepEqual(await verdicts(), ['verified', 'refused']);
+    await page.locator(tid('class-sort-verdict')).click();
+    assert.deepEqual(await verdicts(), ['refused', 'verified'], 'a second click reverses');
+    assert.equal(await page.locator('th', { has: page.locator(tid('class-sort-verdict')) }).getAttribute('aria-sort'), 'descending');
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.locator(tid('class-csv')).click()]);
+    const csv = readFileSync(await dl.path(), 'utf8').trim().split('\n');
+    assert.equal(csv[0], 'name,exercise,verdict,disagrees_on,pass,score,code');
+    assert.ok(csv.some((l) => l.startsWith('Wang Fang,chat-cheapest,verified,') && l.endsWith(code)), csv.join('\n'));
+    assert.equal(csv.length, 3);
+    assert.deepEqual(errors, []);
+    await page.close();
+    await other.close();
+  });
+
   test('lesson progress survives a reload; "edited" appears only after an edit', async () => {
     const other = await lab.launch();
     const { page, errors } = await open('', { context: other.context });

@@ -6,6 +6,7 @@
 //! The attempts, locks, exports, codes and the teacher's choices are `app_model::tabs::exercise`.
 //! Teacher mode's link maker and result-code check are `teacher`.
 
+mod class_table;
 mod teacher;
 
 use teacher::{teacher, verifier};
@@ -13,6 +14,8 @@ use teacher::{teacher, verifier};
 use app_model::share::Hidden;
 use app_model::tabs::exercise::{self as model, Attempts, CodeJob, CodeVerdict, Record, Teacher, STORAGE_KEY};
 use leptos::prelude::*;
+
+use class_table::ClassTable;
 use sim_core::exercise::{exercises, Exercise};
 use sim_core::metric::{Direction, Op};
 
@@ -150,6 +153,10 @@ struct State {
     code_text: RwSignal<String>,
     verdict: RwSignal<Option<Checked>>,
     code_jobs: Jobs<CodeJob>,
+    /// Many codes at once: the class table.
+    class: ClassTable,
+    /// The name the student puts on their result codes (optional; local storage).
+    student: RwSignal<String>,
 }
 
 /// What the result-code box shows.
@@ -178,6 +185,14 @@ impl State {
 
     fn check_code(self) {
         let text = self.code_text.get_untracked();
+        // a class's codes: the table; one code: its verdict in detail
+        if model::codes_in(&text).len() >= 2 {
+            workbench::cancel(self.code_jobs);
+            self.verdict.set(None);
+            self.class.start(&text);
+            return;
+        }
+        self.class.clear();
         self.verdict.set(Some(Checked::Checking));
         workbench::start(self.code_jobs, CodeJob::new(&text), move |status| {
             if let app_model::jobs::Status::Finished(v) = status {
@@ -222,7 +237,7 @@ impl State {
         self.note.set(None);
         let attempt = ex.check(&summary);
         let mut rec = Record::of(&attempt, js_sys::Date::now(), &changed, &scenario);
-        rec.code = Some(model::code_of(&ex, &scenario, &summary));
+        rec.code = Some(model::code_of(&ex, &scenario, &summary, &self.student.get_untracked()));
         share::post_event("exercise-result", model::result_event(&id, &attempt, &rec));
         self.save(|a| a.push(&id, rec));
     }
@@ -417,6 +432,8 @@ pub fn ExercisesPanel() -> impl IntoView {
         code_text: RwSignal::new(String::new()),
         verdict: RwSignal::new(None),
         code_jobs: workbench::jobs(),
+        class: ClassTable::new(),
+        student: RwSignal::new(storage_get(model::NAME_KEY).unwrap_or_default()),
     };
     let mode = move |ev: leptos::ev::Event| {
         let on = event_target_checked(&ev);
@@ -432,6 +449,22 @@ pub fn ExercisesPanel() -> impl IntoView {
                 <input type="checkbox" data-testid="teacher-mode" prop:checked=move || st.teacher_mode.get() on:change=mode />
                 {tx("features.class.teacher_mode")}
             </label>
+            <div class="field student-name">
+                <label for="student-name" class="small">{tx("features.class.student_name")}</label>
+                <input
+                    id="student-name"
+                    type="text"
+                    maxlength="60"
+                    autocomplete="name"
+                    data-testid="student-name"
+                    prop:value=move || st.student.get()
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        storage_set(model::NAME_KEY, &v);
+                        st.student.set(v);
+                    }
+                />
+            </div>
             {cards(st)}
             <div
                 class="teacher-tools"

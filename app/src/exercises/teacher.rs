@@ -125,6 +125,7 @@ pub(super) fn verifier(st: State) -> AnyView {
             ></textarea>
             {actions(vec![button("primary small-btn", Some("code-check"), "features.class.verify.check", None, check)])}
             <div aria-live="polite">{verdict}</div>
+            {super::class_table::view(st.class)}
         </section>
     }
     .into_any()

@@ -12,7 +12,8 @@ mod result_code;
 
 pub use builtin::exercises;
 pub use result_code::{
-    claim_round, ClaimLine, CodeChange, CodeCheck, CodeProblem, ResultCode, CLAIM_DIGITS, CODE_VERSION,
+    claim_round, clean_name, ClaimLine, CodeChange, CodeCheck, CodeProblem, ResultCode, CLAIM_DIGITS, CODE_VERSION,
+    NAME_CHARS,
 };
 
 use crate::metric::{Direction, MetricRef, Op};

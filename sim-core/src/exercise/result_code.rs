@@ -25,6 +25,22 @@ pub struct ResultCode {
     pub changes: Vec<CodeChange>,
     /// One per goal, in the exercise's order, then the objective's metric (when it has one).
     pub claimed: Vec<Option<f64>>,
+    /// The student's name, if they gave one (at most [`NAME_CHARS`] characters, no control
+    /// characters): it travels with the code, so a class's codes sort by student.
+    pub name: Option<String>,
+}
+
+/// The most characters a result code keeps of a student's name.
+pub const NAME_CHARS: usize = 60;
+
+/// A name as a result code carries it: trimmed, control characters and runs of white space made
+/// one space, at most [`NAME_CHARS`] characters; `None` when nothing is left.
+pub fn clean_name(name: &str) -> Option<String> {
+    let words: Vec<&str> =
+        name.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()).collect();
+    let joined: String = words.join(" ").chars().take(NAME_CHARS).collect();
+    let joined = joined.trim_end().to_string();
+    (!joined.is_empty()).then_some(joined)
 }
 
 /// One setting of a result code: a `settings` row id, the class index of a per-class row, and
@@ -106,7 +122,7 @@ pub fn claim_round(x: f64) -> f64 {
     crate::decimal::parse_f64(&format!("{:.*e}", CLAIM_DIGITS - 1, x)).unwrap_or(x)
 }
 
-fn fnv1a(bytes: &[u8]) -> u32 {
+pub(super) fn fnv1a(bytes: &[u8]) -> u32 {
     bytes.iter().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(*b)).wrapping_mul(0x0100_0193))
 }
 
@@ -153,7 +169,13 @@ impl ResultCode {
             }
         }
         let claimed = ex.claimed_metrics().iter().map(|m| m.read(summary).map(claim_round)).collect();
-        ResultCode { exercise: ex.id.clone(), seed: ran.seed, changes, claimed }
+        ResultCode { exercise: ex.id.clone(), seed: ran.seed, changes, claimed, name: None }
+    }
+
+    /// The same code with the student's name (cleaned by [`clean_name`]).
+    pub fn named(mut self, name: &str) -> ResultCode {
+        self.name = clean_name(name);
+        self
     }
 
     /// The text to hand in.
@@ -166,7 +188,11 @@ impl ResultCode {
                 None => serde_json::json!([c.setting, c.value]),
             })
             .collect();
-        let payload = serde_json::json!([self.exercise, self.seed, changes, self.claimed]).to_string();
+        let mut payload = serde_json::json!([self.exercise, self.seed, changes, self.claimed]);
+        if let (Some(name), Some(arr)) = (&self.name, payload.as_array_mut()) {
+            arr.push(Json::from(name.as_str()));
+        }
+        let payload = payload.to_string();
         format!("{CODE_VERSION}.{}.{:08x}", URL_SAFE_NO_PAD.encode(payload.as_bytes()), fnv1a(payload.as_bytes()))
     }
 
@@ -189,7 +215,8 @@ impl ResultCode {
             return Err(CodeProblem::Damaged);
         }
         let json: Json = serde_json::from_slice(&bytes).map_err(|_| CodeProblem::Unreadable("contents"))?;
-        let arr = json.as_array().filter(|a| a.len() == 4).ok_or(CodeProblem::Unreadable("contents"))?;
+        let arr =
+            json.as_array().filter(|a| a.len() == 4 || a.len() == 5).ok_or(CodeProblem::Unreadable("contents"))?;
         let exercise = arr[0].as_str().ok_or(CodeProblem::Unreadable("exercise id"))?.to_string();
         let seed = arr[1].as_u64().ok_or(CodeProblem::Unreadable("seed"))?;
         let change = |c: &Json| -> Option<CodeChange> {
@@ -209,7 +236,14 @@ impl ResultCode {
             .as_array()
             .and_then(|l| l.iter().map(claim).collect::<Option<Vec<_>>>())
             .ok_or(CodeProblem::Unreadable("claimed numbers"))?;
-        Ok(ResultCode { exercise, seed, changes, claimed })
+        let name = match arr.get(4) {
+            None => None,
+            Some(n) => {
+                let n = n.as_str().ok_or(CodeProblem::Unreadable("name"))?;
+                Some(clean_name(n).filter(|c| c == n).ok_or(CodeProblem::Unreadable("name"))?)
+            }
+        };
+        Ok(ResultCode { exercise, seed, changes, claimed, name })
     }
 
     /// The exercise the code is for and the scenario to re-run: the exercise's scenario with the

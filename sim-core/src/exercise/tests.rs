@@ -1,6 +1,8 @@
 use super::builtin::goal;
 use super::*;
 use crate::metric::Metric;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 
 #[test]
 fn goals_read_as_before_and_unknown_metrics_are_refused() {
@@ -148,6 +150,32 @@ fn a_tampered_or_cut_code_is_refused_naming_what_failed() {
 }
 
 #[test]
+fn a_code_carries_the_students_name_cleaned_and_refuses_an_unclean_one() {
+    let ex = exercises().remove(0);
+    let (s, sum) = solved(&ex);
+    let code = ResultCode::of(&ex, &s, &sum).named("  Zhang\u{7}  San \n");
+    assert_eq!(code.name.as_deref(), Some("Zhang San"));
+    let back = ResultCode::decode(&code.encode()).unwrap();
+    assert_eq!(back.name.as_deref(), Some("Zhang San"));
+    let (ex2, s2) = back.scenario().unwrap();
+    assert!(
+        back.check(&ex2, &crate::Simulation::new(&s2).unwrap().run_to_end()).verified,
+        "the name changes no number"
+    );
+    assert_eq!(ResultCode::of(&ex, &s, &sum).named(" \t ").name, None, "a blank name is no name");
+    assert_eq!(clean_name(&"x".repeat(100)).map(|n| n.chars().count()), Some(NAME_CHARS));
+    // a code made by hand with a name the lab would not write (a control character) is refused
+    let payload =
+        serde_json::json!([ex.id, 1, [], vec![Json::Null; ex.claimed_metrics().len()], "a\u{0}b"]).to_string();
+    let hand = format!(
+        "R1.{}.{:08x}",
+        URL_SAFE_NO_PAD.encode(payload.as_bytes()),
+        super::result_code::fnv1a(payload.as_bytes())
+    );
+    assert_eq!(ResultCode::decode(&hand), Err(CodeProblem::Unreadable("name")));
+}
+
+#[test]
 fn claims_keep_six_significant_digits() {
     assert_eq!(claim_round(612.345678), 612.346);
     assert_eq!(claim_round(0.000123456789), 0.000123457);
@@ -172,7 +200,10 @@ proptest::proptest! {
                 CodeChange { setting: "priority".into(), class: Some(1), value: Json::from(1) },
             ],
             claimed: claims.into_iter().map(|c| c.map(claim_round)).collect(),
+            name: None,
         };
+        let named = code.clone().named("  Li   Wei\t王伟 ");
+        proptest::prop_assert_eq!(ResultCode::decode(&named.encode()), Ok(named));
         let text = code.encode();
         proptest::prop_assert_eq!(ResultCode::decode(&text), Ok(code));
         if cut < text.len() {

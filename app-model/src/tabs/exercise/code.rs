@@ -90,7 +90,8 @@ impl Job for CodeJob {
     }
 }
 
-/// The result code of a finished attempt at `ex`: `ran` the scenario that ran, `summary` its end.
-pub fn code_of(ex: &Exercise, ran: &Scenario, summary: &sim_core::Summary) -> String {
-    ResultCode::of(ex, ran, summary).encode()
+/// The result code of a finished attempt at `ex`: `ran` the scenario that ran, `summary` its end,
+/// `name` the student's (optional: blank is none).
+pub fn code_of(ex: &Exercise, ran: &Scenario, summary: &sim_core::Summary, name: &str) -> String {
+    ResultCode::of(ex, ran, summary).named(name).encode()
 }

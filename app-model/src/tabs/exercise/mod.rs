@@ -7,10 +7,12 @@
 //! `attempts`, the exports in `export`, result codes in `code`.
 
 mod attempts;
+mod class;
 mod code;
 mod export;
 
 pub use attempts::{best, result_event, Attempts, Record};
+pub use class::{class_csv, codes_in, sort, ClassJob, ClassRow, RowVerdict, SortBy};
 pub use code::{code_of, problem_text, CodeJob, CodeVerdict, CODE_KEYS};
 pub use export::{columns, csv, export_json, iso_time, raw, settings_by_label};
 
@@ -18,6 +20,9 @@ use crate::locks::{self, LOCKABLE};
 use serde_json::Value;
 use sim_core::exercise::Exercise;
 use sim_core::Scenario;
+
+/// Local-storage key of the name a student puts on their result codes.
+pub const NAME_KEY: &str = "llm-serving-lab.student-name";
 
 /// Local-storage key of every exercise's attempts.
 pub const STORAGE_KEY: &str = "llm-serving-lab.attempts";

@@ -153,7 +153,7 @@ fn the_code_job_verifies_a_real_attempt_and_refuses_a_tampered_one() {
     let ex = exercises().into_iter().find(|e| e.id == "chat-cheapest").unwrap();
     let s = ex.reference_scenario().unwrap();
     let sum = sim_core::Simulation::new(&s).unwrap().run_to_end();
-    let text = code_of(&ex, &s, &sum);
+    let text = code_of(&ex, &s, &sum, "");
     let CodeVerdict::Ran { check, .. } = run_to_end(CodeJob::new(&text)) else { panic!("not run") };
     assert!(check.verified && check.attempt.pass);
     let mut code = ResultCode::decode(&text).unwrap();
@@ -165,4 +165,57 @@ fn the_code_job_verifies_a_real_attempt_and_refuses_a_tampered_one() {
     assert_eq!(run_to_end(CodeJob::new(cut)), CodeVerdict::Refused(CodeProblem::Damaged));
     let (key, _) = problem_text(&CodeProblem::Damaged);
     assert!(CODE_KEYS.contains(&key));
+}
+
+#[test]
+fn a_class_of_codes_is_found_in_any_text_checked_one_by_one_sorted_and_exported() {
+    use crate::jobs::run_to_end;
+    let ex = exercises().into_iter().find(|e| e.id == "chat-cheapest").unwrap();
+    let reference = ex.reference_scenario().unwrap();
+    let sum = sim_core::Simulation::new(&reference).unwrap().run_to_end();
+    let good = code_of(&ex, &reference, &sum, "Zhou Yu");
+    // as given: the exercise's own scenario, which fails its goals, handed in without a name
+    let plain = sim_core::Simulation::new(&ex.scenario).unwrap().run_to_end();
+    let failing = code_of(&ex, &ex.scenario, &plain, "");
+    let mut tampered = ResultCode::decode(&good).unwrap();
+    tampered.claimed[0] = tampered.claimed[0].map(|x| x * 2.0);
+    tampered.name = Some("Ann".into());
+    let tampered = tampered.encode();
+    let cut = format!("{}0000000", &good[..good.len() - 7]);
+    // a CSV export, a pasted line, an e-mail: each code once, garbage and near-codes ignored
+    let text = format!(
+        "attempt,code\n1,\"{good}\"\n2,{failing}\nfrom Ann: {tampered};\n{good}\nR1.abc.1234567 R.x.00000000 {cut}\n"
+    );
+    assert_eq!(codes_in(&text), [good.clone(), failing.clone(), tampered.clone(), cut.clone()]);
+    let job = ClassJob::new(&text);
+    assert_eq!(job.len(), 4);
+    let mut rows = run_to_end(job);
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0].verdict, RowVerdict::Verified);
+    assert_eq!((rows[0].name.as_deref(), rows[0].pass), (Some("Zhou Yu"), Some(true)));
+    assert!(rows[0].score.is_some());
+    assert_eq!(
+        (rows[1].verdict.clone(), rows[1].pass, rows[1].name.clone()),
+        (RowVerdict::Verified, Some(false), None)
+    );
+    assert!(matches!(&rows[2].verdict, RowVerdict::Mismatch(m) if m.len() == 1), "{:?}", rows[2].verdict);
+    assert_eq!(rows[3].verdict, RowVerdict::Refused(CodeProblem::Damaged));
+    assert_eq!((rows[3].pass, rows[3].exercise.as_deref()), (None, None));
+    // sorted by name: named first, alphabetically; by verdict: verified first; by score, best
+    // (lowest cost) first and rows without a score last
+    sort(&mut rows, SortBy::Name, false);
+    assert_eq!(rows.iter().map(|r| r.name.as_deref()).collect::<Vec<_>>(), [Some("Ann"), Some("Zhou Yu"), None, None]);
+    sort(&mut rows, SortBy::Verdict, false);
+    assert_eq!(
+        rows.iter().map(|r| r.verdict.id()).collect::<Vec<_>>(),
+        ["verified", "verified", "mismatch", "refused"]
+    );
+    sort(&mut rows, SortBy::Pass, false);
+    assert_eq!(rows.iter().map(|r| r.pass).collect::<Vec<_>>(), [Some(true), Some(true), Some(false), None]);
+    let csv = class_csv(&rows);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "name,exercise,verdict,disagrees_on,pass,score,code");
+    assert_eq!(lines.len(), 5);
+    assert!(lines.iter().any(|l| l.starts_with("Zhou Yu,chat-cheapest,verified,,true,") && l.ends_with(&good)));
+    assert!(lines.iter().any(|l| l.starts_with(",,refused,the result code is damaged (checksum),,,")));
 }
