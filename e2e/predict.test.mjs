@@ -48,6 +48,10 @@ describe('predict before you see; links and teacher links open what they name', 
       await sleep(1200);
       assert.equal(await readSimTime(page), 0, `the stage is still at step ${step}`);
       assert.equal(await page.locator(tid('play')).getAttribute('title'), UI['toolbar.held']);
+      assert.equal(await page.locator(tid('run-state')).getAttribute('data-state'), 'held');
+      assert.equal(await page.locator(tid('run-state')).innerText(), UI['toolbar.state.held']);
+      // the preset box names the lesson whose runs are on the stage
+      assert.equal(await page.$eval('#f-preset', (e) => e.selectedOptions[0].textContent), `Lesson: ${LESSONS['lesson.mean-hides-tail.title']}`);
       if (step === '0') await page.locator(tid('lesson-next')).click();
     }
     await page.locator(tid('lesson-choice-0')).click();
@@ -234,8 +238,11 @@ describe('predict before you see; links and teacher links open what they name', 
     await page.locator(tid('lesson-run')).click();
     await page.locator(tid('lesson-skip')).click();
     await page.locator(tid('lesson-explanation')).waitFor({ timeout: 30_000 });
+    const inLesson = page.url();
     await page.locator(tid('lesson-all')).click();
     assert.equal(await page.locator(tid('lesson-mark-kv-arithmetic')).getAttribute('data-mark'), 'right');
+    // the address follows (a moment later): a reload then opens the list, not the lesson
+    await page.waitForFunction((u) => location.href !== u, inLesson);
     await page.reload();
     await page.locator(tid('stage')).first().waitFor();
     await page.locator(tid('wb-tab-lessons')).click();

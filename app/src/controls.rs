@@ -325,11 +325,11 @@ fn PresetPicker(run: Run) -> impl IntoView {
             // the preset's name in the page's language (its id when the table has none)
             let key = format!("preset.{id}.name");
             let name = move || if crate::i18n::has(&key) { t(&key) } else { id.to_string() };
-            view! { <option value=id prop:selected=move || ui.exercise.with(Option::is_none) && preset_id.get() == id>{name}</option> }
+            view! { <option value=id prop:selected=move || ui.exercise.with(Option::is_none) && ui.lesson.with(Option::is_none) && preset_id.get() == id>{name}</option> }
         })
         .collect_view();
     let summary = move || {
-        if ui.exercise.with(Option::is_some) {
+        if ui.exercise.with(Option::is_some) || ui.lesson.with(Option::is_some) {
             return String::new();
         }
         let s = preset_summary(&preset_id.get());

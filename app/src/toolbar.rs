@@ -27,7 +27,8 @@ pub fn Toolbar() -> impl IntoView {
     let ui = use_ui();
     let finished = Memo::new(move |_| ui.finished());
     // the state's code (data-state, for scripts) and its words
-    let state = Memo::new(move |_| PlayState::of(ui.fast_forward.get(), finished.get(), ui.playing.get()));
+    let state =
+        Memo::new(move |_| PlayState::of(ui.withheld(), ui.fast_forward.get(), finished.get(), ui.playing.get()));
     let play_label = move || {
         let (d, key) = if finished.get() {
             (icon::REPLAY, "toolbar.replay")

@@ -33,8 +33,12 @@ fn control_label(id: &str) -> String {
     model::control_key(id).map_or_else(|| id.to_string(), t)
 }
 
-/// What the toolbar's preset box names while an exercise is open: the exercise's scenario.
+/// What the toolbar's preset box names while an exercise or a lesson is open (what is on the
+/// stage is theirs, not the preset's).
 pub fn preset_name(ui: Ui) -> Option<String> {
+    if let Some(id) = ui.lesson.with(|l| l.as_ref().map(|(id, _)| id.clone())) {
+        return Some(tf("features.lesson.preset", &[("name", t(&format!("lesson.{id}.title")))]));
+    }
     let id = ui.exercise.get()?;
     let ex = exercises().into_iter().find(|e| e.id == id)?;
     Some(tf("features.class.preset", &[("name", title(&ex))]))

@@ -290,9 +290,18 @@ pub fn watch(ui: Ui) {
         ui.locked.track();
         i18n::locale().track();
         if prev.is_some() {
-            // a slider drag changes the draft many times a second: write the address once it rests
-            let timer = gloo_timers::callback::Timeout::new(400, move || update_address(ui));
-            ADDRESS_TIMER.with(|t| *t.borrow_mut() = Some(timer));
+            // a new lesson, step, preset or exercise is written at once (Back returns to it); a
+            // slider drag changes the draft many times a second: that is written once it rests
+            let new_entry = ADDRESS_STATE.with(|last| {
+                let now = state_of(&ui, &[]);
+                last.borrow().as_ref().is_some_and(|l| !l.same_entry(&now))
+            });
+            if new_entry {
+                update_address(ui);
+            } else {
+                let timer = gloo_timers::callback::Timeout::new(400, move || update_address(ui));
+                ADDRESS_TIMER.with(|t| *t.borrow_mut() = Some(timer));
+            }
         }
     });
 
