@@ -144,6 +144,11 @@ fn the_next_model_gets_the_gpus_it_needs_and_neighbours_are_deterministic() {
     for n in NEIGHBOURS {
         assert_eq!(n.apply(&before), n.apply(&before), "{}", n.id());
     }
+    // every run of a lesson gets the same GPU count (headroom's runs differ in utilisation)
+    for l in LESSONS {
+        let Ok(after) = Neighbour::NextModel.apply(&runs(l)) else { continue };
+        assert!(after.windows(2).all(|w| w[0].num_gpus == w[1].num_gpus), "{}", l.id);
+    }
 }
 
 #[test]

@@ -251,8 +251,13 @@ impl Neighbour {
                 for s in &mut out {
                     crate::settings::set(s, "model", 0, &crate::settings::Value::Text(next.into()))
                         .map_err(|e| Skip::Invalid { message: e.to_string() })?;
-                    if !fixed_gpus {
-                        s.num_gpus = gpus_for(s, &runs[0]);
+                }
+                if !fixed_gpus {
+                    // one GPU count for every run (the one the most demanding run needs), so the
+                    // runs still differ only in what the lesson varies
+                    let n = out.iter().zip(runs).map(|(s, before)| gpus_for(s, before)).max();
+                    for s in &mut out {
+                        s.num_gpus = n.unwrap_or(s.num_gpus);
                     }
                 }
             }
