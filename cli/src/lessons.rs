@@ -20,7 +20,7 @@ pub fn cmd_lessons() -> Result<(), Fail> {
 
 pub fn cmd_lesson(args: &[String]) -> Result<(), Fail> {
     let (mut id, mut seeds, mut from, mut format) = (None, 20u64, 1u64, "table".to_string());
-    let (mut changes, mut only, mut neighbours) = (Vec::new(), None::<Vec<usize>>, false);
+    let (mut changes, mut only, mut neighbours, mut check) = (Vec::new(), None::<Vec<usize>>, false, false);
     let value = |i: usize, flag: &str| args.get(i + 1).cloned().ok_or_else(|| Fail(format!("{flag} needs a value")));
     let count = |v: String, flag: &str, lo: u64, hi: u64| {
         v.parse::<u64>()
@@ -54,6 +54,11 @@ pub fn cmd_lesson(args: &[String]) -> Result<(), Fail> {
                 i += 1;
                 continue;
             }
+            "--check" => {
+                check = true;
+                i += 1;
+                continue;
+            }
             a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}"))),
             a => {
                 if id.replace(a.to_string()).is_some() {
@@ -83,7 +88,19 @@ pub fn cmd_lesson(args: &[String]) -> Result<(), Fail> {
         for n in NEIGHBOURS {
             rows.push(lesson.neighbour_agreement(n, &list, &prepare).map_err(field)?);
         }
-        return print_neighbours(lesson, &lesson.agreement_prepared(&list, &prepare).map_err(field)?, &rows, &format);
+        print_neighbours(lesson, &lesson.agreement_prepared(&list, &prepare).map_err(field)?, &rows, &format)?;
+        let unnamed: Vec<&str> =
+            rows.iter().filter(|r| r.skip.is_none() && !r.holds && !r.named).map(|r| r.neighbour.as_str()).collect();
+        if check && !unnamed.is_empty() {
+            return Err(Fail(format!(
+                "lesson {id} does not hold on {}, and its explanation does not say so",
+                unnamed.join(", ")
+            )));
+        }
+        return Ok(());
+    }
+    if check {
+        return Err(Fail("--check reads the neighbours: give --neighbours too".into()));
     }
     let a = lesson.agreement_prepared(&list, &prepare).map_err(field)?;
     if format == "json" {
@@ -139,7 +156,11 @@ fn print_neighbours(
                 r.to,
                 format!("{}/{}", r.agree, r.seeds),
                 r.share,
-                if r.holds { "yes" } else { "NO" }
+                match (r.holds, r.named) {
+                    (true, _) => "yes",
+                    (false, true) => "no (the explanation says where and why)",
+                    (false, false) => "NO",
+                }
             ),
         }
     }

@@ -340,6 +340,18 @@ fn lesson_neighbours_report_each_neighbour_or_why_it_does_not_apply() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("n/a: the lesson varies the model between its runs itself"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("next-gpu") && l.contains("h200") && l.contains("/2")), "{out}");
+    // --check: a named limit passes (ttft-vs-tpot names the next model), an unnamed failure fails
+    let (code, out, err) = llmsim(&["lesson", "ttft-vs-tpot", "--neighbours", "--seeds", "1", "--check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("no (the explanation says where and why)"), "{out}");
+    let capped =
+        ["lesson", "ttft-vs-tpot", "--neighbours", "--seeds", "1", "--check", "--set", "scheduler.max_num_seqs=2"];
+    let (code, _, err) = llmsim(&capped);
+    assert_eq!(code, 2);
+    assert!(err.contains("does not hold on") && err.contains("load-0.7"), "{err}");
+    let (code, _, err) = llmsim(&["lesson", "ttft-vs-tpot", "--check"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("give --neighbours too"), "{err}");
 }
 
 #[test]

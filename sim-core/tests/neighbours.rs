@@ -166,3 +166,56 @@ fn set_changes_reach_only_the_runs_named() {
         assert!((sim_core::sweep::offered_rate(&r.scenario) - 3.0 * r.scenario.classes.len() as f64).abs() < 1e-9);
     }
 }
+
+/// Seeds the neighbour check below runs (a fifth of `llmsim lesson ID --neighbours`'s 20, so
+/// `cargo test` stays fast); it asks the same share, [`lessons::HOLDS_AT`] (4 of 5). The full
+/// 20-seed check is `llmsim lesson ID --neighbours --seeds 20 --check`, which `scripts/test.sh`
+/// runs for every lesson.
+const QUICK_SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+
+/// Every lesson holds on each neighbour that applies to it, or its explanation names that
+/// neighbour as a place it stops holding ([`lessons::LIMITS`], said by its `where` sentence).
+#[test]
+fn lessons_hold_on_their_neighbours_or_say_where_they_stop() {
+    let check = |l: &lessons::Lesson| -> Vec<String> {
+        let mut bad = Vec::new();
+        for n in NEIGHBOURS {
+            let a = l.neighbour_agreement(n, &QUICK_SEEDS, &|_| Ok(())).expect("the lesson's runs are valid");
+            if a.skip.is_none() && !a.holds && !a.named {
+                bad.push(format!("{} on {}: {} of {} seeds", l.id, a.neighbour, a.agree, a.seeds));
+            }
+        }
+        bad
+    };
+    // two threads: the machine's cores
+    let (first, second) = LESSONS.split_at(LESSONS.len() / 2);
+    let bad: Vec<String> = std::thread::scope(|s| {
+        let h = s.spawn(|| first.iter().flat_map(check).collect::<Vec<_>>());
+        let mut b: Vec<String> = second.iter().flat_map(check).collect();
+        b.extend(h.join().expect("the check ran"));
+        b
+    });
+    assert!(bad.is_empty(), "lessons that neither hold nor say where they stop: {bad:?}");
+}
+
+/// Each named limit is a real lesson and neighbour, and the lesson's explanation says its
+/// `where` sentence (on the page's seed), whose words live in both translation tables.
+#[test]
+fn named_limits_are_said_in_both_languages() {
+    let tables = ["en", "zh"].map(|t| {
+        let path = format!("{}/../app/i18n/lessons.{t}.json", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(path).unwrap()).unwrap()
+    });
+    let ids: Vec<String> = NEIGHBOURS.iter().map(|n| n.id()).collect();
+    for (id, ns) in lessons::LIMITS {
+        let l = lessons::find(id).unwrap_or_else(|| panic!("{id} is a lesson"));
+        assert!(ns.iter().all(|n| ids.iter().any(|i| i == n)), "{id}: {ns:?}");
+        assert!(l.sentences.contains(&lessons::LIMIT_SENTENCE), "{id} has a where sentence");
+        let said = l.run(lessons::DEFAULT_SEED).1.sentences;
+        assert!(said.contains(&lessons::LIMIT_SENTENCE), "{id} says where it stops: {said:?}");
+        for t in &tables {
+            let key = format!("lesson.{id}.say.{}", lessons::LIMIT_SENTENCE);
+            assert!(t[&key].as_str().is_some_and(|s| s.len() > 40), "{key}");
+        }
+    }
+}

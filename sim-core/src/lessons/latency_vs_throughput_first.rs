@@ -77,7 +77,7 @@ const SENTENCES: &[&str] = &[
     "over_queue",
     "over_shed",
     "small_batch_loss",
-    "where_it_lives",
+    "where",
 ];
 
 /// The servers within the tie margin of the most goodput at one load (positions 0..3: small
@@ -137,7 +137,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("over_queue", queue),
         ("over_shed", shed),
         ("small_batch_loss", small_loss),
-        ("where_it_lives", true),
+        ("where", true),
     ]);
     let extra =
         [("turned_away_adm_over", turned_away(&r[5].all)), ("served_attainment_adm_over", served_on_time(&r[5]))];

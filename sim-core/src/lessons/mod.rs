@@ -41,7 +41,10 @@ pub use change::{apply_to, Change, ChangeError, Classes};
 pub use cost_per_good_token::{CostGpu, COST_GPUS};
 pub(crate) use disaggregation::busy_colocated;
 pub use moments::{moments_of, Moment, MomentKind, KV_FULL, QUEUE_FILLS};
-pub use neighbours::{next_gpu, next_model, Neighbour, NeighbourAgreement, Skip, HOLDS_AT, NEIGHBOURS};
+pub use neighbours::{
+    named_limit, next_gpu, next_model, Neighbour, NeighbourAgreement, Skip, HOLDS_AT, LIMITS, LIMIT_SENTENCE,
+    NEIGHBOURS,
+};
 pub(crate) use prefix_caching::under_pressure;
 pub use safe_zone::SAFE_ZONE_RATES;
 

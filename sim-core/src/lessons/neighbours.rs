@@ -46,6 +46,29 @@ pub const NEIGHBOURS: [Neighbour; 8] = [
 /// The share of seeds a lesson must bear out on a neighbour to hold there (16 of 20).
 pub const HOLDS_AT: f64 = 0.8;
 
+/// The neighbours a lesson is known not to hold on, by lesson id: its explanation says so, in the
+/// sentence [`LIMIT_SENTENCE`] (always said), naming each and why. A neighbour that does not hold
+/// and is not listed here is a lesson to fix (`llmsim lesson ID --neighbours --check` fails).
+pub const LIMITS: &[(&str, &[&str])] = &[
+    ("mean-hides-tail", &["next-model"]),
+    ("ttft-vs-tpot", &["next-model"]),
+    ("goodput-vs-throughput", &["load-0.7", "next-gpu", "next-model"]),
+    ("headroom", &["load-0.7", "next-gpu", "next-model"]),
+    ("latency-vs-throughput-first", &["next-model"]),
+    ("cost-per-good-token", &["next-model"]),
+    ("safe-zone", &["next-gpu", "next-model"]),
+    ("disaggregation", &["load-0.7", "next-gpu", "next-model"]),
+];
+
+/// The sentence of a lesson's explanation that names where it stops holding.
+pub const LIMIT_SENTENCE: &str = "where";
+
+/// Whether lesson `id`'s explanation names neighbour `n` as a place it stops holding.
+pub fn named_limit(id: &str, n: Neighbour) -> bool {
+    let n = n.id();
+    LIMITS.iter().any(|(l, ns)| *l == id && ns.contains(&n.as_str()))
+}
+
 /// Why a neighbour does not apply to a lesson.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
@@ -316,6 +339,8 @@ pub struct NeighbourAgreement {
     pub share: f64,
     /// At least [`HOLDS_AT`] of the seeds agree.
     pub holds: bool,
+    /// The lesson's explanation names this neighbour as one it does not hold on ([`LIMITS`]).
+    pub named: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skip: Option<Skip>,
 }
@@ -348,7 +373,17 @@ impl Lesson {
                 Err(skip) => {
                     let neighbour = n.id();
                     let (agree, seeds, share, holds, skip) = (0, 0, 0.0, false, Some(skip));
-                    return Ok(NeighbourAgreement { neighbour, to: String::new(), agree, seeds, share, holds, skip });
+                    let named = named_limit(self.id, n);
+                    return Ok(NeighbourAgreement {
+                        neighbour,
+                        to: String::new(),
+                        agree,
+                        seeds,
+                        share,
+                        holds,
+                        named,
+                        skip,
+                    });
                 }
                 Ok(runs) => {
                     if to.is_empty() {
@@ -370,6 +405,7 @@ impl Lesson {
             seeds: seeds.len(),
             share,
             holds: share >= HOLDS_AT,
+            named: named_limit(self.id, n),
             skip: None,
         })
     }

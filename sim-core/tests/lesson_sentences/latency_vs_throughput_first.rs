@@ -55,7 +55,7 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
                 && 1.05 * good(so) < good(ao)
         }
         // names a neighbour the runs do not hold (checked by `llmsim lesson … --neighbours`)
-        "where_it_lives" => true,
+        "where" => true,
         _ => return None,
     })
 }
