@@ -16,6 +16,14 @@ node --test scripts/
 step "sim-core and llmsim (cargo test)"
 cargo test --locked
 
+step "every lesson on its neighbours, 20 seeds (llmsim lesson ID --neighbours --check)"
+# cargo test runs the same check on 5 seeds; this is the full one: each neighbour holds on 16 of
+# 20 seeds, or the lesson's explanation names it (sim_core::lessons::LIMITS)
+cargo build --quiet --locked --release -p llmsim
+for id in $(./target/release/llmsim lessons | tail -n +2 | awk '{print $1}'); do
+  ./target/release/llmsim lesson "$id" --neighbours --seeds 20 --check > /dev/null
+done
+
 step "fuzzing: scenario JSON, share links, trace CSVs (3,000 inputs, overflow checks on)"
 cargo run --quiet --locked --profile test -p lab-fuzz --bin labfuzz -- --runs 3000 --quiet
 

@@ -27,9 +27,16 @@ USAGE:
 {}
 {}
   llmsim lessons              list the guided lessons (choices, the answer each teaches, runs)
-  llmsim lesson ID [--seeds N] [--from S] [--format table|json]
+  llmsim lesson ID [--seeds N] [--from S] [--format table|json] [--set PATH=VALUE]...
+                 [--runs i,j] [--neighbours [--check]]
                               run a lesson on seeds S..S+N-1 (default 1..20): the answer each
-                              seed's runs bear out, and the share that agree with the lesson
+                              seed's runs bear out, and the share that agree with the lesson;
+                              --set changes a setting (scheduler.max_num_seqs=64,
+                              classes[*].arrival.rate_per_s=8) in every run or the --runs given;
+                              --neighbours: agreement with the load x0.7 and x1.3, each engine
+                              profile, the engine's default caps, the next GPU, the next model;
+                              --check: exit 2 if one does not hold (>= 80% of seeds) and the
+                              lesson's explanation does not name it
   llmsim check <contract.json>    run a resource contract's acceptance test (exit 0 pass, 1 fail)
   llmsim contract             print an example resource contract
   llmsim presets              list built-in scenarios

@@ -272,6 +272,89 @@ fn lessons_list_every_lesson_and_lesson_reports_agreement_per_seed() {
 }
 
 #[test]
+fn lesson_set_changes_the_runs_named_and_bad_settings_are_named() {
+    // ttft-vs-tpot: capping every run at 2 sequences makes TTFT break away everywhere (choice 0)
+    let (code, out, err) = llmsim(&["lesson", "ttft-vs-tpot", "--seeds", "2", "--set", "scheduler.max_num_seqs=2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("0 of 2 seeds agree"), "{out}");
+    // the same cap only on run 2, which the lesson caps already: its answer stays
+    let (code, out, err) = llmsim(&[
+        "lesson",
+        "ttft-vs-tpot",
+        "--seeds",
+        "2",
+        "--set",
+        "scheduler.max_num_seqs=16",
+        "--runs",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["agree_share"], 1.0, "{out}");
+    for (args, says) in [
+        (&["--set", "scheduler.max_num_seqs=0"][..], "scheduler.max_num_seqs must be 1..=4096, got 0"),
+        (&["--set", "scheduler.max_num_seqs=lots"], "scheduler.max_num_seqs must be a number 1..=4096, got \"lots\""),
+        (&["--set", "scheduler.nope=1"], "\"scheduler.nope\" is not a scenario setting's path"),
+        (&["--set", "classes[5].arrival.rate_per_s=2"], "classes[5].arrival.rate_per_s"),
+        (&["--set", "gpu_memory_utilization=1.5"], "gpu_memory_utilization must be 0.05..=1, got 1.5"),
+        (&["--set", "scheduler.max_num_seqs"], "is not PATH=VALUE"),
+        (&["--set", "scheduler.max_num_seqs=8", "--runs", "7"], "--runs: lesson ttft-vs-tpot has runs 0..=2, got 7"),
+        (&["--set", "scheduler.max_num_seqs=8", "--runs", "a"], "--runs must be run positions"),
+        (&["--runs", "1"], "give --set PATH=VALUE too"),
+    ] {
+        let mut all = vec!["lesson", "ttft-vs-tpot", "--seeds", "1"];
+        all.extend_from_slice(args);
+        let (code, out, err) = llmsim(&all);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn lesson_neighbours_report_each_neighbour_or_why_it_does_not_apply() {
+    let (code, out, err) = llmsim(&["lesson", "kv-arithmetic", "--neighbours", "--seeds", "2", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v["neighbours"].as_array().unwrap();
+    let ids: Vec<&str> = rows.iter().map(|r| r["neighbour"].as_str().unwrap()).collect();
+    let want: Vec<String> = sim_core::lessons::NEIGHBOURS.iter().map(|n| n.id()).collect();
+    assert_eq!(ids, want);
+    for r in rows {
+        if r["skip"].is_null() {
+            assert_eq!(r["seeds"], 2, "{r}");
+            let share = r["agree"].as_f64().unwrap() / 2.0;
+            assert_eq!(r["share"].as_f64().unwrap(), share);
+            assert_eq!(r["holds"], share >= 0.8);
+        } else {
+            assert!(r["skip"]["reason"].is_string(), "{r}");
+            assert_eq!(r["holds"], false);
+        }
+    }
+    // kv-arithmetic compares models: the next model does not apply, and says why
+    let model = rows.iter().find(|r| r["neighbour"] == "next-model").unwrap();
+    assert_eq!(model["skip"]["reason"], "varied", "{model}");
+    let (code, out, err) = llmsim(&["lesson", "kv-arithmetic", "--neighbours", "--seeds", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("n/a: the lesson varies the model between its runs itself"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("next-gpu") && l.contains("h200") && l.contains("/2")), "{out}");
+    // --check: a named limit passes (ttft-vs-tpot names the next model), an unnamed failure fails
+    let (code, out, err) = llmsim(&["lesson", "ttft-vs-tpot", "--neighbours", "--seeds", "1", "--check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("no (the explanation says where and why)"), "{out}");
+    let capped =
+        ["lesson", "ttft-vs-tpot", "--neighbours", "--seeds", "1", "--check", "--set", "scheduler.max_num_seqs=2"];
+    let (code, _, err) = llmsim(&capped);
+    assert_eq!(code, 2);
+    assert!(err.contains("does not hold on") && err.contains("load-0.7"), "{err}");
+    let (code, _, err) = llmsim(&["lesson", "ttft-vs-tpot", "--check"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("give --neighbours too"), "{err}");
+}
+
+#[test]
 fn run_json_has_censored_views_beside_the_completed_only_latencies() {
     // static batching at 30 req/s with a 2 s queue timeout: most requests time out
     let (_, json, _) = llmsim(&["show", "static-batching"]);

@@ -78,7 +78,7 @@ fn capacity(r: &[Summary]) -> [Option<usize>; 3] {
 }
 
 const SENTENCES: &[&str] =
-    &["capacities", "below_slo", "costs", "h100_cheapest", "l40s_cheapest", "a100_cheapest", "a100_least"];
+    &["capacities", "below_slo", "costs", "h100_cheapest", "l40s_cheapest", "a100_cheapest", "a100_least", "where"];
 
 fn outcome(r: &[Summary]) -> Outcome {
     let cap = capacity(r);
@@ -104,6 +104,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("l40s_cheapest", answer == 0),
         ("a100_cheapest", answer == 1),
         ("a100_least", rate(1) < rate(0) && rate(1) < rate(2)),
+        ("where", true),
     ]);
     let mut numbers = BTreeMap::new();
     for (gi, g) in COST_GPUS.iter().enumerate() {

@@ -71,6 +71,7 @@ const SENTENCES: &[&str] = &[
     "prefill_bound",
     "decode_bound",
     "light_colocated_sooner",
+    "where",
 ];
 
 /// The layouts' runs in the order of the choices: colocated, 1P3D, 2P2D, 3P1D.
@@ -95,6 +96,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("prefill_bound", ttft(1) > 10.0 * slo_ttft && att(1) < 0.5),
         ("decode_bound", tpot(3) > slo_tpot && att(3) < 0.5),
         ("light_colocated_sooner", att(4) >= 0.95 && att(5) >= 0.95 && TTFT_P50.of(&r[4]) < TTFT_P50.of(&r[5])),
+        ("where", true),
     ]);
     let quotes = [
         ("goodput_colocated", 0, GOODPUT, 1.0),

@@ -50,6 +50,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("c_beats_a", answer == 2 && good[2] > good[0]),
         ("a_best", answer == 0),
         ("b_best", answer == 1),
+        ("where", true),
     ]);
     let timed_out = Metric::Requests(Count::TimedOut);
     let quotes = [
@@ -94,6 +95,7 @@ pub(super) const LESSON: Lesson = Lesson {
         "c_beats_a",
         "a_best",
         "b_best",
+        "where",
     ],
     runs,
     watch: &[1, 2],

@@ -21,6 +21,8 @@ pub(super) const LESSON: Lesson = Lesson {
         "start-limit",
         "overcommit-crashed",
         "overcommit-survived",
+        "outside",
+        "where",
     ],
     runs: headroom_runs,
     watch: &[0, 1],
@@ -88,6 +90,8 @@ fn headroom(r: &[Summary]) -> Outcome {
         ("start-limit", max_util_pct < 99.5),
         ("overcommit-crashed", n["oom_overcommit"] > 0.0),
         ("overcommit-survived", n["oom_overcommit"] == 0.0),
+        ("outside", true),
+        ("where", true),
     ]);
     Outcome { answer, numbers: n, sentences }
 }

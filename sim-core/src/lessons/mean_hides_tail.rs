@@ -33,6 +33,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("nobody_refused", rejected + waited_out == 0),
         ("overlong_rejected_one", rejected == 1 && waited_out == 0),
         ("overlong_rejected_many", rejected > 1 && waited_out == 0),
+        ("where", true),
     ]);
     let quotes = [
         ("ttft_mean_ms", 0, TTFT_MEAN, 1.0),
@@ -64,6 +65,7 @@ pub(super) const LESSON: Lesson = Lesson {
         "nobody_refused",
         "overlong_rejected_one",
         "overlong_rejected_many",
+        "where",
     ],
     runs,
     watch: &[0],

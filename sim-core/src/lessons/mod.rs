@@ -18,6 +18,7 @@ use crate::sweep::SweepParam;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod change;
 mod context_too_large;
 mod cost_per_good_token;
 mod disaggregation;
@@ -28,6 +29,7 @@ mod latency_vs_throughput_first;
 mod mean_hides_tail;
 mod mixed_traffic;
 mod moments;
+mod neighbours;
 mod prefix_caching;
 mod routing;
 mod safe_zone;
@@ -35,9 +37,14 @@ mod speculative_crowd;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
+pub use change::{apply_to, Change, ChangeError, Classes};
 pub use cost_per_good_token::{CostGpu, COST_GPUS};
 pub(crate) use disaggregation::busy_colocated;
 pub use moments::{moments_of, Moment, MomentKind, KV_FULL, QUEUE_FILLS};
+pub use neighbours::{
+    named_limit, next_gpu, next_model, Neighbour, NeighbourAgreement, Skip, HOLDS_AT, LIMITS, LIMIT_SENTENCE,
+    NEIGHBOURS,
+};
 pub(crate) use prefix_caching::under_pressure;
 pub use safe_zone::SAFE_ZONE_RATES;
 
@@ -170,16 +177,7 @@ impl Lesson {
     /// The lesson over `seeds`: which choice each seed's runs bear out, and the share that agree
     /// with the one the lesson teaches.
     pub fn agreement(&self, seeds: &[u64]) -> Agreement {
-        let per_seed: Vec<SeedAnswer> = seeds
-            .iter()
-            .map(|&seed| {
-                let answer = self.run(seed).1.answer;
-                SeedAnswer { seed, answer, agrees: answer == self.taught }
-            })
-            .collect();
-        let agree = per_seed.iter().filter(|s| s.agrees).count();
-        let agree_share = if per_seed.is_empty() { 0.0 } else { agree as f64 / per_seed.len() as f64 };
-        Agreement { id: self.id, answer: self.taught, agree_share, per_seed }
+        self.agreement_prepared(seeds, &|_| Ok(())).expect("lesson scenarios are valid")
     }
 }
 

@@ -1,15 +1,18 @@
 //! Lesson 10, the concurrency safe zone: long chat (prompts of about 2,000 tokens, answers of
-//! about 400) on Llama-3.1-8B and one H100 with the lessons' vLLM-style server, swept over six arrival rates —
-//! once with the KV cache in bf16 and once in fp8 (half the bytes per token). Goodput rises, then
-//! collapses past a knee; the lesson reads what stopped the batch from growing there: the KV
-//! cache (memory), `max_num_seqs` (the scheduler's cap), or neither (the GPU's step time).
+//! about 400) on Llama-3.1-8B and one H100 with the lessons' vLLM-style server, swept over six
+//! arrival rates — once at `gpu_memory_utilization` 0.9 and once at 0.5, a lever that changes only
+//! the KV cache's capacity (not the step time). Goodput rises, then collapses past a knee; the
+//! lesson reads what gave way at the first rate past the knee (not at the top rate, where an
+//! unbounded queue always fills the cache or the cap): the TPOT missed with the KV cache below 95%
+//! (the GPU's step time), the KV cache full with a growing queue (memory), or the batch at
+//! `max_num_seqs` (the scheduler's cap).
 
 use super::*;
-use crate::catalog::Dtype;
 use crate::scenario::ModelRef;
 
-/// Offered loads (requests/s) of each sweep; the bf16 sweep comes first, then the fp8 one.
-pub const SAFE_ZONE_RATES: [f64; 6] = [4.0, 6.0, 8.0, 10.0, 12.0, 14.0];
+/// Offered loads (requests/s) of each sweep; the sweep at utilisation 0.9 comes first, then the
+/// one at 0.5.
+pub const SAFE_ZONE_RATES: [f64; 7] = [4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0];
 const REQUESTS: u64 = 1000;
 /// The KV cache counts as full from this share of its capacity on.
 const FULL: f64 = 0.95;
@@ -17,9 +20,12 @@ const TTFT_TARGET_MS: f64 = 500.0;
 /// the lessons' batch cap (256 sequences).
 const MAX_NUM_SEQS: u64 = 256;
 
-const VARIANTS: [[&str; 6]; 2] = [
-    ["bf16-kv-4", "bf16-kv-6", "bf16-kv-8", "bf16-kv-10", "bf16-kv-12", "bf16-kv-14"],
-    ["fp8-kv-4", "fp8-kv-6", "fp8-kv-8", "fp8-kv-10", "fp8-kv-12", "fp8-kv-14"],
+/// The second sweep's `gpu_memory_utilization` (the first's is the lessons' 0.9).
+const LESS_ROOM: f64 = 0.5;
+
+const VARIANTS: [[&str; 7]; 2] = [
+    ["util-0.9-4", "util-0.9-6", "util-0.9-8", "util-0.9-10", "util-0.9-12", "util-0.9-14", "util-0.9-16"],
+    ["util-0.5-4", "util-0.5-6", "util-0.5-8", "util-0.5-10", "util-0.5-12", "util-0.5-14", "util-0.5-16"],
 ];
 
 /// The swept server: the lessons' vLLM-style server on Llama-3.1-8B (its whole 131,072-token context allowed).
@@ -37,10 +43,10 @@ fn server() -> Scenario {
 
 fn runs(_seed: u64) -> Vec<LessonRun> {
     let mut out = Vec::new();
-    for (kv, names) in [None, Some(Dtype::Fp8)].into_iter().zip(VARIANTS) {
+    for (util, names) in [0.9, LESS_ROOM].into_iter().zip(VARIANTS) {
         for (rate, variant) in SAFE_ZONE_RATES.iter().zip(names) {
             let mut s = server();
-            s.kv_dtype = kv;
+            s.gpu_memory_utilization = util;
             let scenario = SweepParam::RatePerS.apply(&s, *rate).expect("rates in range");
             out.push(LessonRun { variant, scenario });
         }
@@ -59,8 +65,8 @@ fn knee(sweep: &[Summary]) -> usize {
     k
 }
 
-/// What held the batch back at a load: 1 = the KV cache was full below the cap, 2 = the batch
-/// reached `max_num_seqs`, 0 = neither.
+/// What gave way at a load: 2 = the batch reached `max_num_seqs`, 1 = the KV cache was full
+/// below the cap, 0 = neither (what missed the SLO was the step time).
 pub fn limit(s: &Summary, max_num_seqs: u64) -> usize {
     let m = &s.memory;
     if m.peak_running >= max_num_seqs {
@@ -72,46 +78,67 @@ pub fn limit(s: &Summary, max_num_seqs: u64) -> usize {
     }
 }
 
-const SENTENCES: &[&str] =
-    &["knee", "no_knee", "queue", "memory", "cap", "compute", "fp8_moves", "fp8_cap", "knee_margin"];
+const SENTENCES: &[&str] = &[
+    "knee",
+    "no_knee",
+    "past",
+    "memory",
+    "cap",
+    "compute",
+    "queue",
+    "room_moves",
+    "room_same",
+    "knee_margin",
+    "where",
+];
 
 fn outcome(r: &[Summary]) -> Outcome {
     let n = SAFE_ZONE_RATES.len();
-    let (bf16, fp8) = r.split_at(n);
-    let (k, k8, last) = (knee(bf16), knee(fp8), n - 1);
-    let top = &bf16[last];
-    // choices: compute (the GPU's step time), memory (the KV cache), the scheduler's batch cap
-    let answer = limit(top, MAX_NUM_SEQS);
+    let (full, less) = r.split_at(n);
+    let (k, k7, last) = (knee(full), knee(less), n - 1);
+    // judged at the first rate past the knee (the top rate when there is no knee)
+    let j = (k + 1).min(last);
+    let at = &full[j];
+    // choices: the step time (TPOT missed with KV room left), memory (the KV cache full), the
+    // scheduler's batch cap
+    let answer = limit(at, MAX_NUM_SEQS);
     let good = |s: &Summary| s.all.goodput.output_tokens_per_s;
     let gib = |b: f64| b / GIB;
+    let growing = at.all.queue_ms.mean > 2.0 * full[k].all.queue_ms.mean.max(1.0);
     let sentences = say(&[
-        ("knee", k < last && good(top) < good(&bf16[k])),
+        ("knee", k < last && good(&full[last]) < good(&full[k])),
         ("no_knee", k == last),
-        ("queue", top.all.ttft_ms.p99 > TTFT_TARGET_MS && top.all.requests.timed_out == 0),
+        ("past", k < last),
         ("memory", answer == 1),
         ("cap", answer == 2),
         ("compute", answer == 0),
-        ("fp8_moves", k8 > k),
-        ("fp8_cap", limit(&fp8[last], MAX_NUM_SEQS) == 2),
-        ("knee_margin", bf16[k].all.goodput.slo_attainment < 0.99),
+        ("queue", growing && at.all.ttft_ms.p99 > TTFT_TARGET_MS && at.all.requests.timed_out == 0),
+        ("room_moves", k7 < k),
+        ("room_same", k7 == k),
+        ("knee_margin", full[k].all.goodput.slo_attainment < 0.99),
+        ("where", true),
     ]);
     let numbers = nums(&[
         ("knee_rate", SAFE_ZONE_RATES[k]),
-        ("knee_goodput", good(&bf16[k])),
-        ("knee_attainment", bf16[k].all.goodput.slo_attainment),
-        ("knee_tpot_p99_ms", bf16[k].all.tpot_ms.p99),
-        ("max_rate", SAFE_ZONE_RATES[last]),
-        ("goodput_at_max", good(top)),
-        ("throughput_at_max", top.all.throughput.output_tokens_per_s),
-        ("ttft_p99_at_max_ms", top.all.ttft_ms.p99),
-        ("peak_running_at_max", top.memory.peak_running as f64),
-        ("kv_peak_at_max_gib", gib(top.memory.kv_peak_bytes)),
-        ("kv_capacity_gib", gib(top.memory.kv_capacity_bytes)),
+        ("knee_goodput", good(&full[k])),
+        ("knee_attainment", full[k].all.goodput.slo_attainment),
+        ("knee_tpot_p99_ms", full[k].all.tpot_ms.p99),
+        ("knee_queue_ms", full[k].all.queue_ms.mean),
+        ("past_rate", SAFE_ZONE_RATES[j]),
+        ("past_goodput", good(at)),
+        ("past_tpot_p99_ms", at.all.tpot_ms.p99),
+        ("past_queue_ms", at.all.queue_ms.mean),
+        ("past_ttft_p99_ms", at.all.ttft_ms.p99),
+        ("peak_running_past", at.memory.peak_running as f64),
+        ("kv_peak_past_gib", gib(at.memory.kv_peak_bytes)),
+        ("kv_capacity_gib", gib(at.memory.kv_capacity_bytes)),
         ("max_num_seqs", MAX_NUM_SEQS as f64),
-        ("knee_rate_fp8", SAFE_ZONE_RATES[k8]),
-        ("knee_goodput_fp8", good(&fp8[k8])),
-        ("peak_running_fp8_at_max", fp8[last].memory.peak_running as f64),
-        ("kv_peak_fp8_at_max_gib", gib(fp8[last].memory.kv_peak_bytes)),
+        ("max_rate", SAFE_ZONE_RATES[last]),
+        ("goodput_at_max", good(&full[last])),
+        ("throughput_at_max", full[last].all.throughput.output_tokens_per_s),
+        ("knee_rate_less", SAFE_ZONE_RATES[k7]),
+        ("knee_goodput_less", good(&less[k7])),
+        ("kv_capacity_less_gib", gib(less[k7].memory.kv_capacity_bytes)),
     ]);
     Outcome { answer, numbers, sentences }
 }

@@ -48,6 +48,8 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
         "l40s_cheapest" => cheapest(&j) == 0 && j[0].2.cost.usd_per_hour < j[2].2.cost.usd_per_hour,
         "a100_cheapest" => cheapest(&j) == 1,
         "a100_least" => j[1].0 < j[0].0 && j[1].0 < j[2].0,
+        // names where the lesson stops holding (`llmsim lesson … --neighbours`): no number of the runs
+        "where" => true,
         _ => return None,
     })
 }

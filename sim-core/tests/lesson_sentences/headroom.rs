@@ -59,6 +59,9 @@ pub fn check(sentence: &str, s: &[Summary], o: &Outcome) -> Option<bool> {
                 && n("goodput_overcommit") == good(&c.all)
         }
         "overcommit-survived" => c.all.requests.oom_restarts == 0,
+        // what the headroom holds beyond these runs, and where the lesson stops holding
+        // (`llmsim lesson headroom --neighbours`): no number of the runs
+        "outside" | "where" => true,
         _ => return None,
     })
 }

@@ -23,6 +23,8 @@ pub fn check(sentence: &str, sums: &[Summary], o: &Outcome) -> Option<bool> {
         "nobody_refused" => r.rejected == 0 && r.timed_out == 0,
         "overlong_rejected_one" => r.rejected == 1 && r.timed_out == 0,
         "overlong_rejected_many" => r.rejected > 1 && r.timed_out == 0 && quoted("rejected", r.rejected as f64),
+        // names where the lesson stops holding (`llmsim lesson … --neighbours`): no number of the runs
+        "where" => true,
         _ => return None,
     })
 }

@@ -25,6 +25,9 @@ pub fn check(sentence: &str, sums: &[Summary], o: &Outcome) -> Option<bool> {
         "b_breaks" => b_nums && ttft_b >= 3.0 * tpot_b,
         "b_no_queue" => quoted("queue_mean_b_ms", b.queue_ms.mean) && b.queue_ms.mean < b.prefill_ms.mean,
         "b_steps_longer" => ttft_b > 1.2 && tpot_b > 1.2,
+        "b_tpot_more" => b_nums && tpot_b > ttft_b && ttft_b < 3.0 * tpot_b,
+        // names the neighbour it does not hold on (`llmsim lesson ttft-vs-tpot --neighbours`)
+        "where" => true,
         "c_breaks" => c_nums && ttft_c >= 3.0 * tpot_c,
         "c_together" => c_nums && ttft_c < 3.0 * tpot_c && tpot_c < 3.0 * ttft_c,
         "c_queue" => quoted("queue_mean_c_ms", c.queue_ms.mean) && c.queue_ms.mean > c.prefill_ms.mean,
