@@ -333,10 +333,11 @@ fn PresetPicker(run: Run) -> impl IntoView {
             return String::new();
         }
         let s = preset_summary(&preset_id.get());
-        if edited.get() && !s.is_empty() {
-            tf("ctl.edited", &[("summary", s)])
-        } else {
-            s
+        match (edited.get(), s.is_empty()) {
+            (true, false) => tf("ctl.edited", &[("summary", s)]),
+            // a scenario a lesson or a link brought, no preset's: "edited" alone
+            (true, true) => t("ctl.edited_alone"),
+            (false, _) => s,
         }
     };
     // loading a preset would change every control: any lock forbids it
