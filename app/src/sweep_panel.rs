@@ -7,7 +7,6 @@
 use app_model::jobs::{Status, SweepJob};
 use app_model::tabs::sweep::{self as model, SweepForm, SweepRun};
 use leptos::prelude::*;
-use sim_core::lessons::knee;
 use sim_core::sweep::{Sweep, SweepParam, SweepPoint};
 
 use crate::charts::{canvas_by_id, fit_canvas, Axis, Plot, Units};
@@ -174,12 +173,20 @@ fn results(st: State) -> AnyView {
             }
             let p = r.param;
             let knee_at = r.knee();
-            let note = knee_at.map(|(v, g)| {
-                let value = format!("{} {}", format::plain(v), param_unit(p)).trim().to_string();
-                let text =
-                    tf("features.sweep.knee_text", &[("value", value), ("goodput", format::int(g.round() as u64))]);
-                view! { <p class="knee-note" data-testid="sweep-knee">{text}</p> }
-            });
+            let note = match knee_at {
+                Some((v, g)) => {
+                    let value = format!("{} {}", format::plain(v), param_unit(p)).trim().to_string();
+                    let text =
+                        tf("features.sweep.knee_text", &[("value", value), ("goodput", format::int(g.round() as u64))]);
+                    Some(view! { <p class="knee-note" data-testid="sweep-knee">{text}</p> }.into_any())
+                }
+                // the best point is the last one run: goodput may still rise past it
+                None if r.phase == app_model::tabs::sweep::Phase::Done => Some(
+                    view! { <p class="knee-note" data-testid="sweep-no-knee">{t("features.sweep.no_knee")}</p> }
+                        .into_any(),
+                ),
+                None => None,
+            };
             let heads = [
                 param_label(p),
                 t("features.num.throughput"),
@@ -340,7 +347,7 @@ pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoin
         for &(x, y) in &good {
             plot.dot(x, y, GOOD, 3.5);
         }
-        if let Some((kv, kg)) = knee(points) {
+        if let Some((kv, kg)) = app_model::tabs::sweep::knee_seen(points) {
             let label = i18n::fill(
                 &i18n::t_untracked("features.sweep.knee_at"),
                 &[("value", format!("{} {unit}", format::plain(kv)).trim().to_string())],
@@ -375,7 +382,7 @@ pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoin
         if let Some(s) = slo {
             plot.hline(s, SLO, &i18n::fill(&i18n::t_untracked("features.sweep.slo_line"), &[("value", format::ms(s))]));
         }
-        if let Some((kv, _)) = knee(points) {
+        if let Some((kv, _)) = app_model::tabs::sweep::knee_seen(points) {
             plot.vline(kv, KNEE, "");
         }
         if ttft.is_empty() {

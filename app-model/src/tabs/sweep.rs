@@ -2,6 +2,12 @@
 //! sweep on screen (its points, the knee, the phase, the CSV).
 
 use sim_core::lessons::knee;
+
+/// [`knee`], when a point with a larger value was run too (else goodput may still be rising).
+pub fn knee_seen(points: &[sim_core::sweep::SweepPoint]) -> Option<(f64, f64)> {
+    let (v, g) = knee(points)?;
+    points.iter().any(|p| p.value > v && p.summary.is_some()).then_some((v, g))
+}
 use sim_core::sweep::{to_csv, SweepParam, SweepPoint};
 
 /// Most points a sweep may have.
@@ -212,9 +218,11 @@ impl SweepRun {
         self.phase = Phase::Cancelled;
     }
 
-    /// The value with the most goodput and that goodput.
+    /// The value with the most goodput and that goodput — a knee only when a point past it was
+    /// run (and gave less): the best of the last point measured is no knee, nothing past it
+    /// having been run.
     pub fn knee(&self) -> Option<(f64, f64)> {
-        knee(&self.points)
+        knee_seen(&self.points)
     }
 
     /// The points as `llmsim sweep` writes them, once the sweep is not running and has points.
@@ -277,5 +285,13 @@ mod tests {
         assert_eq!((r.phase, r.progress), (Phase::Done, 1.0));
         assert_eq!(r.knee(), Some((8.0, 300.0)));
         assert_eq!(r.csv().map(|c| c.trim().lines().count()), Some(4));
+        // goodput still rising at the last point run: no knee is claimed
+        r.finished(vec![point(4.0, 100.0), point(8.0, 300.0), point(12.0, 350.0)]);
+        assert_eq!(r.knee(), None);
+        // nor when the point past the best failed to run
+        let mut failed = point(16.0, 0.0);
+        failed.summary = None;
+        r.finished(vec![point(4.0, 100.0), point(8.0, 300.0), failed]);
+        assert_eq!(r.knee(), None);
     }
 }
