@@ -259,6 +259,8 @@ impl Ctx {
 fn highlight_targets(key: &str) -> &'static [(&'static str, Option<&'static str>)] {
     match key {
         "ttft.p99" => &[("[data-testid=\"metric-ttft-p99\"]", None)],
+        "ttft.mean" => &[("[data-testid=\"metric-ttft-mean\"]", None)],
+        "prefix.hit" => &[("[data-testid=\"metric-prefix-cache\"]", None)],
         "itl.p99" => &[("[data-testid=\"metric-itl-p99\"]", None)],
         "tpot.mean" => &[("[data-testid=\"metric-tpot-mean\"]", None)],
         "goodput" => &[("[data-testid=\"metric-goodput\"]", Some(".kv"))],

@@ -164,6 +164,8 @@ impl Finished {
 pub fn highlight_key(m: Metric) -> &'static str {
     match m {
         Metric::TTFT_P99 => "ttft.p99",
+        Metric::Latency(Latency::Ttft, Stat::Mean) => "ttft.mean",
+        Metric::PrefixHitRate => "prefix.hit",
         Metric::Latency(Latency::Itl, Stat::P99) => "itl.p99",
         Metric::Latency(Latency::Tpot, Stat::Mean) => "tpot.mean",
         Metric::GoodputTokens => "goodput",

@@ -289,7 +289,7 @@ type Row = (fn() -> String, fn(&Summary) -> String, &'static str);
 
 const ROWS: [Row; 12] = [
     (|| t("features.num.ttft_p99"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99), "ttft.p99"),
-    (|| t("features.num.ttft_mean"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.mean), ""),
+    (|| t("features.num.ttft_mean"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.mean), "ttft.mean"),
     (|| t("features.num.tpot_p99"), |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99), ""),
     (|| t("features.num.tpot_mean"), |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.mean), "tpot.mean"),
     (|| t("features.num.itl_p99"), |s| format::dist_ms(s.all.itl_ms.count, s.all.itl_ms.p99), "itl.p99"),
