@@ -49,6 +49,7 @@ describe('predict before you see; links and teacher links open what they name', 
       assert.equal(await readSimTime(page), 0, `the stage is still at step ${step}`);
       assert.equal(await page.locator(tid('play')).getAttribute('title'), UI['toolbar.held']);
       assert.equal(await page.locator(tid('run-state')).getAttribute('data-state'), 'held');
+      assert.match(await page.locator(tid('play')).innerText(), new RegExp(UI['toolbar.play']), 'the held button offers Play, not Pause');
       assert.equal(await page.locator(tid('run-state')).innerText(), UI['toolbar.state.held']);
       // the preset box names the lesson whose runs are on the stage
       assert.equal(await page.$eval('#f-preset', (e) => e.selectedOptions[0].textContent), `Lesson: ${LESSONS['lesson.mean-hides-tail.title']}`);

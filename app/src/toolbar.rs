@@ -26,13 +26,14 @@ fn slider_to_speed(x: f64) -> f64 {
 pub fn Toolbar() -> impl IntoView {
     let ui = use_ui();
     let finished = Memo::new(move |_| ui.finished());
+    // a lesson before the learner's prediction holds the stage at its set-up
+    let held = Memo::new(move |_| ui.withheld());
     // the state's code (data-state, for scripts) and its words
-    let state =
-        Memo::new(move |_| PlayState::of(ui.withheld(), ui.fast_forward.get(), finished.get(), ui.playing.get()));
+    let state = Memo::new(move |_| PlayState::of(held.get(), ui.fast_forward.get(), finished.get(), ui.playing.get()));
     let play_label = move || {
         let (d, key) = if finished.get() {
             (icon::REPLAY, "toolbar.replay")
-        } else if ui.playing.get() || ui.fast_forward.get() {
+        } else if (ui.playing.get() || ui.fast_forward.get()) && !held.get() {
             (icon::PAUSE, "toolbar.pause")
         } else {
             (icon::PLAY, "toolbar.play")
@@ -40,8 +41,6 @@ pub fn Toolbar() -> impl IntoView {
         view! { {icon::svg(d)}{t(key)} }
     };
     let seed_locked = Memo::new(move |_| crate::controls::locked_at(ui, "seed"));
-    // a lesson before the learner's prediction holds the stage at its set-up
-    let held = Memo::new(move |_| ui.withheld());
     let on_play = move |_| {
         if finished.get_untracked() {
             ui.reset();
