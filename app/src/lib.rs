@@ -56,7 +56,7 @@ use crate::header::{PageFooter, PageHeader};
 use crate::metrics_panel::{KeyNumbers, MetricsPanel};
 use crate::panels::{AbPairs, AbTabs, ChartsRow, ErrorBanner, StageBlock};
 use crate::share::LinkBanner;
-use crate::toolbar::Toolbar;
+use crate::toolbar::{PhoneBar, Toolbar};
 use crate::ui::Ui;
 use crate::workbench::Workbench;
 
@@ -137,6 +137,9 @@ pub fn App() -> impl IntoView {
     view! {
         <PageHeader/>
         <Toolbar/>
+        <Show when=move || !ui.embed.get()>
+            <PhoneBar/>
+        </Show>
         <LinkBanner/>
         <StartHere/>
         <LiveSummary/>

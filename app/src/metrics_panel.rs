@@ -347,6 +347,12 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
             </header>
             {class_tabs}
             <table class="lat">
+                // with Definitions on, the columns' definitions stand above the table (in their
+                // narrow header cells they would widen the table past the panel)
+                <caption class="defs-caption small">
+                    <span>{tx(defs::P50)}</span>" "<span>{tx(defs::P95)}</span>" "
+                    <span>{tx(defs::P99)}</span>" "<span>{tx(defs::MEAN)}</span>
+                </caption>
                 <thead>
                     <tr>
                         <th scope="col"><span class="muted small">{tx("metrics.latency")}</span></th>

@@ -41,17 +41,7 @@ pub fn Toolbar() -> impl IntoView {
         view! { {icon::svg(d)}{t(key)} }
     };
     let seed_locked = Memo::new(move |_| crate::controls::locked_at(ui, "seed"));
-    let on_play = move |_| {
-        if finished.get_untracked() {
-            ui.reset();
-        } else if ui.playing.get_untracked() || ui.fast_forward.get_untracked() {
-            ui.playing.set(false);
-            ui.fast_forward.set(false);
-            ui.refresh(true);
-        } else {
-            ui.playing.set(true);
-        }
-    };
+    let on_play = move |_| toggle_play(ui);
     let seed = Memo::new(move |_| ui.drafts[0].with(|s| s.seed));
     let seed_err = RwSignal::new(None::<app_model::messages::Msg>);
     let set_seed = move |v: u64| {
@@ -168,6 +158,44 @@ pub fn Toolbar() -> impl IntoView {
                     data-testid="restarted"
                 >{tx("toolbar.restarted")}</span>
             </p>
+        </div>
+    }
+}
+
+/// The play button's action: replay a finished run, pause a playing one, else play.
+fn toggle_play(ui: crate::ui::Ui) {
+    if ui.finished() {
+        ui.reset();
+    } else if ui.playing.get_untracked() || ui.fast_forward.get_untracked() {
+        ui.playing.set(false);
+        ui.fast_forward.set(false);
+        ui.refresh(true);
+    } else {
+        ui.playing.set(true);
+    }
+}
+
+/// On a phone the toolbar scrolls away with the page, and this bar stays at the top instead:
+/// play or pause, and the key numbers (p99 TTFT and TPOT, goodput, KV in use), so a learner
+/// changing a setting far down the page sees what it does (hidden on wider screens, where the
+/// toolbar and the metrics panel are both in view).
+#[component]
+pub fn PhoneBar() -> impl IntoView {
+    let ui = use_ui();
+    let held = Memo::new(move |_| ui.withheld());
+    let playing = Memo::new(move |_| (ui.playing.get() || ui.fast_forward.get()) && !held.get() && !ui.finished());
+    let label = move || if playing.get() { t("toolbar.pause") } else { t("toolbar.play") };
+    view! {
+        <div class="phone-bar" data-testid="phone-bar">
+            <button
+                class="btn primary"
+                data-testid="phone-play"
+                aria-label=label
+                title=label
+                disabled=move || held.get()
+                on:click=move |_| toggle_play(ui)
+            >{move || icon::svg(if playing.get() { icon::PAUSE } else { icon::PLAY })}</button>
+            <crate::metrics_panel::KeyNumbers run=app_model::Run::A/>
         </div>
     }
 }
