@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { readSimTime, ROOT, runToEnd, sleep, tid, useLab } from './lib.mjs';
+import { artifact, readSimTime, ROOT, runToEnd, sleep, tid, useLab } from './lib.mjs';
 
 const table = (name) => JSON.parse(readFileSync(join(ROOT, 'app', 'i18n', name), 'utf8'));
 const LESSONS = table('lessons.en.json');
@@ -221,6 +221,33 @@ describe('predict before you see; links and teacher links open what they name', 
     assert.equal(csv[0], 'name,exercise,verdict,disagrees_on,pass,score,code');
     assert.ok(csv.some((l) => l.startsWith('Wang Fang,chat-cheapest,verified,') && l.endsWith(code)), csv.join('\n'));
     assert.equal(csv.length, 3);
+    // the same codes as files: opened (two at once), or dropped on the box
+    const asFiles = [
+      { name: 'wang.txt', mimeType: 'text/plain', buffer: Buffer.from(`${code}\n`) },
+      { name: 'export.csv', mimeType: 'text/csv', buffer: Buffer.from(`attempt,result_code\n1,"${damaged}"\n`) },
+    ];
+    const clearTable = async () => {
+      await page.locator(tid('code-input')).fill('not a code');
+      await page.locator(`button${tid('code-check')}`).click();
+      await tableEl.waitFor({ state: 'detached' });
+    };
+    await clearTable();
+    await page.locator(tid('code-files')).setInputFiles(asFiles);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="class-table"] tbody tr').length === 2, null, { timeout: 90_000 });
+    assert.ok((await page.locator(tid('code-input')).inputValue()).includes(damaged), 'the files\' texts are in the box');
+    assert.deepEqual((await verdicts()).sort(), ['refused', 'verified']);
+    await clearTable();
+    await page.locator(tid('code-input')).evaluate((box, texts) => {
+      const dt = new DataTransfer();
+      texts.forEach((t, i) => dt.items.add(new File([t], `code-${i}.txt`, { type: 'text/plain' })));
+      box.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      box.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, [code, damaged]);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="class-table"] tbody tr').length === 2, null, { timeout: 90_000 });
+    assert.deepEqual((await verdicts()).sort(), ['refused', 'verified']);
+    await page.locator(tid('code-check')).first().scrollIntoViewIfNeeded();
+    assert.equal(await page.locator(tid('code-files-error')).isVisible(), false);
+    await page.screenshot({ path: await artifact('teacher-class-table.png') });
     assert.deepEqual(errors, []);
     await page.close();
     await other.close();

@@ -155,6 +155,8 @@ struct State {
     /// The card marked for printing (the open exercise's when none is).
     print: RwSignal<Option<String>>,
     code_text: RwSignal<String>,
+    /// A dropped or opened file of codes that could not be read (its message).
+    file_error: RwSignal<Option<String>>,
     verdict: RwSignal<Option<Checked>>,
     code_jobs: Jobs<CodeJob>,
     /// Many codes at once: the class table.
@@ -434,6 +436,7 @@ pub fn ExercisesPanel() -> impl IntoView {
         teacher_mode: RwSignal::new(storage_get(TEACHER_KEY).as_deref() == Some("1")),
         print: RwSignal::new(None),
         code_text: RwSignal::new(String::new()),
+        file_error: RwSignal::new(None),
         verdict: RwSignal::new(None),
         code_jobs: workbench::jobs(),
         class: ClassTable::new(),

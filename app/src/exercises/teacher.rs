@@ -103,6 +103,8 @@ pub(super) fn teacher(st: State) -> AnyView {
 /// Teacher mode's result-code box: paste, check (a re-run in the background), the verdict.
 pub(super) fn verifier(st: State) -> AnyView {
     let check = Callback::new(move |()| st.check_code());
+    let over = RwSignal::new(false);
+    let file_error = st.file_error;
     let verdict = move || {
         st.verdict.get().map(|v| match v {
             Checked::Checking => {
@@ -120,15 +122,72 @@ pub(super) fn verifier(st: State) -> AnyView {
                 id="code-input"
                 rows="3"
                 data-testid="code-input"
+                class:drop-over=move || over.get()
                 prop:value=move || st.code_text.get()
                 on:input=move |ev| st.code_text.set(event_target_value(&ev))
+                on:dragover=move |ev: web_sys::DragEvent| {
+                    ev.prevent_default();
+                    over.set(true);
+                }
+                on:dragleave=move |_| over.set(false)
+                on:drop=move |ev: web_sys::DragEvent| {
+                    ev.prevent_default();
+                    over.set(false);
+                    if let Some(files) = ev.data_transfer().and_then(|d| d.files()) {
+                        read_codes(st, files);
+                    }
+                }
             ></textarea>
+            <p class="small">
+                <label for="code-files">{tx("features.class.verify.files")}</label>" "
+                <input
+                    id="code-files"
+                    type="file"
+                    multiple=true
+                    accept=".txt,.csv,text/plain,text/csv"
+                    data-testid="code-files"
+                    on:change=move |ev| {
+                        let input: web_sys::HtmlInputElement = event_target(&ev);
+                        if let Some(files) = input.files() {
+                            read_codes(st, files);
+                        }
+                        input.set_value("");
+                    }
+                />
+            </p>
+            <p class="banner error small" role="alert" data-testid="code-files-error" class:hidden=move || file_error.get().is_none()>
+                {move || file_error.get()}
+            </p>
             {actions(vec![button("primary small-btn", Some("code-check"), "features.class.verify.check", None, check)])}
             <div aria-live="polite">{verdict}</div>
             {super::class_table::view(st.class)}
         </section>
     }
     .into_any()
+}
+
+/// The files a teacher dropped or opened (students' codes, one a line, or CSV exports): their
+/// texts, one after another, in the code box, then checked as a class.
+fn read_codes(st: State, files: web_sys::FileList) {
+    let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+    if files.is_empty() {
+        return;
+    }
+    st.file_error.set(None);
+    leptos::task::spawn_local(async move {
+        let mut texts = Vec::with_capacity(files.len());
+        for f in &files {
+            match js_sys::futures::JsFuture::from(f.text()).await.ok().and_then(|v| v.as_string()) {
+                Some(text) => texts.push(text),
+                None => {
+                    st.file_error.set(Some(tf("features.class.verify.file_unreadable", &[("file", f.name())])));
+                    return;
+                }
+            }
+        }
+        st.code_text.set(texts.join("\n"));
+        st.check_code();
+    });
 }
 
 fn verdict_view(v: CodeVerdict) -> AnyView {
