@@ -9,8 +9,8 @@
 //! from before the last [`Runner::cancel`] or [`Runner::start`] is stale, so the frame loop
 //! that holds it stops.
 //!
-//! The page's side is one small driver (`app/src/jobs.rs`) that calls [`Runner::run`] once per
-//! animation frame until the job is finished or stopped.
+//! The page's side is one small driver (`workbench::start` in app/src/workbench.rs) that calls
+//! [`Runner::run`] once per animation frame until the job is finished or stopped.
 
 use sim_core::contract::{Contract, ContractReport};
 use sim_core::metrics::Summary;
