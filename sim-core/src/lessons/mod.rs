@@ -26,6 +26,7 @@ mod goodput_vs_throughput;
 mod headroom;
 mod kv_arithmetic;
 mod latency_vs_throughput_first;
+mod long_outputs;
 mod mean_hides_tail;
 mod mixed_traffic;
 mod moments;
@@ -65,6 +66,7 @@ pub const LESSONS: &[Lesson] = &[
     prefix_caching::LESSON,
     routing::LESSON,
     disaggregation::LESSON,
+    long_outputs::LESSON,
 ];
 
 /// The seed the page opens a lesson with (the presets' seed).

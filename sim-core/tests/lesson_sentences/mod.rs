@@ -8,6 +8,7 @@ mod goodput_vs_throughput;
 mod headroom;
 mod kv_arithmetic;
 mod latency_vs_throughput_first;
+mod long_outputs;
 mod mean_hides_tail;
 mod mixed_traffic;
 mod prefix_caching;
@@ -40,6 +41,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("speculative-crowd", speculative_crowd::check),
     ("prefix-caching", prefix_caching::check),
     ("disaggregation", disaggregation::check),
+    ("long-outputs", long_outputs::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
