@@ -32,6 +32,7 @@ mod mixed_traffic;
 mod moments;
 mod neighbours;
 mod prefix_caching;
+mod quantization;
 mod routing;
 mod safe_zone;
 mod speculative_crowd;
@@ -67,6 +68,7 @@ pub const LESSONS: &[Lesson] = &[
     routing::LESSON,
     disaggregation::LESSON,
     long_outputs::LESSON,
+    quantization::LESSON,
 ];
 
 /// The seed the page opens a lesson with (the presets' seed).

@@ -58,6 +58,7 @@ pub const LIMITS: &[(&str, &[&str])] = &[
     ("cost-per-good-token", &["next-model"]),
     ("safe-zone", &["next-gpu", "next-model"]),
     ("disaggregation", &["load-0.7", "next-gpu", "next-model"]),
+    ("quantization", &["next-gpu"]),
 ];
 
 /// The sentence of a lesson's explanation that names where it stops holding.

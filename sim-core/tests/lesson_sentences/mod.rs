@@ -12,6 +12,7 @@ mod long_outputs;
 mod mean_hides_tail;
 mod mixed_traffic;
 mod prefix_caching;
+mod quantization;
 mod routing;
 mod safe_zone;
 mod speculative_crowd;
@@ -42,6 +43,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("prefix-caching", prefix_caching::check),
     ("disaggregation", disaggregation::check),
     ("long-outputs", long_outputs::check),
+    ("quantization", quantization::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
