@@ -36,6 +36,7 @@ mod quantization;
 mod routing;
 mod safe_zone;
 mod speculative_crowd;
+mod tp_vs_replicas;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
@@ -69,6 +70,7 @@ pub const LESSONS: &[Lesson] = &[
     disaggregation::LESSON,
     long_outputs::LESSON,
     quantization::LESSON,
+    tp_vs_replicas::LESSON,
 ];
 
 /// The seed the page opens a lesson with (the presets' seed).

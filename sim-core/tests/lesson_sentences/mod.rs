@@ -16,6 +16,7 @@ mod quantization;
 mod routing;
 mod safe_zone;
 mod speculative_crowd;
+mod tp_vs_replicas;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
 
@@ -44,6 +45,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("disaggregation", disaggregation::check),
     ("long-outputs", long_outputs::check),
     ("quantization", quantization::check),
+    ("tp-vs-replicas", tp_vs_replicas::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
