@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: setup's decisions, sim-core and CLI (cargo test), a short fuzz run, the release
+# Every test: setup's decisions, the crates and the CLI (cargo test), a short fuzz run, the release
 # wasm build and its reproducibility, the browser tests.
 # Expects the tools of scripts/setup.sh (./lab test runs it first).
 set -euo pipefail
@@ -13,12 +13,12 @@ trap 'rm -rf "$scratch"' EXIT
 step "setup's decisions on prepared machines (node --test scripts/)"
 node --test scripts/
 
-step "sim-core and llmsim (cargo test)"
+step "sim-core, lab-content, app-model and llmsim (cargo test)"
 cargo test --locked
 
 step "every lesson on its neighbours, 20 seeds (llmsim lesson ID --neighbours --check)"
 # cargo test runs the same check on 5 seeds; this is the full one: each neighbour holds on 16 of
-# 20 seeds, or the lesson's explanation names it (sim_core::lessons::LIMITS)
+# 20 seeds, or the lesson's explanation names it (lab_content::lessons::LIMITS)
 cargo build --quiet --locked --release -p llmsim
 for id in $(./target/release/llmsim lessons | tail -n +2 | awk '{print $1}'); do
   ./target/release/llmsim lesson "$id" --neighbours --seeds 20 --check > /dev/null

@@ -12,9 +12,9 @@
 //! The page's side is one small driver (`workbench::start` in app/src/workbench.rs) that calls
 //! [`Runner::run`] once per animation frame until the job is finished or stopped.
 
-use sim_core::contract::{Contract, ContractReport};
+use lab_content::contract::{Contract, ContractReport};
 use sim_core::metrics::Summary;
-use sim_core::sweep::{Sweep, SweepPoint};
+use lab_content::sweep::{Sweep, SweepPoint};
 use sim_core::{Scenario, ScenarioError, Simulation};
 
 /// Simulation events a job processes in one step (between two looks at the budget).
@@ -215,7 +215,7 @@ pub struct SweepProgress {
     pub new_points: Vec<SweepPoint>,
 }
 
-/// A sweep (`sim_core::sweep::Sweep`) as a job; finishes with every point.
+/// A sweep (`lab_content::sweep::Sweep`) as a job; finishes with every point.
 pub struct SweepJob {
     sweep: Sweep,
     reported: usize,
@@ -286,8 +286,8 @@ impl Job for Acceptance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::contract::EXAMPLE;
-    use sim_core::sweep::SweepParam;
+    use lab_content::contract::EXAMPLE;
+    use lab_content::sweep::SweepParam;
 
     /// Counts to `n`, one per step.
     struct Count {

@@ -10,8 +10,8 @@
 //! | `view` | comma list of `stage`, `metrics`, `hbm`, `charts`, `controls` | the parts shown |
 //! | `controls` | comma list of control ids (`app_model::controls`) | the only controls shown |
 //! | `preset` | a preset id (`sim_core::presets`) | the scenario to open (a `lab` link wins) |
-//! | `lesson` | a lesson id (`sim_core::lessons`) | opens that lesson (wins over the link's) |
-//! | `exercise` | an exercise id (`sim_core::exercise`) | opens that exercise (wins over the link's) |
+//! | `lesson` | a lesson id (`lab_content::lessons`) | opens that lesson (wins over the link's) |
+//! | `exercise` | an exercise id (`lab_content::exercise`) | opens that exercise (wins over the link's) |
 //! | `autoplay` | `0`, `false`, `no` (or `1`) | starts paused |
 //! | `locale` | `en`, `zh`, or a tag such as `zh-CN` | the language |
 //! | `contrast` | `high` | the projector colour profile |
@@ -19,7 +19,8 @@
 
 use crate::controls::CONTROLS;
 use crate::share::ShareState;
-use sim_core::{exercise, lessons, presets};
+use lab_content::{exercise, lessons};
+use sim_core::presets;
 
 /// A parameter the page reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -485,8 +486,8 @@ mod tests {
 
     #[test]
     fn preset_lesson_exercise_and_autoplay() {
-        let lesson = sim_core::lessons::LESSONS[0].id;
-        let ex = sim_core::exercise::exercises()[0].id.clone();
+        let lesson = lab_content::lessons::LESSONS[0].id;
+        let ex = lab_content::exercise::exercises()[0].id.clone();
         let q = Query::parse(&format!("preset=static-batching&lesson={lesson}&exercise={ex}&autoplay=0"));
         assert!(q.problems.is_empty(), "{:?}", q.problems);
         assert_eq!(q.preset, Some("static-batching"));
@@ -506,7 +507,7 @@ mod tests {
 
     #[test]
     fn opening_follows_link_then_preset_then_lesson_and_exercise() {
-        let lesson = sim_core::lessons::LESSONS[1].id;
+        let lesson = lab_content::lessons::LESSONS[1].id;
         // nothing asked: the default opening
         assert_eq!(Query::parse("embed=1").opening(None), None);
         // a preset alone

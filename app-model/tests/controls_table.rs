@@ -85,7 +85,7 @@ fn ids_are_unique_and_lock_ids_known() {
         assert!(locks::lockable_of(&c.path(0)).is_some(), "{} cannot be locked", c.id);
     }
     // exercises allow only known controls
-    for ex in sim_core::exercise::exercises() {
+    for ex in lab_content::exercise::exercises() {
         for id in &ex.allowed {
             assert!(locks::known(id), "exercise {} allows unknown control {id}", ex.id);
         }
@@ -98,7 +98,7 @@ fn ids_are_unique_and_lock_ids_known() {
 fn scenarios() -> Vec<Scenario> {
     let mut base: Vec<Scenario> =
         sim_core::presets::PRESETS.iter().filter_map(|p| Scenario::from_json(p.json).ok()).collect();
-    base.extend(sim_core::exercise::exercises().into_iter().map(|e| e.scenario));
+    base.extend(lab_content::exercise::exercises().into_iter().map(|e| e.scenario));
     assert!(base.len() > 3);
     let mut out = base.clone();
     for s in &base {

@@ -2,7 +2,7 @@
 //! declare (title, claim, set-up, question, a text and a feedback per choice, a text per
 //! sentence, a label per run), and every number a sentence quotes is one the outcome produces.
 
-use sim_core::lessons::{DEFAULT_SEED, LESSONS};
+use lab_content::lessons::{DEFAULT_SEED, LESSONS};
 use std::collections::{BTreeMap, BTreeSet};
 
 fn table(lang: &str) -> BTreeMap<String, String> {

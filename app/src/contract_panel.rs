@@ -8,7 +8,7 @@ use app_model::jobs::{Acceptance, Status};
 use app_model::tabs::contract::{self as model, ContractForm, Field, Group, Message, Reported};
 use leptos::prelude::*;
 use sim_core::catalog;
-use sim_core::contract::{CheckLine, Contract, EXAMPLE};
+use lab_content::contract::{CheckLine, Contract, EXAMPLE};
 use sim_core::{Dtype, ScenarioError};
 
 use crate::format;

@@ -57,7 +57,7 @@ pub fn LimitBadge(run: Run) -> impl IntoView {
 pub fn StartHere() -> impl IntoView {
     let ui = use_ui();
     let dismissed = RwSignal::new(storage_get(DISMISSED).is_some());
-    let first = sim_core::lessons::LESSONS.first().map(|l| l.id);
+    let first = lab_content::lessons::LESSONS.first().map(|l| l.id);
     let hidden = move || dismissed.get() || ui.embed.get() || ui.lesson.with(Option::is_some) || first.is_none();
     let title = move || first.map(|id| t(&format!("lesson.{id}.title"))).unwrap_or_default();
     view! {

@@ -19,9 +19,9 @@ use app_model::jobs::{Runs, Status};
 use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState, Watching};
 use app_model::tabs::progress::{self, Progress};
 use leptos::prelude::*;
-use sim_core::lessons::{self as core, Lesson, Outcome, LESSONS, SAFE_ZONE_RATES};
+use lab_content::lessons::{self as core, Lesson, Outcome, LESSONS, SAFE_ZONE_RATES};
 use sim_core::metrics::Summary;
-use sim_core::sweep::{SweepParam, SweepPoint};
+use lab_content::sweep::{SweepParam, SweepPoint};
 use sim_core::Scenario;
 use wasm_bindgen::JsCast;
 

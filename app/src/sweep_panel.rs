@@ -7,7 +7,7 @@
 use app_model::jobs::{Status, SweepJob};
 use app_model::tabs::sweep::{self as model, SweepForm, SweepRun};
 use leptos::prelude::*;
-use sim_core::sweep::{Sweep, SweepParam, SweepPoint};
+use lab_content::sweep::{Sweep, SweepParam, SweepPoint};
 
 use crate::charts::{canvas_by_id, fit_canvas, Axis, Plot, Units};
 use crate::format;

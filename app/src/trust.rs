@@ -1,9 +1,9 @@
 //! "How far to trust these numbers": the lab's error against published serving benchmarks
-//! (`sim_core::trust`, computed in sim-core and kept with it), per engine and per model and
+//! (`lab_content::trust`, computed in sim-core and kept with it), per engine and per model and
 //! tensor-parallel degree, the row of the run on screen marked. A disclosure under the metrics.
 
 use leptos::prelude::*;
-use sim_core::trust::{self, Group};
+use lab_content::trust::{self, Group};
 
 use crate::format;
 use crate::i18n::{t, tf, tx};
@@ -31,9 +31,9 @@ fn size(v: f64) -> String {
     }
 }
 
-/// The engine's product name (`sim_core::bench::Engine::label`), or its id when unknown.
+/// The engine's product name (`lab_content::bench::Engine::label`), or its id when unknown.
 fn engine_name(id: &str) -> String {
-    sim_core::bench::Engine::parse(id).map_or_else(|| id.to_string(), |e| e.label().to_string())
+    lab_content::bench::Engine::parse(id).map_or_else(|| id.to_string(), |e| e.label().to_string())
 }
 
 #[component]

@@ -235,7 +235,7 @@ impl Ui {
     /// Opens exercise `id` as its card's Start does: its scenario alone on the stage from t = 0,
     /// its locks over the teacher's. False when there is no such exercise.
     pub fn open_exercise(&self, id: &str) -> bool {
-        let Some(ex) = sim_core::exercise::exercises().into_iter().find(|e| e.id == id) else { return false };
+        let Some(ex) = lab_content::exercise::exercises().into_iter().find(|e| e.id == id) else { return false };
         self.lesson.set(None);
         self.ab.set(false);
         self.editing.set(Run::A);

@@ -1,8 +1,8 @@
 //! `llmsim bench`: a serving benchmark run the way users run `vllm bench serve` against a real
-//! server, printed with the names `vllm bench serve` saves (see `sim_core::bench`).
+//! server, printed with the names `vllm bench serve` saves (see `lab_content::bench`).
 
 use crate::Fail;
-use sim_core::bench::{percentile_word, Bench, BenchResult, Engine, Load};
+use lab_content::bench::{percentile_word, Bench, BenchResult, Engine, Load};
 use sim_core::{Scenario, ScenarioError};
 
 pub(crate) const USAGE: &str = "\
@@ -107,7 +107,7 @@ fn parse(args: &[String]) -> Result<Args, Fail> {
 }
 
 /// The benchmark the arguments describe: the server with the engine's defaults
-/// (`sim_core::bench::Engine::server_json`; vLLM's unless `--engine`), the flags given written
+/// (`lab_content::bench::server_json`; vLLM's unless `--engine`), the flags given written
 /// over them, and the client.
 fn bench_of(a: &Args) -> Result<Bench, Fail> {
     let model = a.require("--model")?;
@@ -138,7 +138,8 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
         (None, None) => Load::AllAtOnce,
     };
     let longest = u32::try_from(input_len.saturating_add(output_len)).unwrap_or(u32::MAX);
-    let mut server = a.engine.server_json(
+    let mut server = lab_content::bench::server_json(
+        a.engine,
         model,
         gpu,
         a.whole("--num-gpus")?.unwrap_or(1),

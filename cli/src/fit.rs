@@ -1,7 +1,7 @@
-//! `llmsim fit`: the engine constants fitted to a team's own measurements (see `sim_core::fit`).
+//! `llmsim fit`: the engine constants fitted to a team's own measurements (see `lab_content::fit`).
 
 use crate::Fail;
-use sim_core::fit::{fit, param, read, Errors, Server, PARAMS};
+use lab_content::fit::{fit, param, read, Errors, Server, PARAMS};
 use sim_core::scenario::EngineConfig;
 
 pub(crate) const USAGE: &str = "\

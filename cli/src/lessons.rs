@@ -1,9 +1,9 @@
 //! `llmsim lessons` and `llmsim lesson ID --seeds N [--set PATH=VALUE]... [--runs i,j]
 //! [--neighbours]`: the guided lessons, and how often their runs bear out what they teach, as they
-//! are, with settings changed, and on their neighbours (`sim_core::lessons::NEIGHBOURS`).
+//! are, with settings changed, and on their neighbours (`lab_content::lessons::NEIGHBOURS`).
 
 use crate::Fail;
-use sim_core::lessons::{self, Change, LESSONS, NEIGHBOURS};
+use lab_content::lessons::{self, Change, LESSONS, NEIGHBOURS};
 
 /// The most seeds one call runs.
 const MAX_SEEDS: u64 = 1000;

@@ -96,7 +96,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
         "sweep" => cmd_sweep(rest),
         "check" => cmd_check(rest).map(|_| ()),
         "contract" => {
-            print!("{}", sim_core::contract::EXAMPLE);
+            print!("{}", lab_content::contract::EXAMPLE);
             Ok(())
         }
         "presets" => {
@@ -362,7 +362,7 @@ fn cmd_sweep(args: &[String]) -> Result<(), Fail> {
             "--preset" => preset = Some(value(i, "--preset")?),
             "--param" => {
                 let v = value(i, "--param")?;
-                param = Some(sim_core::sweep::SweepParam::parse(&v).ok_or_else(|| {
+                param = Some(lab_content::sweep::SweepParam::parse(&v).ok_or_else(|| {
                     let ids: Vec<&str> = settings::sweepable().map(|r| r.id).collect();
                     Fail(format!("--param must be one of {}, got \"{v}\"", ids.join(", ")))
                 })?);
@@ -390,9 +390,9 @@ fn cmd_sweep(args: &[String]) -> Result<(), Fail> {
     let (from, to) =
         (from.ok_or_else(|| Fail("sweep needs --from".into()))?, to.ok_or_else(|| Fail("sweep needs --to".into()))?);
     let (scenario, _traces) = load_scenario(source.as_deref(), preset.as_deref())?;
-    let sweep = sim_core::sweep::Sweep::new(&scenario, param, from, to, steps)?;
+    let sweep = lab_content::sweep::Sweep::new(&scenario, param, from, to, steps)?;
     let points = sweep.run();
-    let csv = sim_core::sweep::to_csv(param, &points);
+    let csv = lab_content::sweep::to_csv(param, &points);
     match out {
         Some(path) => std::fs::write(&path, csv).map_err(|e| Fail(format!("cannot write {path}: {e}")))?,
         None => print!("{csv}"),
@@ -406,7 +406,7 @@ fn cmd_check(args: &[String]) -> Result<bool, Fail> {
         return Err(Fail("check needs one contract file (see `llmsim contract` for an example)".into()));
     };
     let text = std::fs::read_to_string(path).map_err(|e| Fail(format!("cannot read {path}: {e}")))?;
-    let contract = sim_core::contract::Contract::from_json(&text).map_err(|e| Fail(format!("{path}: {e}")))?;
+    let contract = lab_content::contract::Contract::from_json(&text).map_err(|e| Fail(format!("{path}: {e}")))?;
     let base = Path::new(path).parent().map(Path::to_path_buf);
     let report = contract.check(&FileTraces { base })?;
     println!("{}", contract.name.as_deref().unwrap_or("contract"));

@@ -243,13 +243,13 @@ fn usage_lists_the_sweepable_settings() {
 fn lessons_list_every_lesson_and_lesson_reports_agreement_per_seed() {
     let (code, out, _) = llmsim(&["lessons"]);
     assert_eq!(code, 0);
-    for l in sim_core::lessons::LESSONS {
+    for l in lab_content::lessons::LESSONS {
         assert!(out.lines().any(|line| line.split_whitespace().next() == Some(l.id)), "{} missing: {out}", l.id);
     }
     let (code, out, err) = llmsim(&["lesson", "kv-arithmetic", "--seeds", "3", "--from", "5", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let l = sim_core::lessons::find("kv-arithmetic").unwrap();
+    let l = lab_content::lessons::find("kv-arithmetic").unwrap();
     assert_eq!(v["id"], "kv-arithmetic");
     assert_eq!(v["answer"], l.taught);
     let per: Vec<u64> = v["per_seed"].as_array().unwrap().iter().map(|s| s["seed"].as_u64().unwrap()).collect();
@@ -320,7 +320,7 @@ fn lesson_neighbours_report_each_neighbour_or_why_it_does_not_apply() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = v["neighbours"].as_array().unwrap();
     let ids: Vec<&str> = rows.iter().map(|r| r["neighbour"].as_str().unwrap()).collect();
-    let want: Vec<String> = sim_core::lessons::NEIGHBOURS.iter().map(|n| n.id()).collect();
+    let want: Vec<String> = lab_content::lessons::NEIGHBOURS.iter().map(|n| n.id()).collect();
     assert_eq!(ids, want);
     for r in rows {
         if r["skip"].is_null() {

@@ -9,17 +9,11 @@
 //! No wall clock, no I/O, no UI: the browser app and the CLI drive it and serialise at the edge.
 //! The same scenario and seed give the same numbers natively and in wasm.
 
-pub mod bench;
-pub mod calibration;
 pub mod catalog;
 pub mod cluster;
-pub mod contract;
 pub mod decimal;
 pub mod disagg;
-pub mod exercise;
-pub mod fit;
 pub mod json_path;
-pub mod lessons;
 pub mod memory;
 pub mod message;
 pub mod metric;
@@ -34,9 +28,7 @@ pub mod settings;
 pub mod share;
 pub mod sim;
 pub mod speculative;
-pub mod sweep;
 mod tagged;
-pub mod trust;
 pub mod workload;
 
 pub use catalog::{Dtype, GpuSpec, ModelSpec};

@@ -285,7 +285,7 @@ fn pointer(path: &str) -> (String, String) {
 }
 
 /// A number as validation messages print it: integers without a fraction.
-pub(crate) fn fmt_num(x: f64) -> String {
+pub fn fmt_num(x: f64) -> String {
     if x.is_finite() && x == x.trunc() && x.abs() < 1e15 {
         format!("{}", x as i64)
     } else {

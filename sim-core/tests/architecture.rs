@@ -1,6 +1,7 @@
-//! What the model must not know, enforced where a test can: sim-core and app-model depend on no
-//! web or UI crate, and sim-core's source mentions no page concern (locale, translations, test
-//! ids, the view library, the DOM) in its code and uses no clock or I/O.
+//! What each layer must not know, enforced where a test can: sim-core, lab-content and app-model
+//! depend on no web or UI crate; the engine (sim-core) depends on no crate above it; the sources
+//! of sim-core and lab-content mention no page concern (locale, translations, test ids, the view
+//! library, the DOM) in their code and use no clock or I/O.
 
 use std::path::{Path, PathBuf};
 
@@ -74,7 +75,7 @@ fn dependencies(manifest: &str) -> Vec<String> {
 
 #[test]
 fn the_model_and_the_page_state_depend_on_no_web_or_ui_crate() {
-    for krate in ["sim-core", "app-model"] {
+    for krate in ["sim-core", "lab-content", "app-model"] {
         let path = root().join(krate).join("Cargo.toml");
         let manifest = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let deps = dependencies(&manifest);
@@ -122,13 +123,37 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The workspace's crates above the engine: what the lab teaches with it, the page, the tools.
+const ABOVE_THE_ENGINE: &[&str] = &["lab-content", "app-model", "app", "llmsim", "lab-fuzz"];
+
 #[test]
-fn sim_core_mentions_no_page_concern_and_uses_no_clock_or_io() {
-    let src = root().join("sim-core/src");
+fn the_engine_depends_on_no_crate_above_it() {
+    let path = root().join("sim-core/Cargo.toml");
+    let manifest = std::fs::read_to_string(&path).unwrap();
+    // what the library itself is built with: the tables before [dev-dependencies] (consistency
+    // tests may hold the vocabulary against the lessons')
+    let normal = manifest.split("[dev-dependencies]").next().unwrap();
+    let deps = dependencies(normal);
+    assert!(deps.iter().any(|d| d == "hdrhistogram"), "the manifest reader found no dependency: {deps:?}");
+    let above: Vec<&String> = deps.iter().filter(|d| ABOVE_THE_ENGINE.contains(&d.as_str())).collect();
+    assert!(above.is_empty(), "sim-core must not depend on {above:?}: lessons, pages and tools are built on it");
+    let content = std::fs::read_to_string(root().join("lab-content/Cargo.toml")).unwrap();
+    let content_deps = dependencies(&content);
+    assert!(content_deps.iter().any(|d| d == "sim-core"), "lab-content is built on sim-core: {content_deps:?}");
+    let up: Vec<&String> = content_deps.iter().filter(|d| ABOVE_THE_ENGINE.contains(&d.as_str())).collect();
+    assert!(up.is_empty(), "lab-content must not depend on the page or the tools: {up:?}");
+}
+
+#[test]
+fn the_model_mentions_no_page_concern_and_uses_no_clock_or_io() {
     let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    for krate in ["sim-core/src", "lab-content/src"] {
+        let before = files.len();
+        rust_files(&root().join(krate), &mut files);
+        assert!(files.len() >= before + 8, "found only {} source files in {krate}", files.len() - before);
+    }
     files.sort();
-    assert!(files.len() >= 10, "found only {} source files in {}", files.len(), src.display());
+    let root = root();
     let mut hits = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
@@ -139,14 +164,14 @@ fn sim_core_mentions_no_page_concern_and_uses_no_clock_or_io() {
             let page = PAGE_WORDS.iter().filter(|w| lower.contains(*w));
             let io = CLOCK_AND_IO.iter().filter(|w| line.contains(*w));
             for w in page.chain(io) {
-                let name = f.strip_prefix(&src).unwrap_or(f).display();
-                hits.push(format!("sim-core/src/{name}:{}: \"{w}\": {}", n + 1, full.trim()));
+                let name = f.strip_prefix(&root).unwrap_or(f).display();
+                hits.push(format!("{name}:{}: \"{w}\": {}", n + 1, full.trim()));
             }
         }
     }
     assert!(
         hits.is_empty(),
-        "sim-core is the model: no page concerns (they live in app-model or app), no clock, no I/O:\n{}",
+        "sim-core and lab-content are the model: no page concerns (they live in app-model or app), no clock, no I/O:\n{}",
         hits.join("\n")
     );
 }

@@ -238,7 +238,7 @@ fn random_text_is_accepted_or_refused_alike() {
 /// what they read before.
 #[test]
 fn claim_rounding_and_the_trust_table_read_as_str_parse_does() {
-    use sim_core::exercise::{claim_round, CLAIM_DIGITS};
+    use lab_content::exercise::{claim_round, CLAIM_DIGITS};
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
     for k in 0..200_000 {
         let x = if k % 2 == 0 { f64::from_bits(rng.random()) } else { rng.random_range(-1e7..1e7) };
@@ -246,14 +246,14 @@ fn claim_rounding_and_the_trust_table_read_as_str_parse_does() {
             if !x.is_finite() || x == 0.0 { x } else { format!("{:.*e}", CLAIM_DIGITS - 1, x).parse().unwrap_or(x) };
         assert_eq!(claim_round(x).to_bits(), old.to_bits(), "{x:e}");
     }
-    let groups = sim_core::trust::table();
+    let groups = lab_content::trust::table();
     assert!(!groups.is_empty());
-    for (g, line) in groups.iter().zip(sim_core::trust::TABLE.lines().skip(1)) {
+    for (g, line) in groups.iter().zip(lab_content::trust::TABLE.lines().skip(1)) {
         let c: Vec<&str> = line.split(',').collect();
         let old = |s: &str| if s.is_empty() { f64::NAN } else { s.parse::<f64>().unwrap() };
         for (got, text) in [(g.tpot_median, c[7]), (g.tpot_p90_abs, c[8]), (g.ttft_median, c[9])] {
             assert_eq!(got.to_bits(), old(text).to_bits(), "{line}");
         }
     }
-    assert_eq!(groups.len(), sim_core::trust::TABLE.lines().skip(1).filter(|l| !l.is_empty()).count());
+    assert_eq!(groups.len(), lab_content::trust::TABLE.lines().skip(1).filter(|l| !l.is_empty()).count());
 }

@@ -1,11 +1,11 @@
-//! Golden summaries: every preset, every complete example of docs/scenario.md and every lesson
-//! run, as the JSON the CLI prints, compared byte for byte with `tests/golden/*.json`.
+//! Golden summaries: every preset and every complete example of docs/scenario.md, as the JSON
+//! the CLI prints, compared byte for byte with `tests/golden/*.json` (the lessons' runs are
+//! lab-content's `tests/golden.rs`).
 //!
 //! A change that moves numbers on purpose regenerates them with
 //! `UPDATE_GOLDEN=1 cargo test -p sim-core --test golden` and says why in its commit.
 
 mod common;
-use sim_core::lessons::LESSONS;
 use sim_core::presets::PRESETS;
 use sim_core::Scenario;
 use std::path::PathBuf;
@@ -31,12 +31,6 @@ fn cases() -> Vec<(String, String)> {
         let sum = common::run(&s);
         out.push((format!("doc-scenario-{i}"), serde_json::to_string_pretty(&sum).unwrap()));
     }
-    for l in LESSONS {
-        let (sums, _) = l.run(sim_core::lessons::DEFAULT_SEED);
-        for (i, sum) in sums.iter().enumerate() {
-            out.push((format!("lesson-{}-{i}", l.id), serde_json::to_string_pretty(sum).unwrap()));
-        }
-    }
     out
 }
 
@@ -45,7 +39,7 @@ fn summaries_equal_the_golden_files() {
     let dir = golden_dir();
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let cases = cases();
-    assert!(cases.len() >= PRESETS.len() + 4 + LESSONS.len());
+    assert!(cases.len() >= PRESETS.len() + 4);
     let mut differ = Vec::new();
     for (name, json) in &cases {
         let path = dir.join(format!("{name}.json"));

@@ -5,7 +5,7 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use sim_core::contract::Contract;
+use lab_content::contract::Contract;
 use sim_core::json_path;
 use sim_core::share::SharedRun;
 use sim_core::Scenario;
@@ -172,7 +172,7 @@ fn scanned_paths_match_tracked_paths_for_mutated_scenarios() {
 
 #[test]
 fn scanned_paths_match_tracked_paths_for_mutated_contracts_and_links() {
-    let errors = fuzz::<Contract>("contract", sim_core::contract::EXAMPLE, 77, 600);
+    let errors = fuzz::<Contract>("contract", lab_content::contract::EXAMPLE, 77, 600);
     assert!(errors > 1_000, "only {errors} mutated contracts failed");
     let run = format!(
         "{{\"scenario\":{},\"compare\":{}}}",

@@ -126,13 +126,13 @@ fn ops_compare_and_serialise_as_before() {
 
 #[test]
 fn built_in_goals_and_contract_lines_name_known_metrics() {
-    for ex in sim_core::exercise::exercises() {
+    for ex in lab_content::exercise::exercises() {
         let refs = ex.goals.iter().map(|g| &g.metric).chain(ex.objective.as_ref().map(|o| &o.metric));
         for r in refs {
             assert_eq!(&MetricRef::parse(&r.to_string()).unwrap(), r, "{}", ex.id);
         }
     }
-    let c = sim_core::contract::Contract::from_json(sim_core::contract::EXAMPLE).unwrap();
+    let c = lab_content::contract::Contract::from_json(lab_content::contract::EXAMPLE).unwrap();
     let report = c.check(&sim_core::sim::BuiltinTraces).unwrap();
     let mut with_metric = 0;
     for line in &report.lines {

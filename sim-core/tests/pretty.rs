@@ -4,7 +4,7 @@ mod common;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::{json, Value};
-use sim_core::contract::{Contract, EXAMPLE};
+use lab_content::contract::{Contract, EXAMPLE};
 use sim_core::pretty::to_string_pretty;
 
 fn same<T: serde::Serialize>(v: &T) {

@@ -2,10 +2,10 @@
 //! every range is the one validation enforces (with the row's message), ids are unique, and
 //! every lock, exercise and sweep id names a row.
 
-use sim_core::exercise::exercises;
+use lab_content::exercise::exercises;
 use sim_core::presets::{self, DEFAULT_PRESET};
 use sim_core::settings::{self, Kind, Setting, Value, GROUPS, SETTINGS};
-use sim_core::sweep::SweepParam;
+use lab_content::sweep::SweepParam;
 use sim_core::Scenario;
 
 /// The default scenario, plus variants in which every row applies to some class: classes 1..4

@@ -1,7 +1,7 @@
 //! The contract tab's state: the contract as a form (one table of numeric fields), the messages
 //! beside each field, import, reset, and which report is on screen.
 
-use sim_core::contract::{Contract, ContractReport};
+use lab_content::contract::{Contract, ContractReport};
 use sim_core::{Dtype, Scenario, ScenarioError};
 
 /// The form's groups, in order.
@@ -261,7 +261,7 @@ impl Reported {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::contract::EXAMPLE;
+    use lab_content::contract::EXAMPLE;
 
     fn form() -> ContractForm {
         ContractForm::new(Contract::from_json(EXAMPLE).expect("example"))

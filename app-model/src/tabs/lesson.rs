@@ -1,7 +1,7 @@
 //! The lessons tab's state: the steps of a guided lesson, the learner's prediction, the runs'
 //! results and what the panel does when the open lesson or its step changes.
 
-use sim_core::lessons::{self, Lesson, Moment, Outcome, LESSONS};
+use lab_content::lessons::{self, Lesson, Moment, Outcome, LESSONS};
 use sim_core::metric::{Count, Latency, Metric, Stat};
 use sim_core::{Scenario, Summary};
 

@@ -40,7 +40,7 @@ mod tests {
         keys.extend(errs.iter().map(|e| e.key().to_string()));
         let phases = [sweep::Phase::Idle, sweep::Phase::Running, sweep::Phase::Done, sweep::Phase::Cancelled];
         keys.extend(phases.iter().map(|p| p.key().to_string()));
-        keys.extend(sim_core::sweep::SweepParam::ALL.iter().map(|p| sweep::label_key(*p).to_string()));
+        keys.extend(lab_content::sweep::SweepParam::ALL.iter().map(|p| sweep::label_key(*p).to_string()));
         keys.extend(contract::Group::ALL.iter().map(|g| g.key().to_string()));
         for f in &contract::FIELDS {
             keys.push(f.label_key());
@@ -48,7 +48,7 @@ mod tests {
         }
         keys.extend(crate::locks::LOCKABLE.iter().map(|(_, k)| k.to_string()));
         keys.extend(exercise::CODE_KEYS.iter().map(|k| k.to_string()));
-        for ex in sim_core::exercise::exercises() {
+        for ex in lab_content::exercise::exercises() {
             let k = exercise::text_keys(&ex.id).expect("words for every exercise");
             keys.extend([k.title, k.task, k.solution].map(str::to_string));
         }

@@ -2,7 +2,7 @@
 //! they have run, and which of those they predicted right at least once. The lesson list shows it.
 
 use serde::{Deserialize, Serialize};
-use sim_core::lessons::{self, LESSONS};
+use lab_content::lessons::{self, LESSONS};
 use std::collections::BTreeMap;
 
 /// Local storage key.

@@ -1,14 +1,14 @@
 //! The sweep tab's state: the knob and its range as typed (checked before anything runs), and the
 //! sweep on screen (its points, the knee, the phase, the CSV).
 
-use sim_core::lessons::knee;
+use lab_content::lessons::knee;
 
 /// [`knee`], when a point with a larger value was run too (else goodput may still be rising).
-pub fn knee_seen(points: &[sim_core::sweep::SweepPoint]) -> Option<(f64, f64)> {
+pub fn knee_seen(points: &[lab_content::sweep::SweepPoint]) -> Option<(f64, f64)> {
     let (v, g) = knee(points)?;
     points.iter().any(|p| p.value > v && p.summary.is_some()).then_some((v, g))
 }
-use sim_core::sweep::{to_csv, SweepParam, SweepPoint};
+use lab_content::sweep::{to_csv, SweepParam, SweepPoint};
 
 /// Most points a sweep may have.
 pub const MAX_STEPS: usize = 100;
@@ -273,7 +273,7 @@ mod tests {
         let point = |v: f64, good: f64| {
             let mut s = Summary::default();
             s.all.goodput.output_tokens_per_s = good;
-            sim_core::sweep::SweepPoint { value: v, summary: Some(s), error: None, problem: None }
+            lab_content::sweep::SweepPoint { value: v, summary: Some(s), error: None, problem: None }
         };
         r.advanced(0.4, vec![point(4.0, 100.0)]);
         assert_eq!(r.points.len(), 1);

@@ -16,7 +16,7 @@ use app_model::tabs::exercise::{self as model, Attempts, CodeJob, CodeVerdict, R
 use leptos::prelude::*;
 
 use class_table::ClassTable;
-use sim_core::exercise::{exercises, Exercise};
+use lab_content::exercise::{exercises, Exercise};
 use sim_core::metric::{Direction, Op};
 
 use crate::controls::lock_covers;

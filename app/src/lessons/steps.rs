@@ -2,9 +2,9 @@
 //! the run, the explanation with the runs' numbers, and what to try next.
 
 use leptos::prelude::*;
-use sim_core::lessons::Lesson;
+use lab_content::lessons::Lesson;
 use sim_core::metrics::{ClassSummary, Summary};
-use sim_core::sweep::SweepParam;
+use lab_content::sweep::SweepParam;
 
 use super::{
     explanation, load_scenarios, moment_text, open, set_step, shown_watch, skip_to_explanation, text_of, variant_label,

@@ -4,7 +4,7 @@
 use app_model::tabs::lesson::{self as model, Step, Watching};
 use app_model::Run;
 use leptos::prelude::*;
-use sim_core::lessons::{self as core, Lesson, Moment, MomentKind};
+use lab_content::lessons::{self as core, Lesson, Moment, MomentKind};
 use sim_core::Scenario;
 
 use super::{load_scenarios, set_step};

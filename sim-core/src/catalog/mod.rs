@@ -13,7 +13,7 @@ mod models;
 
 pub use dtype::Dtype;
 pub use gpus::{gpus, GpuSpec};
-pub(crate) use models::model;
+pub use models::model;
 pub use models::{gated_deltanet_state_bytes, models, AttentionForm, ModelSpec};
 
 pub fn find_gpu(id: &str) -> Option<GpuSpec> {

@@ -144,7 +144,9 @@ pub fn gated_deltanet_state_bytes(
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn model(
+/// A model from its dimensions: total and active parameters (billions), layers, hidden size,
+/// attention and KV heads, head size, FFN width, vocabulary, context and (experts, active experts).
+pub fn model(
     id: &str,
     name: &str,
     total_b: f64,

@@ -2,7 +2,7 @@
 
 use super::value_at;
 use serde_json::{json, Value};
-use sim_core::exercise::{Attempt, Exercise};
+use lab_content::exercise::{Attempt, Exercise};
 use sim_core::metric::Direction;
 use sim_core::Scenario;
 

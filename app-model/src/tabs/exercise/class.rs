@@ -5,7 +5,7 @@
 use super::code::{CodeJob, CodeVerdict};
 use super::export::csv_cell;
 use crate::jobs::{Job, RunsProgress};
-use sim_core::exercise::CodeProblem;
+use lab_content::exercise::CodeProblem;
 
 /// Every result code in `text`, in order, each once: a run of `R<digits>.<base64url>.<8 hex>`
 /// standing on its own (between white space, commas, quotes, semicolons or tabs).

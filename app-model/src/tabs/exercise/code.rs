@@ -1,7 +1,7 @@
 //! Result codes: a problem's words, and the job that checks a handed-in code by re-running it.
 
 use crate::jobs::{Job, Runs, RunsProgress};
-use sim_core::exercise::{CodeCheck, CodeProblem, Exercise, ResultCode};
+use lab_content::exercise::{CodeCheck, CodeProblem, Exercise, ResultCode};
 use sim_core::Scenario;
 
 /// A result code's problem as a translation key (`features.class.code.*`) and its values.

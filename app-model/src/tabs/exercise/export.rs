@@ -2,7 +2,7 @@
 
 use super::{control_key, control_of, Record};
 use serde_json::{json, Value};
-use sim_core::exercise::Exercise;
+use lab_content::exercise::Exercise;
 
 /// A time (ms since the epoch) as UTC ISO 8601 to the second: `2026-12-01T13:05:09Z`.
 pub fn iso_time(ms: f64) -> String {

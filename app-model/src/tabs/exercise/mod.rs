@@ -18,7 +18,7 @@ pub use export::{columns, csv, export_json, iso_time, raw, settings_by_label};
 
 use crate::locks::{self, LOCKABLE};
 use serde_json::Value;
-use sim_core::exercise::Exercise;
+use lab_content::exercise::Exercise;
 use sim_core::Scenario;
 
 /// Local-storage key of the name a student puts on their result codes.

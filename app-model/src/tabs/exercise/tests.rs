@@ -1,7 +1,7 @@
 use super::export::csv_cell;
 use super::*;
-use sim_core::exercise::exercises;
-use sim_core::exercise::{CodeProblem, ResultCode};
+use lab_content::exercise::exercises;
+use lab_content::exercise::{CodeProblem, ResultCode};
 use sim_core::metric::Direction;
 
 fn rec(pass: bool, score: Option<f64>) -> Record {

@@ -1,0 +1,341 @@
+//! A serving benchmark as users run one against a real server, and its result under the names
+//! `vllm bench serve` writes into its saved JSON, so the lab's answer can be set beside a real
+//! run line by line.
+//!
+//! The client is the one `vllm bench serve` runs with `--dataset-name random` and a fixed
+//! `--random-range-ratio 0`: `num_prompts` prompts of exactly `input_len` tokens, each asking for
+//! exactly `output_len` tokens (`ignore_eos`). How they are sent:
+//!
+//! * `--max-concurrency C` with the default `--request-rate inf`: every prompt is ready at once
+//!   and at most C are in flight; a new one is sent the moment one ends. In the lab these are C
+//!   closed-loop users without think time, all starting at t = 0 (so the first C prompts arrive
+//!   together and queue for prefill behind each other — which is what the client does too).
+//! * `--request-rate R` (`--burstiness B`): inter-arrival gaps from a gamma distribution of shape
+//!   B and mean 1/R (B = 1 is Poisson), i.e. a coefficient of variation of 1/√B.
+//! * neither: every prompt arrives at t = 0.
+//!
+//! TTFT, TPOT, E2EL are computed per completed request exactly as `vllm bench serve` does
+//! (TPOT = (E2EL − TTFT)/(output − 1) for outputs longer than one token) and summarised with
+//! numpy's mean, median, population standard deviation and linearly interpolated percentiles.
+//! ITL comes from the lab's histogram of every inter-token gap (three significant digits; the
+//! mean is exact).
+
+use serde::Serialize;
+use sim_core::metrics::{Outcome, RequestRecord};
+use sim_core::scenario::{Arrival, ClassConfig, LengthDist, Scenario, ScenarioError, Slo};
+use sim_core::sim::{Simulation, TraceLoader};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// How prompts are sent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Load {
+    /// At most this many requests in flight, the next sent as soon as one ends.
+    MaxConcurrency(u32),
+    /// Requests per second with gamma gaps of shape `burstiness` (1 = Poisson).
+    Rate { per_s: f64, burstiness: f64 },
+    /// Every prompt at once (`--request-rate inf` without a concurrency cap).
+    AllAtOnce,
+}
+
+/// One benchmark: the server (a scenario's model, GPUs, precisions and scheduler) and the client.
+#[derive(Clone, Debug)]
+pub struct Bench {
+    /// The server: its classes are replaced by the benchmark's one class.
+    pub server: Scenario,
+    pub input_len: u32,
+    pub output_len: u32,
+    pub num_prompts: u64,
+    pub load: Load,
+    /// Percentiles reported (`--metric-percentiles`, default 99).
+    pub percentiles: Vec<f64>,
+}
+
+/// The name of the benchmark's one traffic class.
+pub const CLASS: &str = "bench";
+
+/// The server a benchmark runs against on vLLM's defaults ([`server_json`]).
+pub fn vllm_server_json(model: &str, gpu: &str, num_gpus: u64, dtype: &str) -> serde_json::Value {
+    server_json(Engine::Vllm, model, gpu, num_gpus, dtype, 0)
+}
+
+pub use sim_core::profile::{Engine, SGLANG_MAX_PREFILL_TOKENS};
+
+/// The server a benchmark runs against, as scenario JSON (so a caller can override fields and
+/// validation names them): `engine`'s profile (its scheduler defaults, [`Engine::defaults`]),
+/// `gpu_memory_utilization` 0.9, seed 0, and a placeholder class that [`Bench::scenario`]
+/// replaces. `longest` is the longest sequence (prompt + output) the benchmark sends:
+/// `max_model_len` (and, for a scheduler that prefills whole prompts, the token budget) are raised
+/// to hold it, as a user starting the server for that benchmark would.
+pub fn server_json(
+    engine: Engine,
+    model: &str,
+    gpu: &str,
+    num_gpus: u64,
+    dtype: &str,
+    longest: u32,
+) -> serde_json::Value {
+    let context = sim_core::catalog::find_model(model).map(|m| m.max_context).unwrap_or(8192);
+    let d = engine.defaults(sim_core::catalog::find_gpu(gpu).as_ref(), context);
+    let mut scheduler = serde_json::Map::new();
+    if longest > d.max_model_len {
+        scheduler.insert("max_model_len".into(), longest.into());
+        if !d.chunked_prefill && longest > d.max_num_batched_tokens {
+            scheduler.insert("max_num_batched_tokens".into(), longest.into());
+        }
+    }
+    serde_json::json!({
+        "version": 1,
+        "name": "llmsim bench",
+        "seed": 0,
+        "model": model,
+        "gpu": gpu,
+        "num_gpus": num_gpus,
+        "dtype": dtype,
+        "gpu_memory_utilization": 0.9,
+        "engine_profile": engine.name(),
+        "scheduler": scheduler,
+        "classes": [{
+            "name": CLASS,
+            "arrival": { "kind": "closed_loop", "users": 1, "think_time_ms": 0.0 },
+            "num_requests": 1,
+            "input_tokens": { "kind": "fixed", "value": 1 },
+            "output_tokens": { "kind": "fixed", "value": 1 },
+        }],
+    })
+}
+
+impl Bench {
+    /// The scenario the benchmark runs: the server with one class of fixed-length prompts.
+    pub fn scenario(&self) -> Scenario {
+        let mut s = self.server.clone();
+        let arrival = match &self.load {
+            Load::MaxConcurrency(c) => {
+                Arrival::ClosedLoop { users: (*c as u64).min(self.num_prompts.max(1)) as u32, think_time_ms: 0.0 }
+            }
+            Load::AllAtOnce => {
+                Arrival::ClosedLoop { users: self.num_prompts.clamp(1, u32::MAX as u64) as u32, think_time_ms: 0.0 }
+            }
+            Load::Rate { per_s, burstiness } if *burstiness == 1.0 => Arrival::Poisson { rate_per_s: *per_s },
+            Load::Rate { per_s, burstiness } => Arrival::Bursty { rate_per_s: *per_s, cv: 1.0 / burstiness.sqrt() },
+        };
+        s.classes = vec![ClassConfig {
+            name: CLASS.to_string(),
+            arrival,
+            num_requests: Some(self.num_prompts),
+            input_tokens: Some(LengthDist::Fixed { value: self.input_len }),
+            output_tokens: Some(LengthDist::Fixed { value: self.output_len }),
+            slo: Slo::default(),
+            priority: 0,
+            reserved_share: None,
+            prefix: None,
+            session: None,
+        }];
+        s
+    }
+
+    /// Runs the benchmark to its end.
+    pub fn run(&self, traces: &dyn TraceLoader) -> Result<BenchResult, ScenarioError> {
+        let scenario = self.scenario();
+        let mut sim = Simulation::with_options(
+            &scenario,
+            traces,
+            sim_core::SimOptions { recent_capacity: 0, ..Default::default() },
+        )?;
+        let records: Rc<RefCell<Vec<RequestRecord>>> = Rc::default();
+        let sink = records.clone();
+        sim.set_request_sink(Box::new(move |r| sink.borrow_mut().push(r.clone())));
+        let summary = sim.run_to_end();
+        let itl_std_ms = sim.itl_std_ms();
+        drop(sim);
+        let records = Rc::try_unwrap(records).map(RefCell::into_inner).unwrap_or_default();
+        Ok(BenchResult::of(self, &scenario, &records, summary.duration_s, &summary.all.itl_ms, itl_std_ms))
+    }
+}
+
+/// Mean, median, standard deviation and the chosen percentiles of one latency, as
+/// `vllm bench serve` saves them (`mean_ttft_ms`, `median_ttft_ms`, `std_ttft_ms`, `p99_ttft_ms`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub mean: f64,
+    pub median: f64,
+    pub std: f64,
+    /// (percentile, value)
+    pub percentiles: Vec<(f64, f64)>,
+}
+
+impl Stats {
+    /// numpy's `mean`, `median`, `std` (population) and `percentile` (linear) of `values`; all 0
+    /// when there are none (as `vllm bench serve` reports with `values or 0`).
+    pub fn of(values: &[f64], percentiles: &[f64]) -> Stats {
+        if values.is_empty() {
+            return Stats { percentiles: percentiles.iter().map(|&p| (p, 0.0)).collect(), ..Default::default() };
+        }
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+        Stats {
+            mean,
+            median: percentile(&v, 50.0),
+            std: var.sqrt(),
+            percentiles: percentiles.iter().map(|&p| (p, percentile(&v, p))).collect(),
+        }
+    }
+}
+
+/// numpy's default (linear) percentile of sorted values.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = p / 100.0 * (sorted.len() - 1) as f64;
+    let lo = rank.floor() as usize;
+    let hi = rank.ceil() as usize;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
+}
+
+/// A benchmark's result; serialised with the keys `vllm bench serve` saves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchResult {
+    pub model_id: String,
+    pub num_prompts: u64,
+    /// `None` is `inf`.
+    pub request_rate: Option<f64>,
+    pub burstiness: f64,
+    pub max_concurrency: Option<u32>,
+    pub duration: f64,
+    pub completed: u64,
+    pub failed: u64,
+    pub total_input_tokens: u64,
+    pub total_output_tokens: u64,
+    pub request_throughput: f64,
+    pub output_throughput: f64,
+    pub total_token_throughput: f64,
+    pub ttft: Stats,
+    pub tpot: Stats,
+    pub itl: Stats,
+    pub e2el: Stats,
+    /// Per request, in the order they were sent: prompt tokens, output tokens (0 for a failed
+    /// one), TTFT and E2E latency in seconds (0 for a failed one), as `vllm bench serve` lists them.
+    pub input_lens: Vec<u32>,
+    pub output_lens: Vec<u32>,
+    pub ttfts: Vec<f64>,
+    pub latencies: Vec<f64>,
+}
+
+impl BenchResult {
+    fn of(
+        b: &Bench,
+        scenario: &Scenario,
+        records: &[RequestRecord],
+        duration: f64,
+        itl: &sim_core::metrics::Dist,
+        itl_std_ms: f64,
+    ) -> BenchResult {
+        let ok = |r: &RequestRecord| r.outcome == Outcome::Completed;
+        let done: Vec<&RequestRecord> = records.iter().filter(|r| ok(r)).collect();
+        let mut sent: Vec<&RequestRecord> = records.iter().collect();
+        sent.sort_by_key(|r| r.id);
+        let completed = done.len() as u64;
+        let total_input_tokens: u64 = done.iter().map(|r| r.input_tokens as u64).sum();
+        let total_output_tokens: u64 = done.iter().map(|r| r.output_tokens as u64).sum();
+        let per = |x: f64| if duration > 0.0 { x / duration } else { 0.0 };
+        let col = |f: fn(&RequestRecord) -> Option<f64>| done.iter().filter_map(|r| f(r)).collect::<Vec<f64>>();
+        let ps = &b.percentiles;
+        let itl_q = |p: f64| match p {
+            p if p <= 50.0 => itl.p50,
+            p if p <= 90.0 => itl.p90,
+            p if p <= 95.0 => itl.p95,
+            p if p <= 99.0 => itl.p99,
+            _ => itl.max,
+        };
+        let (request_rate, burstiness, max_concurrency) = match b.load {
+            Load::MaxConcurrency(c) => (None, 1.0, Some(c)),
+            Load::Rate { per_s, burstiness } => (Some(per_s), burstiness, None),
+            Load::AllAtOnce => (None, 1.0, None),
+        };
+        BenchResult {
+            model_id: scenario.model.id().to_string(),
+            num_prompts: b.num_prompts,
+            request_rate,
+            burstiness,
+            max_concurrency,
+            duration,
+            completed,
+            failed: records.len() as u64 - completed,
+            total_input_tokens,
+            total_output_tokens,
+            request_throughput: per(completed as f64),
+            output_throughput: per(total_output_tokens as f64),
+            total_token_throughput: per((total_input_tokens + total_output_tokens) as f64),
+            ttft: Stats::of(&col(|r| r.ttft_ms), ps),
+            tpot: Stats::of(&col(|r| r.tpot_ms), ps),
+            itl: Stats {
+                mean: itl.mean,
+                median: itl.p50,
+                std: itl_std_ms,
+                percentiles: ps.iter().map(|&p| (p, itl_q(p))).collect(),
+            },
+            e2el: Stats::of(&col(|r| r.e2e_ms), ps),
+            input_lens: sent.iter().map(|r| r.input_tokens).collect(),
+            output_lens: sent.iter().map(|r| if ok(r) { r.output_tokens } else { 0 }).collect(),
+            ttfts: sent.iter().map(|r| if ok(r) { r.ttft_ms.unwrap_or(0.0) / 1000.0 } else { 0.0 }).collect(),
+            latencies: sent.iter().map(|r| if ok(r) { r.e2e_ms.unwrap_or(0.0) / 1000.0 } else { 0.0 }).collect(),
+        }
+    }
+}
+
+/// `p99`, `p99.9`: how `vllm bench serve` writes a percentile into a key.
+pub fn percentile_word(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{}", p as u64)
+    } else {
+        format!("{p}")
+    }
+}
+
+impl Serialize for BenchResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("backend", "llmsim")?;
+        m.serialize_entry("model_id", &self.model_id)?;
+        m.serialize_entry("num_prompts", &self.num_prompts)?;
+        match self.request_rate {
+            Some(r) => m.serialize_entry("request_rate", &r)?,
+            None => m.serialize_entry("request_rate", "inf")?,
+        }
+        m.serialize_entry("burstiness", &self.burstiness)?;
+        m.serialize_entry("max_concurrency", &self.max_concurrency)?;
+        m.serialize_entry("duration", &self.duration)?;
+        m.serialize_entry("completed", &self.completed)?;
+        m.serialize_entry("failed", &self.failed)?;
+        m.serialize_entry("total_input_tokens", &self.total_input_tokens)?;
+        m.serialize_entry("total_output_tokens", &self.total_output_tokens)?;
+        m.serialize_entry("request_throughput", &self.request_throughput)?;
+        m.serialize_entry("output_throughput", &self.output_throughput)?;
+        m.serialize_entry("total_token_throughput", &self.total_token_throughput)?;
+        for (name, st) in self.latencies() {
+            m.serialize_entry(&format!("mean_{name}_ms"), &st.mean)?;
+            m.serialize_entry(&format!("median_{name}_ms"), &st.median)?;
+            m.serialize_entry(&format!("std_{name}_ms"), &st.std)?;
+            for (p, v) in &st.percentiles {
+                m.serialize_entry(&format!("p{}_{name}_ms", percentile_word(*p)), v)?;
+            }
+        }
+        m.serialize_entry("input_lens", &self.input_lens)?;
+        m.serialize_entry("output_lens", &self.output_lens)?;
+        m.serialize_entry("ttfts", &self.ttfts)?;
+        m.serialize_entry("latencies", &self.latencies)?;
+        m.end()
+    }
+}
+
+impl BenchResult {
+    /// The four latencies with the names `vllm bench serve` gives them.
+    pub fn latencies(&self) -> [(&'static str, &Stats); 4] {
+        [("ttft", &self.ttft), ("tpot", &self.tpot), ("itl", &self.itl), ("e2el", &self.e2el)]
+    }
+}
