@@ -16,64 +16,10 @@
 //! on the prefill side, the transfer, the decode side's wait and its first step.
 //! `docs/model.md` ("Prefill/decode disaggregation") gives the formulas and their sources.
 
-use crate::message::Problem;
-use crate::metrics::{Dist, LatencyHist};
-use crate::scenario::{Batching, FieldError, Scenario};
-use serde::{Deserialize, Serialize};
+use crate::metrics::LatencyHist;
 
-/// The `disaggregation` field of a scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DisaggConfig {
-    /// Replicas that run prompts only.
-    pub prefill_replicas: u32,
-    /// Replicas that run decode steps only.
-    pub decode_replicas: u32,
-    /// Bandwidth of each replica's KV link, GB/s (10⁹ bytes) per direction.
-    pub kv_link_gbps: f64,
-    /// Time from a transfer's last byte leaving to its arrival, µs.
-    #[serde(default)]
-    pub kv_link_latency_us: f64,
-}
-
-impl DisaggConfig {
-    /// Every replica: the prefill pool's, then the decode pool's.
-    pub fn replicas(&self) -> u32 {
-        self.prefill_replicas + self.decode_replicas
-    }
-}
-
-/// The summary's `disaggregation` part.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct DisaggSummary {
-    pub prefill_replicas: u32,
-    pub decode_replicas: u32,
-    /// KV transfers that reached their decode replica.
-    pub transfers: u64,
-    /// From a prompt's last prefill chunk ending to its KV arriving at the decode replica: the
-    /// wait for the links, `bytes ÷ bandwidth` and the latency.
-    pub kv_transfer_ms: Dist,
-    /// The part of it spent waiting for a link held by another transfer.
-    pub link_wait_ms: Dist,
-    /// Bytes moved, all transfers.
-    pub kv_bytes: f64,
-}
-
-/// Checks `s.disaggregation`: continuous batching without over-commit (no OOM restarts), and
-/// `replicas` left at 1 or equal to the two pools together. (The ranges of its numbers are the settings rows'.)
-pub(crate) fn check(s: &Scenario, errors: &mut Vec<FieldError>) {
-    let Some(d) = &s.disaggregation else { return };
-    if s.scheduler.batching == Batching::Static {
-        errors.push(FieldError::new("disaggregation", Problem::DisaggStatic));
-    }
-    if s.scheduler.overcommit {
-        errors.push(FieldError::new("disaggregation", Problem::DisaggOvercommit));
-    }
-    if s.replicas != 1 && s.replicas != d.replicas() {
-        errors
-            .push(FieldError::new("disaggregation", Problem::DisaggReplicas { pools: d.replicas(), got: s.replicas }));
-    }
-}
+pub use crate::metrics::DisaggSummary;
+pub use crate::scenario::DisaggConfig;
 
 /// One transfer's times on the links, µs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::memory::Fix;
+use crate::settings::Fix;
 use crate::settings::fmt_num;
 
 /// Why one value (or the whole scenario, for the memory problems) cannot be used.

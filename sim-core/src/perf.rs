@@ -18,26 +18,10 @@ use crate::catalog::{Dtype, GpuSpec, ModelSpec};
 use crate::scenario::EngineConfig;
 use std::cell::Cell;
 
-/// Achievable share of peak tensor FLOP/s (calibrated; see docs/model.md).
-pub const DEFAULT_MFU: f64 = 0.65;
-/// Achievable share of peak memory bandwidth (calibrated).
-pub const DEFAULT_MBU: f64 = 0.85;
-/// Fixed cost of one iteration: scheduling, sampling, launching the step (calibrated).
-pub const DEFAULT_OVERHEAD_MS: f64 = 0.8;
-/// Kernel launches of one layer, paid by iterations that are not replayed from a CUDA graph
-/// (those with prompt tokens; engines capture graphs for decode-only batches) (calibrated).
-pub const DEFAULT_LAYER_LAUNCH_US: f64 = 90.0;
-/// Latency of one all-reduce over a direct GPU link (NVLink, Infinity Fabric) by a custom
-/// one-shot/two-shot kernel, besides its transfer (calibrated).
-pub const DEFAULT_ALLREDUCE_US: f64 = 28.0;
-/// Latency of one ring all-reduce (NCCL) over PCIe, besides its transfer (calibrated on the
-/// 2023 rows).
-pub const DEFAULT_PCIE_ALLREDUCE_US: f64 = 80.0;
-/// Exponent of the smoothed roofline max (1 = sum of the two times, ∞ = the plain max).
-pub const DEFAULT_SHARPNESS: f64 = 1.6;
-/// Share of the fp8 peak reached relative to the bf16 share (fp8 GEMMs sit further from
-/// their roof: ~45–47% of fp8 peak measured vs ~67–70% of fp16 peak).
-pub const DEFAULT_FP8_EFFICIENCY: f64 = 0.75;
+pub use crate::scenario::{
+    DEFAULT_ALLREDUCE_US, DEFAULT_FP8_EFFICIENCY, DEFAULT_LAYER_LAUNCH_US, DEFAULT_MBU, DEFAULT_MFU, DEFAULT_OVERHEAD_MS,
+    DEFAULT_PCIE_ALLREDUCE_US, DEFAULT_SHARPNESS,
+};
 
 /// What one iteration computes, summed over its sequences.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

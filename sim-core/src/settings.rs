@@ -8,6 +8,7 @@
 //! writing by id goes through the scenario's JSON form, so a row is data, not code, and the
 //! consistency tests check that every path exists.
 
+mod fix;
 mod rows;
 
 use crate::message::Problem;
@@ -15,6 +16,7 @@ use crate::metric::Unit;
 use crate::scenario::{FieldError, Scenario};
 use serde_json::Value as Json;
 
+pub use fix::{Bound, Fix};
 pub use rows::{GROUPS, SETTINGS};
 
 /// A numeric setting's ranges and editor hints.

@@ -94,16 +94,7 @@ impl Trace {
     }
 }
 
-/// Traces shipped with the lab, usable by name in `arrival.path`.
-pub const BUILTIN_TRACES: &[(&str, &str)] = &[
-    ("sharegpt300_llama3.csv", include_str!("../traces/sharegpt300_llama3.csv")),
-    ("sharegpt300_qwen3.csv", include_str!("../traces/sharegpt300_qwen3.csv")),
-];
-
-pub fn builtin_trace(path: &str) -> Option<&'static str> {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    BUILTIN_TRACES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
-}
+pub use crate::catalog::{builtin_trace, BUILTIN_TRACES};
 
 pub(crate) type ClassRng = Xoshiro256PlusPlus;
 

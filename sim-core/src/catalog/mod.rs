@@ -10,10 +10,12 @@
 mod dtype;
 mod gpus;
 mod models;
+mod traces;
 
 pub use dtype::Dtype;
 pub use gpus::{gpus, GpuSpec};
 pub use models::model;
+pub use traces::{builtin_trace, BUILTIN_TRACES};
 pub use models::{gated_deltanet_state_bytes, models, AttentionForm, ModelSpec};
 
 pub fn find_gpu(id: &str) -> Option<GpuSpec> {

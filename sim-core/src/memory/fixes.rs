@@ -7,46 +7,7 @@ use crate::message::{self, Shortfall};
 use crate::scenario::Scenario;
 use crate::settings::Value;
 
-/// One change of one setting that would make a scenario that does not fit in memory fit: the
-/// smallest such change, found with the plan's own fit check ([`HbmPlan::fits`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Fix {
-    /// The `settings` row (`gpu_memory_utilization`).
-    pub setting: &'static str,
-    /// The value that fits.
-    pub value: Value,
-    /// How the value relates to the ones that fit: the least (`AtLeast`: utilisation, GPUs),
-    /// the most (`AtMost`: max_model_len), or just this one (`Exactly`: dtype fp8).
-    pub bound: Bound,
-}
-
-/// Whether a [`Fix`]'s value is the least or the most that fits, or the one choice that does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bound {
-    AtLeast,
-    AtMost,
-    Exactly,
-}
-
-impl Fix {
-    /// `gpu_memory_utilization ≥ 0.22`, `num_gpus = 2`, `scheduler.max_model_len ≤ 4096`,
-    /// `dtype = fp8`: the setting's JSON path and the value.
-    pub fn describe(&self) -> String {
-        let path = crate::settings::find(self.setting).map_or(self.setting, |r| r.path);
-        let value = match &self.value {
-            Value::Number(x) => crate::settings::fmt_num(*x),
-            Value::Text(t) => t.clone(),
-            v => format!("{v:?}"),
-        };
-        let op = match (self.bound, self.setting) {
-            // num_gpus takes only 1, 2, 4 or 8: the fewest that fit is the one to name
-            (_, "num_gpus") | (Bound::Exactly, _) => "=",
-            (Bound::AtLeast, _) => "≥",
-            (Bound::AtMost, _) => "≤",
-        };
-        format!("{path} {op} {value}")
-    }
-}
+pub use crate::settings::{Bound, Fix};
 
 /// GPU counts beyond one node that [`beyond_node`] tries: whole 8-GPU nodes, doubling.
 const MULTI_NODE_GPUS: [u32; 6] = [16, 32, 64, 128, 256, 512];

@@ -199,6 +199,33 @@ impl PrefixCache {
     }
 }
 
+/// The summary's `disaggregation` part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct DisaggSummary {
+    pub prefill_replicas: u32,
+    pub decode_replicas: u32,
+    /// KV transfers that reached their decode replica.
+    pub transfers: u64,
+    /// From a prompt's last prefill chunk ending to its KV arriving at the decode replica: the
+    /// wait for the links, `bytes ÷ bandwidth` and the latency.
+    pub kv_transfer_ms: Dist,
+    /// The part of it spent waiting for a link held by another transfer.
+    pub link_wait_ms: Dist,
+    /// Bytes moved, all transfers.
+    pub kv_bytes: f64,
+}
+
+/// The summary's `speculative` part (present only when speculation is on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct SpeculativeSummary {
+    /// Tokens emitted per decode step per sequence, averaged over the run's decode steps (the
+    /// accepted draft tokens plus the verifying pass's own; vLLM's "mean acceptance length").
+    /// A sequence that needs fewer to finish emits only those; this counts the step's draw.
+    pub mean_accepted_tokens_per_step: f64,
+    /// Draft tokens proposed per sequence per step (`k`).
+    pub draft_tokens: u32,
+}
+
 /// A run's numbers: all traffic (`all`, serialised in place), memory, cost and each class.
 /// [`crate::metric::Metric`] names each number.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -214,7 +241,7 @@ pub struct Summary {
     pub classes: BTreeMap<String, ClassSummary>,
     /// Speculative decoding's accepted tokens (only when `speculative` is on).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub speculative: Option<crate::speculative::SpeculativeSummary>,
+    pub speculative: Option<SpeculativeSummary>,
     /// With more than one replica: each replica (absent with one).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub replicas: Vec<ReplicaSummary>,
@@ -223,7 +250,7 @@ pub struct Summary {
     pub router: Option<RouterSummary>,
     /// Prefill/decode disaggregation: the KV transfers (absent without it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub disaggregation: Option<crate::disagg::DisaggSummary>,
+    pub disaggregation: Option<DisaggSummary>,
 }
 
 /// One replica of a cluster.

@@ -29,7 +29,7 @@ pub struct ClassConfig {
     pub prefix: Option<PrefixConfig>,
     /// Multi-turn conversations: each arrival starts one (`crate::session`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session: Option<crate::session::SessionConfig>,
+    pub session: Option<super::SessionConfig>,
 }
 
 /// Shared prompt prefixes of a class (a system prompt, a few-shot template, a document): each

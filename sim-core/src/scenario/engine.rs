@@ -1,8 +1,28 @@
-//! The serving engine's efficiency constants ([`EngineConfig`]; docs/model.md), calibrated
-//! defaults from `crate::perf`.
+//! The serving engine's efficiency constants ([`EngineConfig`]; docs/model.md) and their
+//! calibrated defaults, which `crate::perf`'s step-time model reads.
 
-use crate::perf;
 use serde::{Deserialize, Serialize};
+
+/// Achievable share of peak tensor FLOP/s (calibrated; see docs/model.md).
+pub const DEFAULT_MFU: f64 = 0.65;
+/// Achievable share of peak memory bandwidth (calibrated).
+pub const DEFAULT_MBU: f64 = 0.85;
+/// Fixed cost of one iteration: scheduling, sampling, launching the step (calibrated).
+pub const DEFAULT_OVERHEAD_MS: f64 = 0.8;
+/// Kernel launches of one layer, paid by iterations that are not replayed from a CUDA graph
+/// (those with prompt tokens; engines capture graphs for decode-only batches) (calibrated).
+pub const DEFAULT_LAYER_LAUNCH_US: f64 = 90.0;
+/// Latency of one all-reduce over a direct GPU link (NVLink, Infinity Fabric) by a custom
+/// one-shot/two-shot kernel, besides its transfer (calibrated).
+pub const DEFAULT_ALLREDUCE_US: f64 = 28.0;
+/// Latency of one ring all-reduce (NCCL) over PCIe, besides its transfer (calibrated on the
+/// 2023 rows).
+pub const DEFAULT_PCIE_ALLREDUCE_US: f64 = 80.0;
+/// Exponent of the smoothed roofline max (1 = sum of the two times, ∞ = the plain max).
+pub const DEFAULT_SHARPNESS: f64 = 1.6;
+/// Share of the fp8 peak reached relative to the bf16 share (fp8 GEMMs sit further from
+/// their roof: ~45–47% of fp8 peak measured vs ~67–70% of fp16 peak).
+pub const DEFAULT_FP8_EFFICIENCY: f64 = 0.75;
 
 /// A field a file leaves out takes its calibrated value ([`EngineConfig::default`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,14 +52,14 @@ pub struct EngineConfig {
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
-            mfu: perf::DEFAULT_MFU,
-            mbu: perf::DEFAULT_MBU,
-            iteration_overhead_ms: perf::DEFAULT_OVERHEAD_MS,
-            layer_launch_us: perf::DEFAULT_LAYER_LAUNCH_US,
-            allreduce_latency_us: perf::DEFAULT_ALLREDUCE_US,
-            pcie_allreduce_latency_us: perf::DEFAULT_PCIE_ALLREDUCE_US,
-            fp8_efficiency: perf::DEFAULT_FP8_EFFICIENCY,
-            roofline_sharpness: perf::DEFAULT_SHARPNESS,
+            mfu: DEFAULT_MFU,
+            mbu: DEFAULT_MBU,
+            iteration_overhead_ms: DEFAULT_OVERHEAD_MS,
+            layer_launch_us: DEFAULT_LAYER_LAUNCH_US,
+            allreduce_latency_us: DEFAULT_ALLREDUCE_US,
+            pcie_allreduce_latency_us: DEFAULT_PCIE_ALLREDUCE_US,
+            fp8_efficiency: DEFAULT_FP8_EFFICIENCY,
+            roofline_sharpness: DEFAULT_SHARPNESS,
         }
     }
 }

@@ -11,24 +11,32 @@
 //! checked), `error` ([`ScenarioError`], [`FieldError`]).
 
 mod classes;
+mod disagg;
 mod engine;
 mod error;
 mod read;
 mod refs;
+mod router;
 mod scheduler;
+mod session;
+mod speculative;
 mod validate;
 
-pub use crate::disagg::DisaggConfig;
+pub use disagg::DisaggConfig;
 pub use crate::profile::Engine;
-pub use crate::speculative::SpeculativeConfig;
+pub use router::{default_load_cap, Policy, RouterConfig};
+pub use session::{SessionConfig, MAX_THINK_MS, MAX_TURNS};
+pub use speculative::{expected_tokens, SpeculativeConfig, MAX_ACCEPTANCE, MAX_DRAFT_TOKENS};
 pub use classes::{Arrival, ClassConfig, LengthDist, PrefixConfig, Slo};
-pub use engine::EngineConfig;
+pub use engine::{
+    EngineConfig, DEFAULT_ALLREDUCE_US, DEFAULT_FP8_EFFICIENCY, DEFAULT_LAYER_LAUNCH_US, DEFAULT_MBU, DEFAULT_MFU,
+    DEFAULT_OVERHEAD_MS, DEFAULT_PCIE_ALLREDUCE_US, DEFAULT_SHARPNESS,
+};
 pub use error::{FieldError, ScenarioError};
 pub use refs::{GpuRef, ModelRef};
 pub use scheduler::{Batching, KvLayout, SchedulerConfig, SchedulerFile};
 
 use crate::catalog::Dtype;
-use crate::cluster::RouterConfig;
 use serde::{Deserialize, Serialize};
 
 /// The scenario format version this build reads and writes.

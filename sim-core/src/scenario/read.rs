@@ -2,9 +2,8 @@
 //! optional), filled in from the engine profile, then validated.
 
 use super::{ClassConfig, EngineConfig, GpuRef, ModelRef, Scenario, ScenarioError, SchedulerFile};
-use super::{DisaggConfig, Engine, SpeculativeConfig};
+use super::{DisaggConfig, Engine, RouterConfig, SpeculativeConfig};
 use crate::catalog::{self, Dtype};
-use crate::cluster::RouterConfig;
 use crate::message::Problem;
 use serde::Deserialize;
 

@@ -107,9 +107,9 @@ impl Scenario {
         if share_sum > 1.0 + 1e-9 {
             v.err("classes", Problem::SharesOverOne { sum: share_sum });
         }
-        crate::speculative::check(self, &mut v.errors);
-        crate::disagg::check(self, &mut v.errors);
-        crate::session::check(self, &mut v.errors);
+        super::speculative::check(self, &mut v.errors);
+        super::disagg::check(self, &mut v.errors);
+        super::session::check(self, &mut v.errors);
         if v.errors.is_empty() {
             Ok(())
         } else {

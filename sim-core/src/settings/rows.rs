@@ -3,10 +3,9 @@
 
 use super::{Custom, Kind, Number, Setting, Value};
 use crate::catalog::{self, Dtype};
-use crate::cluster::Policy;
 use crate::message::Problem;
 use crate::metric::Unit;
-use crate::scenario::{Arrival, ClassConfig, Engine, GpuRef, LengthDist, ModelRef, Scenario};
+use crate::scenario::{Policy, Arrival, ClassConfig, Engine, GpuRef, LengthDist, ModelRef, Scenario};
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
@@ -47,8 +46,8 @@ const fn engine(id: &'static str, path: &'static str, unit: Unit, min: f64, max:
     s
 }
 
-const MAX_DRAFT: f64 = crate::speculative::MAX_DRAFT_TOKENS as f64;
-const MAX_ACCEPTANCE: f64 = crate::speculative::MAX_ACCEPTANCE;
+const MAX_DRAFT: f64 = crate::scenario::MAX_DRAFT_TOKENS as f64;
+const MAX_ACCEPTANCE: f64 = crate::scenario::MAX_ACCEPTANCE;
 
 impl Setting {
     const fn integer(mut self) -> Self {
@@ -231,7 +230,7 @@ fn kv_dtypes() -> Vec<String> {
     Dtype::KV.iter().map(|d| d.name().to_string()).collect()
 }
 fn trace_names() -> Vec<String> {
-    crate::workload::BUILTIN_TRACES.iter().map(|(n, _)| n.to_string()).collect()
+    crate::catalog::BUILTIN_TRACES.iter().map(|(n, _)| n.to_string()).collect()
 }
 fn len_kinds() -> Vec<String> {
     names(&LengthDist::KINDS)
@@ -311,7 +310,7 @@ fn draft_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
         (_, None) => {
             let mut k: u32 = 0;
             put_json(&mut k, v)?;
-            s.speculative = Some(crate::speculative::SpeculativeConfig {
+            s.speculative = Some(crate::scenario::SpeculativeConfig {
                 draft_tokens: k,
                 acceptance_rate: 0.8,
                 draft_model: None,
@@ -339,7 +338,7 @@ fn prefill_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
             let mut prefill = 1;
             put_json(&mut prefill, v)?;
             let decode = s.replicas.saturating_sub(prefill).max(1);
-            s.disaggregation = Some(crate::disagg::DisaggConfig {
+            s.disaggregation = Some(crate::scenario::DisaggConfig {
                 prefill_replicas: prefill,
                 decode_replicas: decode,
                 kv_link_gbps: 50.0,
@@ -435,7 +434,7 @@ fn arrival_set(s: &mut Scenario, i: usize, v: &Value) -> Result<(), Problem> {
         "poisson" => Arrival::Poisson { rate_per_s: rate },
         "bursty" => Arrival::Bursty { rate_per_s: rate, cv: 3.0 },
         "closed_loop" => Arrival::ClosedLoop { users: 32, think_time_ms: 2000.0 },
-        "trace" => Arrival::Trace { path: crate::workload::BUILTIN_TRACES[0].0.to_string(), speedup: 1.0 },
+        "trace" => Arrival::Trace { path: crate::catalog::BUILTIN_TRACES[0].0.to_string(), speedup: 1.0 },
         other => return Err(Problem::NotListed { options: names(&Arrival::KINDS), got: other.to_string() }),
     };
     if kind == "trace" {
