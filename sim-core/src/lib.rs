@@ -9,27 +9,19 @@
 //! No wall clock, no I/O, no UI: the browser app and the CLI drive it and serialise at the edge.
 //! The same scenario and seed give the same numbers natively and in wasm.
 
-pub mod catalog;
 pub mod cluster;
-pub mod decimal;
 pub mod disagg;
-pub mod json_path;
 pub mod memory;
-pub mod message;
-pub mod metric;
 pub mod metrics;
 pub mod perf;
-pub mod presets;
-pub mod pretty;
-pub mod profile;
-pub mod scenario;
 pub mod session;
-pub mod settings;
-pub mod share;
 pub mod sim;
 pub mod speculative;
-mod tagged;
 pub mod workload;
+
+// The vocabulary the engine reads and writes, re-exported so that a user of the engine needs
+// one crate: `sim_core::scenario` is `lab_spec::scenario`.
+pub use lab_spec::{catalog, decimal, json_path, message, metric, pretty, presets, profile, scenario, settings, share};
 
 pub use catalog::{Dtype, GpuSpec, ModelSpec};
 pub use memory::HbmPlan;
@@ -39,8 +31,4 @@ pub use metrics::{ClassSummary, Dist, RequestRecord, Sample, Summary};
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::{LiveRequest, Phase, SimOptions, Simulation, Snapshot, TraceLoader};
 
-/// `skip_serializing_if` for figures that are absent while they are zero (a summary's draft-model
-/// memory, a model's optional dimensions, a scenario's memory held by other processes).
-pub(crate) fn is_zero_f64(x: &f64) -> bool {
-    *x == 0.0
-}
+use lab_spec::is_zero_f64;

@@ -1,7 +1,8 @@
-//! What each layer must not know, enforced where a test can: sim-core, lab-content and app-model
-//! depend on no web or UI crate; the engine (sim-core) depends on no crate above it; the sources
-//! of sim-core and lab-content mention no page concern (locale, translations, test ids, the view
-//! library, the DOM) in their code and use no clock or I/O.
+//! What each layer must not know, enforced where a test can: lab-spec, sim-core, lab-content and
+//! app-model depend on no web or UI crate; lab-spec (the vocabulary) depends on no crate of the
+//! workspace and on nothing that simulates; the engine (sim-core) depends on no crate above it;
+//! the sources of the three model crates mention no page concern (locale, translations, test ids,
+//! the view library, the DOM) in their code and use no clock or I/O.
 
 use std::path::{Path, PathBuf};
 
@@ -75,7 +76,7 @@ fn dependencies(manifest: &str) -> Vec<String> {
 
 #[test]
 fn the_model_and_the_page_state_depend_on_no_web_or_ui_crate() {
-    for krate in ["sim-core", "lab-content", "app-model"] {
+    for krate in ["lab-spec", "sim-core", "lab-content", "app-model"] {
         let path = root().join(krate).join("Cargo.toml");
         let manifest = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let deps = dependencies(&manifest);
@@ -126,6 +127,24 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The workspace's crates above the engine: what the lab teaches with it, the page, the tools.
 const ABOVE_THE_ENGINE: &[&str] = &["lab-content", "app-model", "app", "llmsim", "lab-fuzz"];
 
+/// Crates a simulation is made of: random streams and the latency histograms.
+const SIMULATING: &[&str] = &["rand", "rand_distr", "rand_xoshiro", "hdrhistogram"];
+
+#[test]
+fn the_vocabulary_depends_on_no_crate_of_the_workspace_and_on_nothing_that_simulates() {
+    let manifest = std::fs::read_to_string(root().join("lab-spec/Cargo.toml")).unwrap();
+    let deps = dependencies(manifest.split("[dev-dependencies]").next().unwrap());
+    assert!(deps.iter().any(|d| d == "serde"), "the manifest reader found no dependency: {deps:?}");
+    let ours: Vec<&String> =
+        deps.iter().filter(|d| d.as_str() == "sim-core" || ABOVE_THE_ENGINE.contains(&d.as_str())).collect();
+    assert!(ours.is_empty(), "lab-spec is the ground floor, but depends on {ours:?}");
+    let sim: Vec<&String> = deps.iter().filter(|d| SIMULATING.contains(&d.as_str())).collect();
+    assert!(sim.is_empty(), "lab-spec runs no simulation, but depends on {sim:?}");
+    let engine = std::fs::read_to_string(root().join("sim-core/Cargo.toml")).unwrap();
+    let engine_deps = dependencies(engine.split("[dev-dependencies]").next().unwrap());
+    assert!(engine_deps.iter().any(|d| d == "lab-spec"), "sim-core is built on lab-spec: {engine_deps:?}");
+}
+
 #[test]
 fn the_engine_depends_on_no_crate_above_it() {
     let path = root().join("sim-core/Cargo.toml");
@@ -147,7 +166,7 @@ fn the_engine_depends_on_no_crate_above_it() {
 #[test]
 fn the_model_mentions_no_page_concern_and_uses_no_clock_or_io() {
     let mut files = Vec::new();
-    for krate in ["sim-core/src", "lab-content/src"] {
+    for krate in ["lab-spec/src", "sim-core/src", "lab-content/src"] {
         let before = files.len();
         rust_files(&root().join(krate), &mut files);
         assert!(files.len() >= before + 8, "found only {} source files in {krate}", files.len() - before);
@@ -171,7 +190,7 @@ fn the_model_mentions_no_page_concern_and_uses_no_clock_or_io() {
     }
     assert!(
         hits.is_empty(),
-        "sim-core and lab-content are the model: no page concerns (they live in app-model or app), no clock, no I/O:\n{}",
+        "lab-spec, sim-core and lab-content are the model: no page concerns (they live in app-model or app), no clock, no I/O:\n{}",
         hits.join("\n")
     );
 }

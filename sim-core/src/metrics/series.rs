@@ -1,21 +1,6 @@
 //! The bounded time series: fixed intervals that merge pairwise when full.
 
-use serde::Serialize;
-
-/// One point of the time series, averaged over its interval.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Sample {
-    /// End of the interval, seconds.
-    pub t_s: f64,
-    pub queue_len: f64,
-    pub running: f64,
-    /// KV allocated ÷ KV pool.
-    pub kv_fill: f64,
-    /// Output tokens of requests completed in the interval, per second.
-    pub throughput_tok_s: f64,
-    /// The same, counting only requests that met their SLOs.
-    pub goodput_tok_s: f64,
-}
+use super::Sample;
 
 /// Fixed-interval time series that stays bounded: when full, neighbouring samples merge and
 /// the interval doubles, so a long run keeps its whole history at coarser resolution.

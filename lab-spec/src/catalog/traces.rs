@@ -1,4 +1,4 @@
-//! The request traces shipped with the lab (`sim-core/traces/`), by file name.
+//! The request traces shipped with the lab (`lab-spec/traces/`), by file name.
 
 /// Traces shipped with the lab, usable by name in `arrival.path`.
 pub const BUILTIN_TRACES: &[(&str, &str)] = &[
