@@ -2,9 +2,9 @@
 //! same run, agrees with the whole-scenario form (version 1) on what is valid, and is shorter.
 
 use proptest::prelude::*;
-use sim_core::settings::{Kind, Value, SETTINGS};
-use sim_core::share::{encode_v1, SharedRun};
-use sim_core::{presets, Scenario};
+use lab_spec::settings::{Kind, Value, SETTINGS};
+use lab_spec::share::{encode_v1, SharedRun};
+use lab_spec::{presets, Scenario};
 
 /// One change: a settings row (by index), a class, and a draw in [0, 1) that picks the value.
 type Change = (usize, usize, f64, bool);

@@ -1,4 +1,4 @@
-//! `Arrival` and `LengthDist` are read by hand (`sim_core::tagged`) instead of serde's
+//! `Arrival` and `LengthDist` are read by hand (`lab_spec::tagged`) instead of serde's
 //! `#[serde(tag = "kind")]` derive: for many mutated inputs — as text on its own, as text inside an
 //! object (the error's position) and as a `serde_json::Value` — both accept the same values and
 //! refuse with the same message. The derive's types are copied here as the reference.
@@ -6,7 +6,7 @@
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
-use sim_core::scenario::{Arrival, LengthDist};
+use lab_spec::scenario::{Arrival, LengthDist};
 use std::fmt::Debug;
 
 #[allow(dead_code)]
