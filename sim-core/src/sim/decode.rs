@@ -16,7 +16,7 @@
 //! whole step until it leaves, at the step's end). Sliding-window models decode one token per
 //! step (validation refuses speculation for them).
 
-use super::events::Micros;
+use super::time::Micros;
 use super::requests::{Handle, Phase, Req};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -9,7 +9,8 @@
 //!
 //! | module | what it holds |
 //! | --- | --- |
-//! | `events` | time, the event queue, what a replica asks of its driver |
+//! | `time` | simulated time: integer microseconds |
+//! | `events` | the event queue, what a replica asks of its driver |
 //! | `requests` | request slots and handles, the wait queues |
 //! | `kv` | the KV pool: units, batch slots, per-class reservations, watermark |
 //! | `decode` | the decode group: lockstep decoding in O(1) per iteration |
@@ -44,10 +45,11 @@ mod requests;
 mod schedule;
 mod static_batch;
 mod step;
+mod time;
 mod transfer;
 mod view;
 
-pub use events::Micros;
+pub use time::Micros;
 pub use oom::MAX_OOM_RETRIES;
 pub use plan::{AdmitStop, IterationPlan, PlanContext, PlannedChunk, PlannedPreemption};
 pub use record::RequestSink;

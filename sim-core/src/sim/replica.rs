@@ -9,7 +9,7 @@
 //! cluster's numbers), and each keeps its own few figures ([`ReplicaStats`]).
 
 use super::decode::DecodeGroup;
-use super::events::{Effect, Micros, Wakeup};
+use super::events::{Effect, Wakeup};
 use super::kv::{KvPool, PoolConfig};
 use super::plan::PlanScratch;
 use super::prefix::{Prefix, PrefixCache};
@@ -17,6 +17,7 @@ use super::record::SharedRecorder;
 use super::requests::{Handle, Phase, Req, Requests, WaitQueues};
 use super::schedule::PlanObserver;
 use super::static_batch::StaticBatch;
+use super::time::Micros;
 use super::view::{Pool, StepInfo};
 use crate::memory::HbmPlan;
 use crate::metrics::{LatencyHist, Outcome};

@@ -1,7 +1,7 @@
 //! Requests: the slots that hold live requests (reused through generation-checked handles) and
 //! the wait queues in front of the scheduler.
 
-use super::events::Micros;
+use super::time::Micros;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::ops::{Index, IndexMut};
