@@ -31,31 +31,29 @@
 //! (an event when it arrives) to the decode replica with the fewest requests queued, running
 //! and on their way to it.
 
-mod cached;
 mod decode;
 mod events;
 mod kv;
 mod observe;
-mod oom;
 mod plan;
 mod prefix;
 mod record;
 mod replica;
 mod requests;
-mod schedule;
+mod state;
 mod static_batch;
-mod step;
 mod time;
 mod transfer;
 mod view;
 
 pub use time::Micros;
-pub use oom::MAX_OOM_RETRIES;
-pub use plan::{AdmitStop, IterationPlan, PlanContext, PlannedChunk, PlannedPreemption};
+pub use plan::{IterationPlan, PlanContext, PlanObserver, PlannedChunk, PlannedPreemption};
 pub use record::RequestSink;
+pub use replica::MAX_OOM_RETRIES;
 pub use requests::Phase;
-pub use schedule::PlanObserver;
-pub use view::{Ending, HbmUse, KvTransfer, Limit, LiveRequest, Pool, RecentEnding, ReplicaView, Snapshot, StepInfo};
+pub use view::{
+    AdmitStop, Ending, HbmUse, KvTransfer, Limit, LiveRequest, Pool, RecentEnding, ReplicaView, Snapshot, StepInfo,
+};
 
 use crate::catalog::{GpuSpec, ModelSpec};
 use crate::cluster::{Load, Policy, Reason, Router, RouterConfig};

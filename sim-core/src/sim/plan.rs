@@ -1,15 +1,16 @@
 //! Planning one iteration of continuous batching, as a value.
 //!
-//! The planner reads the replica and decides, on a copy of the KV pool and a tentative view of
+//! The planner reads the replica through its read-only [`State`] and decides, on a copy of the KV pool and a tentative view of
 //! the queues and the decode group, what the next iteration does: which running sequences are
 //! preempted (the newest, when the decode step's new blocks do not fit), whether the decode
 //! group takes a step, which prompts continue with which chunk sizes, which waiting prompts are
-//! admitted. `schedule` then applies the plan. Tests check properties on plans
-//! (`Simulation::set_plan_observer`).
+//! admitted. The replica then applies the plan (`replica/schedule.rs`). Tests check properties on
+//! plans (`Simulation::set_plan_observer`).
 
 use super::kv::{KvPool, Refusal};
-use super::replica::Replica;
 use super::requests::{is_tombstone, Handle, Phase};
+use super::state::State;
+use super::view::AdmitStop;
 use crate::perf::BatchWork;
 
 /// A prefill chunk an iteration computes.
@@ -35,24 +36,6 @@ pub struct PlannedChunk {
 pub struct PlannedPreemption {
     pub id: u64,
     pub(crate) h: Handle,
-}
-
-/// Why an iteration admitted no more waiting prompts (recorded by the plan for the stage's
-/// bottleneck badge; it changes nothing the plan does).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum AdmitStop {
-    /// Nothing (more) was waiting, or nothing waiting could be tried.
-    #[default]
-    QueueEmpty,
-    /// Every batch slot was taken: `max_num_seqs` sequences run.
-    MaxSeqs { max_num_seqs: u64 },
-    /// The next prompt's KV did not fit: the units it needed (paged: blocks with the 1%
-    /// watermark; contiguous: `max_model_len` tokens) and the units free.
-    KvMemory { need_units: u64, free_units: u64 },
-    /// The next prompt would have eaten into another class's reserved share (isolation).
-    Reserved,
-    /// The iteration's token budget (`max_num_batched_tokens`) was spent.
-    TokenBudget { budget: u64 },
 }
 
 /// What one iteration of continuous batching does, decided before anything changes.
@@ -96,6 +79,9 @@ pub struct PlanContext {
     pub oldest_running: Option<u64>,
 }
 
+/// Sees every plan before it is applied (for tests of the scheduler).
+pub type PlanObserver = Box<dyn FnMut(&IterationPlan, &PlanContext)>;
+
 /// The plan being made and the buffers the planner reuses, so planning allocates nothing in
 /// the steady state.
 #[derive(Default)]
@@ -138,7 +124,7 @@ struct Candidate {
 }
 
 struct Planner<'a> {
-    r: &'a Replica,
+    r: State<'a>,
     pool: &'a mut KvPool,
     s: &'a mut Tentative,
     plan: &'a mut IterationPlan,
@@ -150,20 +136,23 @@ struct Planner<'a> {
     in_window: u64,
 }
 
-impl Replica {
+impl PlanContext {
     /// The replica as a plan finds it now.
-    pub(super) fn plan_context(&self) -> PlanContext {
-        let firsts = self.running.iter().filter_map(|m| m.values().next());
-        let oldest = firsts.map(|&slot| self.reqs.at(slot)).min_by_key(|r| r.admit_order).map(|r| r.id);
-        PlanContext { running: self.pool.seqs(), oldest_running: oldest }
+    pub(crate) fn of(st: &State<'_>) -> PlanContext {
+        let firsts = st.running.iter().filter_map(|m| m.values().next());
+        let oldest = firsts.map(|&slot| st.reqs.at(slot)).min_by_key(|r| r.admit_order).map(|r| r.id);
+        PlanContext { running: st.pool.seqs(), oldest_running: oldest }
     }
+}
 
-    /// Plans the next continuous-batching iteration into `s.plan` without changing anything.
-    pub(super) fn plan_iteration(&self, s: &mut PlanScratch) {
-        let (classes, lanes) = (self.running.len(), self.queues.lanes());
-        let PlanScratch { plan, pool, t } = s;
-        let pool = pool.get_or_insert_with(|| self.pool.clone());
-        pool.copy_usage_from(&self.pool);
+impl PlanScratch {
+    /// Plans the next continuous-batching iteration of the replica `st` shows into `self.plan`,
+    /// changing nothing of the replica.
+    pub(crate) fn plan(&mut self, st: State<'_>) -> &IterationPlan {
+        let (classes, lanes) = (st.running.len(), st.queues.lanes());
+        let PlanScratch { plan, pool, t } = self;
+        let pool = pool.get_or_insert_with(|| st.pool.clone());
+        pool.copy_usage_from(st.pool);
         if t.dirty || t.pos.len() != lanes || t.taken_back.len() != classes {
             reset(&mut t.taken_back, classes, 0);
             reset(&mut t.growth_gone, classes, 0);
@@ -180,12 +169,13 @@ impl Replica {
             plan.growth.resize(classes, 0);
         }
         plan.chunks.clear();
-        plan.work = BatchWork { window: self.pool.growth().window, ..BatchWork::default() };
+        plan.work = BatchWork { window: st.pool.growth().window, ..BatchWork::default() };
         plan.retry = false;
         plan.stop = AdmitStop::QueueEmpty;
-        let g = &self.group;
+        let g = st.group;
         let (n, ctx_sum, window_ctx_sum, in_window) = (g.n, g.ctx_sum, g.window_ctx_sum, g.n_in_window);
-        Planner { r: self, pool, s: t, plan, n, ctx_sum, window_ctx_sum, in_window }.run();
+        Planner { r: st, pool, s: t, plan, n, ctx_sum, window_ctx_sum, in_window }.run();
+        &self.plan
     }
 }
 
@@ -196,7 +186,7 @@ fn reset<T: Copy>(v: &mut Vec<T>, len: usize, value: T) {
 
 impl Planner<'_> {
     fn run(&mut self) {
-        let sched = &self.r.sched;
+        let sched = self.r.sched;
         let (chunked, paged) = (sched.chunked_prefill, self.pool.paged());
         let mut budget = sched.max_num_batched_tokens as u64;
         // Without chunked prefill, waiting prompts go first in prefill-only iterations
@@ -221,7 +211,7 @@ impl Planner<'_> {
                 work.decode_ctx_tokens = self.ctx_sum + n;
                 work.decode_window_ctx_tokens = self.window_ctx_sum + self.in_window;
                 work.logit_tokens += n;
-                if let Some(sp) = &self.r.spec {
+                if let Some(sp) = self.r.spec {
                     sp.add_verification(work);
                 }
                 self.plan.decode_seqs = n;
@@ -254,7 +244,7 @@ impl Planner<'_> {
     /// the free KV allow. Returns the budget left.
     fn continue_prompts(&mut self, mut budget: u64, paged: bool) -> u64 {
         let r = self.r;
-        for &h in &r.prefilling {
+        for &h in r.prefilling {
             if budget == 0 {
                 break;
             }
@@ -304,7 +294,7 @@ impl Planner<'_> {
             }
             if done > 0 && c.ready == 0 {
                 self.pool.pin(c.class, pin);
-                let held = (done / self.r.cache.as_ref().map_or(1, |k| k.block())) as u32;
+                let held = (done / self.r.cache.map_or(1, |k| k.block())) as u32;
                 let chain = c.chain.expect("a hit has a chain");
                 match self.s.pins.iter_mut().find(|p| p.0 == chain) {
                     Some(p) => p.1 = p.1.max(held),
@@ -365,7 +355,7 @@ impl Planner<'_> {
         if c.ready > 0 {
             return (c.ready as u64, 0);
         }
-        let (Some(cache), Some(id)) = (&self.r.cache, c.chain) else { return (0, 0) };
+        let (Some(cache), Some(id)) = (self.r.cache, c.chain) else { return (0, 0) };
         let (cached, held, _) = cache.state(id);
         if cached == 0 {
             return (0, 0);
