@@ -123,8 +123,8 @@ struct Candidate {
     ready: u32,
 }
 
-struct Planner<'a> {
-    r: State<'a>,
+struct Planner<'a, S: State> {
+    r: &'a S,
     pool: &'a mut KvPool,
     s: &'a mut Tentative,
     plan: &'a mut IterationPlan,
@@ -138,21 +138,21 @@ struct Planner<'a> {
 
 impl PlanContext {
     /// The replica as a plan finds it now.
-    pub(crate) fn of(st: &State<'_>) -> PlanContext {
-        let firsts = st.running.iter().filter_map(|m| m.values().next());
-        let oldest = firsts.map(|&slot| st.reqs.at(slot)).min_by_key(|r| r.admit_order).map(|r| r.id);
-        PlanContext { running: st.pool.seqs(), oldest_running: oldest }
+    pub(crate) fn of(st: &impl State) -> PlanContext {
+        let firsts = st.running().iter().filter_map(|m| m.values().next());
+        let oldest = firsts.map(|&slot| st.reqs().at(slot)).min_by_key(|r| r.admit_order).map(|r| r.id);
+        PlanContext { running: st.pool().seqs(), oldest_running: oldest }
     }
 }
 
 impl PlanScratch {
     /// Plans the next continuous-batching iteration of the replica `st` shows into `self.plan`,
     /// changing nothing of the replica.
-    pub(crate) fn plan(&mut self, st: State<'_>) -> &IterationPlan {
-        let (classes, lanes) = (st.running.len(), st.queues.lanes());
+    pub(crate) fn plan<S: State>(&mut self, st: &S) -> &IterationPlan {
+        let (classes, lanes) = (st.running().len(), st.queues().lanes());
         let PlanScratch { plan, pool, t } = self;
-        let pool = pool.get_or_insert_with(|| st.pool.clone());
-        pool.copy_usage_from(st.pool);
+        let pool = pool.get_or_insert_with(|| st.pool().clone());
+        pool.copy_usage_from(st.pool());
         if t.dirty || t.pos.len() != lanes || t.taken_back.len() != classes {
             reset(&mut t.taken_back, classes, 0);
             reset(&mut t.growth_gone, classes, 0);
@@ -169,10 +169,10 @@ impl PlanScratch {
             plan.growth.resize(classes, 0);
         }
         plan.chunks.clear();
-        plan.work = BatchWork { window: st.pool.growth().window, ..BatchWork::default() };
+        plan.work = BatchWork { window: st.pool().growth().window, ..BatchWork::default() };
         plan.retry = false;
         plan.stop = AdmitStop::QueueEmpty;
-        let g = st.group;
+        let g = st.group();
         let (n, ctx_sum, window_ctx_sum, in_window) = (g.n, g.ctx_sum, g.window_ctx_sum, g.n_in_window);
         Planner { r: st, pool, s: t, plan, n, ctx_sum, window_ctx_sum, in_window }.run();
         &self.plan
@@ -184,9 +184,9 @@ fn reset<T: Copy>(v: &mut Vec<T>, len: usize, value: T) {
     v.resize(len, value);
 }
 
-impl Planner<'_> {
+impl<S: State> Planner<'_, S> {
     fn run(&mut self) {
-        let sched = self.r.sched;
+        let sched = self.r.sched();
         let (chunked, paged) = (sched.chunked_prefill, self.pool.paged());
         let mut budget = sched.max_num_batched_tokens as u64;
         // Without chunked prefill, waiting prompts go first in prefill-only iterations
@@ -211,7 +211,7 @@ impl Planner<'_> {
                 work.decode_ctx_tokens = self.ctx_sum + n;
                 work.decode_window_ctx_tokens = self.window_ctx_sum + self.in_window;
                 work.logit_tokens += n;
-                if let Some(sp) = self.r.spec {
+                if let Some(sp) = self.r.spec() {
                     sp.add_verification(work);
                 }
                 self.plan.decode_seqs = n;
@@ -235,7 +235,7 @@ impl Planner<'_> {
         if self.plan.work.is_empty() {
             // Nothing could run. If prompts are stuck half-prefilled with no KV to continue,
             // preempt the newest so the oldest can progress (and plan again); otherwise idle.
-            let stuck = self.r.prefilling.iter().any(|h| !self.is_preempted(*h));
+            let stuck = self.r.prefilling().iter().any(|h| !self.is_preempted(*h));
             self.plan.retry = stuck && self.preempt_newest();
         }
     }
@@ -244,14 +244,14 @@ impl Planner<'_> {
     /// the free KV allow. Returns the budget left.
     fn continue_prompts(&mut self, mut budget: u64, paged: bool) -> u64 {
         let r = self.r;
-        for &h in r.prefilling {
+        for &h in r.prefilling() {
             if budget == 0 {
                 break;
             }
             if self.is_preempted(h) {
                 continue;
             }
-            let r = &r.reqs[h];
+            let r = &r.reqs()[h];
             let (done, target) = (r.prefilled, r.prefill_target);
             let n = ((target - done) as u64).min(budget);
             let (n, units) = if paged { self.pool.fit_chunk(done as u64, n) } else { (n, 0) };
@@ -274,7 +274,7 @@ impl Planner<'_> {
             let rest = target - done;
             let n = if chunked { rest.min(budget) } else { rest };
             if n > budget {
-                self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
+                self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched().max_num_batched_tokens as u64 };
                 break;
             }
             if !self.admissible(&c, done, n, pin) {
@@ -294,7 +294,7 @@ impl Planner<'_> {
             }
             if done > 0 && c.ready == 0 {
                 self.pool.pin(c.class, pin);
-                let held = (done / self.r.cache.map_or(1, |k| k.block())) as u32;
+                let held = (done / self.r.cache().map_or(1, |k| k.block())) as u32;
                 let chain = c.chain.expect("a hit has a chain");
                 match self.s.pins.iter_mut().find(|p| p.0 == chain) {
                     Some(p) => p.1 = p.1.max(held),
@@ -306,21 +306,21 @@ impl Planner<'_> {
             let own = if c.ready > 0 { 0 } else { self.pool.units_for(done) };
             let units = if paged { self.pool.units_for(done + n) - own } else { 0 };
             self.pool.take(c.class, units);
-            self.chunk(c.h, self.r.reqs[c.h].id, c.class as u16, done as u32, c.target, n, true, units);
+            self.chunk(c.h, self.r.reqs()[c.h].id, c.class as u16, done as u32, c.target, n, true, units);
             budget -= n;
         }
         if budget == 0 && self.peek().is_some() {
-            self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
+            self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched().max_num_batched_tokens as u64 };
         }
     }
 
     /// Why a waiting prompt whose first chunk is `tokens` long is not admitted now.
     fn stop_for(&self, tokens: u64, budget: u64) -> AdmitStop {
         if tokens > budget {
-            return AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
+            return AdmitStop::TokenBudget { budget: self.r.sched().max_num_batched_tokens as u64 };
         }
         match self.pool.refusal(tokens) {
-            Refusal::Slots => AdmitStop::MaxSeqs { max_num_seqs: self.r.sched.max_num_seqs as u64 },
+            Refusal::Slots => AdmitStop::MaxSeqs { max_num_seqs: self.r.sched().max_num_seqs as u64 },
             Refusal::Kv { need, free } => AdmitStop::KvMemory { need_units: need, free_units: free },
             Refusal::Reserved => AdmitStop::Reserved,
         }
@@ -355,7 +355,7 @@ impl Planner<'_> {
         if c.ready > 0 {
             return (c.ready as u64, 0);
         }
-        let (Some(cache), Some(id)) = (self.r.cache, c.chain) else { return (0, 0) };
+        let (Some(cache), Some(id)) = (self.r.cache(), c.chain) else { return (0, 0) };
         let (cached, held, _) = cache.state(id);
         if cached == 0 {
             return (0, 0);
@@ -383,17 +383,17 @@ impl Planner<'_> {
             let head = match self.s.fronts[lane].last() {
                 Some(&(h, target)) => Some((h, target)),
                 None => {
-                    let entries = r.queues.entries(lane);
+                    let entries = r.queues().entries(lane);
                     let pos = &mut self.s.pos[lane];
-                    while entries.get(*pos).is_some_and(|&h| is_tombstone(&r.reqs, h)) {
+                    while entries.get(*pos).is_some_and(|&h| is_tombstone(&r.reqs(), h)) {
                         *pos += 1;
                     }
-                    entries.get(*pos).map(|&h| (h, r.reqs[h].prefill_target))
+                    entries.get(*pos).map(|&h| (h, r.reqs()[h].prefill_target))
                 }
             };
             if let Some((h, target)) = head {
-                let q = &r.reqs[h];
-                let key = (r.priority[q.class as usize], q.arrival, lane);
+                let q = &r.reqs()[h];
+                let key = (r.priority()[q.class as usize], q.arrival, lane);
                 if best.as_ref().is_none_or(|(b, _)| key < *b) {
                     let (chain, ready) = (q.prefix_chain, q.kv_ready);
                     best = Some((key, Candidate { lane, h, class: q.class as usize, target, chain, ready }));
@@ -404,7 +404,7 @@ impl Planner<'_> {
     }
 
     fn growth_of(&self, class: usize) -> u64 {
-        self.r.group.growth_of(class) - self.s.growth_gone[class]
+        self.r.group().growth_of(class) - self.s.growth_gone[class]
     }
 
     fn growth(&self) -> u64 {
@@ -423,9 +423,9 @@ impl Planner<'_> {
         }
         let r = self.r;
         let mut victim: Option<(u32, u64, usize, u32)> = None; // (priority, order, class, slot)
-        for (c, m) in r.running.iter().enumerate() {
+        for (c, m) in r.running().iter().enumerate() {
             if let Some((&order, &slot)) = m.iter().rev().nth(self.s.taken_back[c]) {
-                let p = if r.sched.isolation { r.priority[c] } else { 0 };
+                let p = if r.sched().isolation { r.priority()[c] } else { 0 };
                 if victim.is_none_or(|v| (p, order) > (v.0, v.1)) {
                     victim = Some((p, order, c, slot));
                 }
@@ -434,25 +434,25 @@ impl Planner<'_> {
         let Some((_, _, class, slot)) = victim else { return false };
         self.s.taken_back[class] += 1;
         self.s.dirty = true;
-        let h = r.reqs.handle(slot);
-        let q = &r.reqs[h];
+        let h = r.reqs().handle(slot);
+        let q = &r.reqs()[h];
         let generated = match q.phase {
             Phase::Decode => {
                 self.n -= 1;
-                let tokens = r.group.tokens(q);
+                let tokens = r.group().tokens(q);
                 self.ctx_sum -= tokens;
                 let window = self.pool.growth().window;
                 if window > 0 {
                     self.window_ctx_sum -= tokens.min(window);
                     self.in_window -= (tokens < window) as u64;
                 }
-                self.s.growth_gone[class] += r.group.grows_next(q);
-                r.group.generated(q)
+                self.s.growth_gone[class] += r.group().grows_next(q);
+                r.group().generated(q)
             }
             _ => q.generated,
         };
         self.pool.release_seq(class, q.prefill_target as u64, r.held_units(q));
-        self.s.fronts[r.queues.lane(class)].push((h, q.input + generated));
+        self.s.fronts[r.queues().lane(class)].push((h, q.input + generated));
         self.plan.preempted.push(PlannedPreemption { id: q.id, h });
         true
     }

@@ -363,44 +363,7 @@ impl Replica {
         }
     }
 
-    /// KV units a running request holds now (without the cached blocks it shares).
-    #[inline]
-    fn held_units(&self, r: &Req) -> u64 {
-        self.state().held_units(r)
-    }
-
     // ---------------------------------------------------------------- reading
-
-    /// The replica, borrowed read-only: what the planner plans from and the page reads.
-    #[inline]
-    pub fn state(&self) -> State<'_> {
-        let plan = self.planning.as_ref().map(|s| &s.plan);
-        State {
-            role: self.role,
-            sched: &self.sched,
-            priority: &self.priority,
-            hbm: &self.plan,
-            reqs: &self.reqs,
-            queues: &self.queues,
-            running: &self.running,
-            prefilling: &self.prefilling,
-            group: &self.group,
-            pool: &self.pool,
-            cache: self.cache.as_ref(),
-            static_batch: self.static_batch.as_ref(),
-            spec: self.spec.as_ref(),
-            restarting_until: self.restarting_until,
-            loose_tokens: self.loose_tokens,
-            last_step: &self.last_step,
-            stop: plan.map_or(AdmitStop::QueueEmpty, |p| p.stop),
-            preempting: plan.is_some_and(|p| !p.preempted.is_empty()),
-        }
-    }
-
-    /// A live request, or one this replica ended or sent on (its slot not reused yet).
-    pub fn request(&self, h: Handle) -> &Req {
-        &self.reqs[h]
-    }
 
     /// Prefix caching: per class, what the cache saved (`None` without prefix caching).
     pub fn cache_stats(&self) -> Option<&[CacheStats]> {
@@ -484,5 +447,79 @@ impl Replica {
             return Err(format!("running {running} over max_num_seqs"));
         }
         Ok(())
+    }
+}
+
+/// The replica as the planner and the page read it.
+impl State for Replica {
+    #[inline]
+    fn role(&self) -> Pool {
+        self.role
+    }
+    #[inline]
+    fn sched(&self) -> &SchedulerConfig {
+        &self.sched
+    }
+    #[inline]
+    fn priority(&self) -> &[u32] {
+        &self.priority
+    }
+    #[inline]
+    fn hbm(&self) -> &HbmPlan {
+        &self.plan
+    }
+    #[inline]
+    fn reqs(&self) -> &Requests {
+        &self.reqs
+    }
+    #[inline]
+    fn queues(&self) -> &WaitQueues {
+        &self.queues
+    }
+    #[inline]
+    fn running(&self) -> &[BTreeMap<u64, u32>] {
+        &self.running
+    }
+    #[inline]
+    fn prefilling(&self) -> &[Handle] {
+        &self.prefilling
+    }
+    #[inline]
+    fn group(&self) -> &DecodeGroup {
+        &self.group
+    }
+    #[inline]
+    fn pool(&self) -> &KvPool {
+        &self.pool
+    }
+    #[inline]
+    fn cache(&self) -> Option<&PrefixCache> {
+        self.cache.as_ref()
+    }
+    #[inline]
+    fn static_batch(&self) -> Option<&StaticBatch> {
+        self.static_batch.as_ref()
+    }
+    #[inline]
+    fn spec(&self) -> Option<&Speculation> {
+        self.spec.as_ref()
+    }
+    #[inline]
+    fn restarting_until(&self) -> Option<Micros> {
+        self.restarting_until
+    }
+    #[inline]
+    fn loose_tokens(&self) -> u64 {
+        self.loose_tokens
+    }
+    #[inline]
+    fn last_step(&self) -> &StepInfo {
+        &self.last_step
+    }
+    fn last_stop(&self) -> (AdmitStop, bool) {
+        match &self.planning {
+            Some(s) => (s.plan.stop, !s.plan.preempted.is_empty()),
+            None => (AdmitStop::QueueEmpty, false),
+        }
     }
 }

@@ -6,14 +6,15 @@
 use super::Replica;
 use crate::sim::plan::{IterationPlan, PlanContext};
 use crate::sim::requests::{Handle, Phase};
+use crate::sim::state::State;
 
 impl Replica {
     pub(super) fn start_continuous_step(&mut self) {
         loop {
             let mut s = self.planning.take().unwrap_or_default();
-            s.plan(self.state());
+            s.plan(&*self);
             if self.plan_observer.is_some() {
-                let context = PlanContext::of(&self.state());
+                let context = PlanContext::of(&*self);
                 if let Some(observe) = self.plan_observer.as_mut() {
                     observe(&s.plan, &context);
                 }

@@ -5,6 +5,7 @@
 use super::{InFlightStep, Replica};
 use crate::sim::events::{Effect, Wakeup};
 use crate::sim::requests::{Handle, Phase};
+use crate::sim::state::State;
 use crate::sim::view::{Pool, StepInfo};
 use crate::metrics::Outcome;
 use crate::perf::BatchWork;
