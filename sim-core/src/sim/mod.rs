@@ -14,14 +14,13 @@
 //! | `requests` | request slots and handles, the wait queues |
 //! | `kv` | the KV pool: units, batch slots, per-class reservations, watermark |
 //! | `decode` | the decode group: lockstep decoding in O(1) per iteration |
-//! | `plan`, `schedule` | continuous batching: an iteration planned as a value, then applied |
 //! | `prefix` | prefix caching: shared prompt blocks as chains, reference counts, LRU eviction |
-//! | `static_batch`, `oom` | static batching; OOM restarts after over-commit |
+//! | `static_batch` | static batching's batch: its members and the work of its next step |
 //! | `record` | per-request metrics, the time series, recent endings, the summary |
-//! | `view` | what the page reads: snapshots, live requests, the HBM split |
-//! | `replica` | one serving engine, driven by the calls above |
-//! | `step` | a replica's iterations: started, ended, tokens emitted, prompts done |
-//! | `cached` | a replica's side of prefix caching: chains, references, evictions |
+//! | `view` | what the page reads, as plain values: snapshots, live requests, the HBM split |
+//! | `state` | a replica read-only (`State`): what the planner reads, the page's readings of it |
+//! | `plan` | continuous batching: an iteration planned as a value from a replica's `State` |
+//! | `replica` | one serving engine, driven by the calls above; private state its own methods change |
 //! | `transfer` | disaggregation in the driver: the links, the KV transfers under way |
 //! | `observe` | reading the driver: accessors, the summary, live requests, snapshots, checks |
 //!
@@ -46,11 +45,11 @@ mod time;
 mod transfer;
 mod view;
 
-pub use time::Micros;
 pub use plan::{IterationPlan, PlanContext, PlanObserver, PlannedChunk, PlannedPreemption};
 pub use record::RequestSink;
 pub use replica::MAX_OOM_RETRIES;
 pub use requests::Phase;
+pub use time::Micros;
 pub use view::{
     AdmitStop, Ending, HbmUse, KvTransfer, Limit, LiveRequest, Pool, RecentEnding, ReplicaView, Snapshot, StepInfo,
 };

@@ -1,11 +1,11 @@
 //! Planning one iteration of continuous batching, as a value.
 //!
-//! The planner reads the replica through its read-only [`State`] and decides, on a copy of the KV pool and a tentative view of
-//! the queues and the decode group, what the next iteration does: which running sequences are
-//! preempted (the newest, when the decode step's new blocks do not fit), whether the decode
-//! group takes a step, which prompts continue with which chunk sizes, which waiting prompts are
-//! admitted. The replica then applies the plan (`replica/schedule.rs`). Tests check properties on
-//! plans (`Simulation::set_plan_observer`).
+//! The planner reads the replica through its read-only [`State`] and decides, on a copy of the
+//! KV pool and a tentative view of the queues and the decode group, what the next iteration
+//! does: which running sequences are preempted (the newest, when the decode step's new blocks
+//! do not fit), whether the decode group takes a step, which prompts continue with which chunk
+//! sizes, which waiting prompts are admitted. The replica then applies the plan
+//! (`replica/schedule.rs`). Tests check properties on plans (`Simulation::set_plan_observer`).
 
 use super::kv::{KvPool, Refusal};
 use super::requests::{is_tombstone, Handle, Phase};

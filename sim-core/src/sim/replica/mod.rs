@@ -11,8 +11,8 @@
 //! Its state is private, and changed only by its methods here and in this folder's files, the
 //! one home of its `impl`: its iterations (`step`), continuous batching's plans applied
 //! (`schedule`), static batching (`batching`), OOM restarts (`oom`) and its side of prefix
-//! caching (`cached`). Others read it through [`State`], a borrowed read-only view: the planner
-//! decides on it (`plan.rs`), the page's readings are made of it (`state.rs`).
+//! caching (`cached`). Others read it through [`State`], the read-only view it implements: the
+//! planner decides on it (`plan.rs`), the page's readings are made of it (`state.rs`).
 
 mod batching;
 mod cached;

@@ -3,10 +3,10 @@
 //! resend (a bounded number of times), otherwise every running and queued request fails.
 
 use super::Replica;
+use crate::metrics::Outcome;
 use crate::sim::events::Wakeup;
 use crate::sim::requests::{Handle, Phase};
 use crate::sim::view::StepInfo;
-use crate::metrics::Outcome;
 
 /// Resends of one request after OOM restarts before its client gives up.
 pub const MAX_OOM_RETRIES: u32 = 3;

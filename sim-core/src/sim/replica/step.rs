@@ -3,13 +3,13 @@
 //! their tokens, its prompt chunks advance, and the requests that are done leave.
 
 use super::{InFlightStep, Replica};
+use crate::metrics::Outcome;
+use crate::perf::BatchWork;
+use crate::scenario::Batching;
 use crate::sim::events::{Effect, Wakeup};
 use crate::sim::requests::{Handle, Phase};
 use crate::sim::state::State;
 use crate::sim::view::{Pool, StepInfo};
-use crate::metrics::Outcome;
-use crate::perf::BatchWork;
-use crate::scenario::Batching;
 
 impl Replica {
     pub(super) fn try_start_step(&mut self) {
