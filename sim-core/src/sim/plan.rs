@@ -6,10 +6,13 @@
 //! do not fit), whether the decode group takes a step, which prompts continue with which chunk
 //! sizes, which waiting prompts are admitted. The replica then applies the plan
 //! (`replica/schedule.rs`). Tests check properties on plans (`Simulation::set_plan_observer`).
+//! Static batching's next batch is decided the same way ([`StaticPlan`]), and applied by
+//! `replica/batching.rs`.
 
 use super::kv::{KvPool, Refusal};
 use super::requests::{is_tombstone, Handle, Phase};
 use super::state::State;
+use super::time::Micros;
 use super::view::AdmitStop;
 use crate::perf::BatchWork;
 
@@ -455,5 +458,69 @@ impl<S: State> Planner<'_, S> {
         self.s.fronts[r.queues().lane(class)].push((h, q.input + generated));
         self.plan.preempted.push(PlannedPreemption { id: q.id, h });
         true
+    }
+}
+
+/// Static batching, with the GPU free and no batch running: what the replica does next.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum StaticPlan {
+    /// Nothing waits.
+    Idle,
+    /// The batch is not full: wait until the oldest request's fill window closes.
+    Wait { until: Micros },
+    /// A batch of these waiting requests (in queue order), prompts padded to `p_max`, run until
+    /// the longest output `o_max`.
+    Form { members: Vec<Handle>, p_max: u32, o_max: u32 },
+}
+
+impl StaticPlan {
+    /// The replica `st` shows at `now`: a batch of up to `max_num_seqs` requests in queue order
+    /// (with isolation, by class priority and then arrival across the lanes) whose padded KV
+    /// fits, once the queue holds that many or the oldest has waited `batch_timeout_ms`.
+    pub(crate) fn of(st: &impl State, now: Micros) -> StaticPlan {
+        let (reqs, queues, sched, pool) = (st.reqs(), st.queues(), st.sched(), st.pool());
+        // per lane, the next entry not yet taken
+        let mut pos = vec![0usize; queues.lanes()];
+        let next = |pos: &mut [usize]| {
+            let mut best: Option<((u32, Micros, usize), Handle)> = None;
+            for (lane, p) in pos.iter_mut().enumerate() {
+                let entries = queues.entries(lane);
+                while entries.get(*p).is_some_and(|&h| is_tombstone(reqs, h)) {
+                    *p += 1;
+                }
+                if let Some(&h) = entries.get(*p) {
+                    let r = &reqs[h];
+                    let key = (st.priority()[r.class as usize], r.arrival, lane);
+                    if best.is_none_or(|(b, _)| key < b) {
+                        best = Some((key, h));
+                    }
+                }
+            }
+            best.map(|((_, _, lane), h)| (lane, h))
+        };
+        let Some((_, first)) = next(&mut pos) else { return StaticPlan::Idle };
+        let window_end = reqs[first].arrival + (sched.batch_timeout_ms * 1000.0).round() as u64;
+        let max_seqs = sched.max_num_seqs as u64;
+        if queues.total() < max_seqs && now < window_end {
+            return StaticPlan::Wait { until: window_end };
+        }
+        let mut members: Vec<Handle> = Vec::new();
+        let (mut p_max, mut o_max) = (0u32, 0u32);
+        while (members.len() as u64) < max_seqs {
+            let Some((lane, h)) = next(&mut pos) else { break };
+            let r = &reqs[h];
+            let (p, o) = (p_max.max(r.prefill_target), o_max.max(r.output));
+            if pool.static_units((p + o) as u64) * (members.len() as u64 + 1) > pool.capacity() {
+                break;
+            }
+            (p_max, o_max) = (p, o);
+            pos[lane] += 1;
+            members.push(h);
+        }
+        if members.is_empty() {
+            StaticPlan::Idle
+        } else {
+            StaticPlan::Form { members, p_max, o_max }
+        }
     }
 }

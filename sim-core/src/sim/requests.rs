@@ -229,16 +229,8 @@ impl WaitQueues {
         }
     }
 
-    /// Drops tombstones at the front of every lane.
-    pub fn drop_tombstones(&mut self, reqs: &Requests) {
-        for lane in &mut self.lanes {
-            while lane.front().is_some_and(|&h| is_tombstone(reqs, h)) {
-                lane.pop_front();
-            }
-        }
-    }
-
-    /// The live queued request at the front of a lane, if any (tombstones dropped first).
+    /// The entry at the front of a lane, if any (for tests).
+    #[cfg(test)]
     pub fn front(&self, lane: usize) -> Option<Handle> {
         self.lanes[lane].front().copied()
     }

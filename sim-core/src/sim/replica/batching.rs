@@ -1,10 +1,12 @@
-//! A replica's side of static batching (`static_batch.rs` holds the batch): a batch formed from
-//! the queue once it is full or its window closes, its steps run, and everyone freed at once.
+//! A replica's side of static batching (`static_batch.rs` holds the batch): the batch planned
+//! from the queue once it is full or its window closes (`plan::StaticPlan`) is admitted, its
+//! steps run, and everyone freed at once.
 
 use super::Replica;
 use crate::metrics::Outcome;
 use crate::sim::events::Wakeup;
-use crate::sim::requests::{Handle, Phase};
+use crate::sim::plan::StaticPlan;
+use crate::sim::requests::Phase;
 use crate::sim::static_batch::StaticBatch;
 
 impl Replica {
@@ -13,33 +15,19 @@ impl Replica {
             self.static_next_step();
             return;
         }
-        let Some(first) = self.peek_waiting(&[]) else { return };
-        let oldest = self.reqs[first].arrival;
-        let window_end = oldest + (self.sched.batch_timeout_ms * 1000.0).round() as u64;
-        let max_seqs = self.sched.max_num_seqs as u64;
-        if self.queues.total() < max_seqs && self.now < window_end {
-            if self.window_at != Some(window_end) {
-                self.window_at = Some(window_end);
-                self.wake_at(window_end, Wakeup::BatchWindow);
+        let (members, p_max, o_max) = match StaticPlan::of(&*self, self.now) {
+            StaticPlan::Idle => return,
+            StaticPlan::Wait { until } => {
+                if self.window_at != Some(until) {
+                    self.window_at = Some(until);
+                    self.wake_at(until, Wakeup::BatchWindow);
+                }
+                return;
             }
-            return;
-        }
-        // Form a batch: up to B requests in queue order whose padded KV fits.
-        let mut members: Vec<Handle> = Vec::new();
-        let (mut p_max, mut o_max) = (0u32, 0u32);
-        while (members.len() as u64) < max_seqs {
-            let Some(h) = self.peek_waiting(&[]) else { break };
-            let r = &self.reqs[h];
-            let (p, o) = (p_max.max(r.prefill_target), o_max.max(r.output));
-            if self.pool.static_units((p + o) as u64) * (members.len() as u64 + 1) > self.pool.capacity() {
-                break;
-            }
-            (p_max, o_max) = (p, o);
+            StaticPlan::Form { members, p_max, o_max } => (members, p_max, o_max),
+        };
+        for &h in &members {
             self.admit(h);
-            members.push(h);
-        }
-        if members.is_empty() {
-            return;
         }
         let per = self.pool.static_units((p_max + o_max) as u64);
         for &h in &members {

@@ -312,24 +312,6 @@ impl Replica {
         self.out.push(Effect::Ended { class: r.class, session: r.session, completed: outcome == Outcome::Completed });
     }
 
-    /// The queued request that would be admitted next: with isolation, by class priority and
-    /// then arrival across the lanes (skipping lanes marked in `blocked`); otherwise the head
-    /// of the shared FCFS queue.
-    fn peek_waiting(&mut self, blocked: &[bool]) -> Option<Handle> {
-        self.queues.drop_tombstones(&self.reqs);
-        let mut best: Option<((u32, Micros, usize), Handle)> = None;
-        for q in (0..self.queues.lanes()).filter(|&q| !blocked.get(q).copied().unwrap_or(false)) {
-            if let Some(h) = self.queues.front(q) {
-                let r = &self.reqs[h];
-                let key = (self.priority[r.class as usize], r.arrival, q);
-                if best.is_none_or(|(b, _)| key < b) {
-                    best = Some((key, h));
-                }
-            }
-        }
-        best.map(|(_, h)| h)
-    }
-
     /// Takes a queued request into the batch: a slot, and (contiguous) its KV reservation.
     fn admit(&mut self, h: Handle) {
         let class = self.reqs[h].class as usize;
