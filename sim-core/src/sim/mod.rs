@@ -19,7 +19,7 @@
 //! | `record` | per-request metrics, the time series, recent endings, the summary |
 //! | `view` | what the page reads, as plain values: snapshots, live requests, the HBM split |
 //! | `state` | a replica read-only (`State`): what the planner reads, the page's readings of it |
-//! | `plan` | continuous batching: an iteration planned as a value from a replica's `State` |
+//! | `plan` | an iteration (continuous) or the next batch (static) planned as a value from a `State` |
 //! | `replica` | one serving engine, driven by the calls above; private state its own methods change |
 //! | `transfer` | disaggregation in the driver: the links, the KV transfers under way |
 //! | `observe` | reading the driver: accessors, the summary, live requests, snapshots, checks |
