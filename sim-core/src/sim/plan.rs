@@ -388,7 +388,7 @@ impl<S: State> Planner<'_, S> {
                 None => {
                     let entries = r.queues().entries(lane);
                     let pos = &mut self.s.pos[lane];
-                    while entries.get(*pos).is_some_and(|&h| is_tombstone(&r.reqs(), h)) {
+                    while entries.get(*pos).is_some_and(|&h| is_tombstone(r.reqs(), h)) {
                         *pos += 1;
                     }
                     entries.get(*pos).map(|&h| (h, r.reqs()[h].prefill_target))
