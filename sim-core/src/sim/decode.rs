@@ -16,8 +16,8 @@
 //! whole step until it leaves, at the step's end). Sliding-window models decode one token per
 //! step (validation refuses speculation for them).
 
-use super::events::Micros;
 use super::requests::{Handle, Phase, Req};
+use super::time::Micros;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

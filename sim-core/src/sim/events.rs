@@ -1,12 +1,10 @@
-//! Time and events: one priority queue ordered by time, then by the order events were made, so
+//! Events: one priority queue ordered by time, then by the order events were made, so
 //! a run is a pure function of its scenario.
 
 use super::requests::Handle;
+use super::time::Micros;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// Simulated time in microseconds.
-pub type Micros = u64;
 
 /// A timer a replica sets for itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

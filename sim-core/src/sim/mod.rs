@@ -9,18 +9,18 @@
 //!
 //! | module | what it holds |
 //! | --- | --- |
-//! | `events` | time, the event queue, what a replica asks of its driver |
+//! | `time` | simulated time: integer microseconds |
+//! | `events` | the event queue, what a replica asks of its driver |
 //! | `requests` | request slots and handles, the wait queues |
 //! | `kv` | the KV pool: units, batch slots, per-class reservations, watermark |
 //! | `decode` | the decode group: lockstep decoding in O(1) per iteration |
-//! | `plan`, `schedule` | continuous batching: an iteration planned as a value, then applied |
 //! | `prefix` | prefix caching: shared prompt blocks as chains, reference counts, LRU eviction |
-//! | `static_batch`, `oom` | static batching; OOM restarts after over-commit |
+//! | `static_batch` | static batching's batch: its members and the work of its next step |
 //! | `record` | per-request metrics, the time series, recent endings, the summary |
-//! | `view` | what the page reads: snapshots, live requests, the HBM split |
-//! | `replica` | one serving engine, driven by the calls above |
-//! | `step` | a replica's iterations: started, ended, tokens emitted, prompts done |
-//! | `cached` | a replica's side of prefix caching: chains, references, evictions |
+//! | `view` | what the page reads, as plain values: snapshots, live requests, the HBM split |
+//! | `state` | a replica read-only (`State`): what the planner reads, the page's readings of it |
+//! | `plan` | an iteration (continuous) or the next batch (static) planned as a value from a `State` |
+//! | `replica` | one serving engine, driven by the calls above; private state its own methods change |
 //! | `transfer` | disaggregation in the driver: the links, the KV transfers under way |
 //! | `observe` | reading the driver: accessors, the summary, live requests, snapshots, checks |
 //!
@@ -30,30 +30,29 @@
 //! (an event when it arrives) to the decode replica with the fewest requests queued, running
 //! and on their way to it.
 
-mod cached;
 mod decode;
 mod events;
 mod kv;
 mod observe;
-mod oom;
 mod plan;
 mod prefix;
 mod record;
 mod replica;
 mod requests;
-mod schedule;
+mod state;
 mod static_batch;
-mod step;
+mod time;
 mod transfer;
 mod view;
 
-pub use events::Micros;
-pub use oom::MAX_OOM_RETRIES;
-pub use plan::{AdmitStop, IterationPlan, PlanContext, PlannedChunk, PlannedPreemption};
+pub use plan::{IterationPlan, PlanContext, PlanObserver, PlannedChunk, PlannedPreemption};
 pub use record::RequestSink;
+pub use replica::MAX_OOM_RETRIES;
 pub use requests::Phase;
-pub use schedule::PlanObserver;
-pub use view::{Ending, HbmUse, KvTransfer, Limit, LiveRequest, Pool, RecentEnding, ReplicaView, Snapshot, StepInfo};
+pub use time::Micros;
+pub use view::{
+    AdmitStop, Ending, HbmUse, KvTransfer, Limit, LiveRequest, Pool, RecentEnding, ReplicaView, Snapshot, StepInfo,
+};
 
 use crate::catalog::{GpuSpec, ModelSpec};
 use crate::cluster::{Load, Policy, Reason, Router, RouterConfig};

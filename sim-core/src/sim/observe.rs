@@ -3,6 +3,7 @@
 
 use super::prefix::CacheStats;
 use super::replica::{self, Replica};
+use super::state::State;
 use super::view::{KvTransfer, Limit, LiveRequest, RecentEnding, Snapshot};
 use super::{Micros, Simulation};
 use crate::catalog::{GpuSpec, ModelSpec};
@@ -179,7 +180,7 @@ impl Simulation {
                         start_s: s(t.sent_on.start),
                         arrive_s: s(t.sent_on.arrives),
                     };
-                    (self.replicas[t.from as usize].reqs[t.h].id, view)
+                    (self.replicas[t.from as usize].reqs()[t.h].id, view)
                 })
                 .collect();
             on_link.sort_unstable_by_key(|(id, _)| *id);
@@ -213,17 +214,17 @@ impl Simulation {
         Snapshot {
             now_s: self.now as f64 / 1e6,
             finished: self.is_finished(),
-            restarting_until_s: busiest.restarting_until.map(|t| t as f64 / 1e6),
+            restarting_until_s: busiest.restarting_until().map(|t| t as f64 / 1e6),
             requests: self.live_requests(),
             recent: self.recent_endings(),
             queued,
             running: self.occupied.running,
             hbm: busiest.hbm_use(),
-            last_step: busiest.last_step,
+            last_step: *busiest.last_step(),
             limit: busiest.limit(),
             summary: self.summary(),
             replicas: if self.replicas.len() > 1 {
-                self.replicas.iter().map(Replica::view).collect()
+                self.replicas.iter().map(State::line).collect()
             } else {
                 Vec::new()
             },
@@ -262,7 +263,7 @@ impl Simulation {
         }
         if let Some(pd) = &self.pd {
             // every prompt being sent is one transfer under way, counted at its destination
-            let sending: u64 = self.replicas.iter().map(|r| r.reqs.live().filter(|q| q.sending).count() as u64).sum();
+            let sending: u64 = self.replicas.iter().map(State::sending).sum();
             let under_way = pd.transfers.iter().flatten().count() as u64;
             let incoming: u64 = pd.incoming.iter().sum();
             if sending != under_way || incoming != under_way {

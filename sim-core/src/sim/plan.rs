@@ -1,15 +1,19 @@
 //! Planning one iteration of continuous batching, as a value.
 //!
-//! The planner reads the replica and decides, on a copy of the KV pool and a tentative view of
-//! the queues and the decode group, what the next iteration does: which running sequences are
-//! preempted (the newest, when the decode step's new blocks do not fit), whether the decode
-//! group takes a step, which prompts continue with which chunk sizes, which waiting prompts are
-//! admitted. `schedule` then applies the plan. Tests check properties on plans
-//! (`Simulation::set_plan_observer`).
+//! The planner reads the replica through its read-only [`State`] and decides, on a copy of the
+//! KV pool and a tentative view of the queues and the decode group, what the next iteration
+//! does: which running sequences are preempted (the newest, when the decode step's new blocks
+//! do not fit), whether the decode group takes a step, which prompts continue with which chunk
+//! sizes, which waiting prompts are admitted. The replica then applies the plan
+//! (`replica/schedule.rs`). Tests check properties on plans (`Simulation::set_plan_observer`).
+//! Static batching's next batch is decided the same way ([`StaticPlan`]), and applied by
+//! `replica/batching.rs`.
 
 use super::kv::{KvPool, Refusal};
-use super::replica::Replica;
 use super::requests::{is_tombstone, Handle, Phase};
+use super::state::State;
+use super::time::Micros;
+use super::view::AdmitStop;
 use crate::perf::BatchWork;
 
 /// A prefill chunk an iteration computes.
@@ -35,24 +39,6 @@ pub struct PlannedChunk {
 pub struct PlannedPreemption {
     pub id: u64,
     pub(crate) h: Handle,
-}
-
-/// Why an iteration admitted no more waiting prompts (recorded by the plan for the stage's
-/// bottleneck badge; it changes nothing the plan does).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum AdmitStop {
-    /// Nothing (more) was waiting, or nothing waiting could be tried.
-    #[default]
-    QueueEmpty,
-    /// Every batch slot was taken: `max_num_seqs` sequences run.
-    MaxSeqs { max_num_seqs: u64 },
-    /// The next prompt's KV did not fit: the units it needed (paged: blocks with the 1%
-    /// watermark; contiguous: `max_model_len` tokens) and the units free.
-    KvMemory { need_units: u64, free_units: u64 },
-    /// The next prompt would have eaten into another class's reserved share (isolation).
-    Reserved,
-    /// The iteration's token budget (`max_num_batched_tokens`) was spent.
-    TokenBudget { budget: u64 },
 }
 
 /// What one iteration of continuous batching does, decided before anything changes.
@@ -96,6 +82,9 @@ pub struct PlanContext {
     pub oldest_running: Option<u64>,
 }
 
+/// Sees every plan before it is applied (for tests of the scheduler).
+pub type PlanObserver = Box<dyn FnMut(&IterationPlan, &PlanContext)>;
+
 /// The plan being made and the buffers the planner reuses, so planning allocates nothing in
 /// the steady state.
 #[derive(Default)]
@@ -137,8 +126,8 @@ struct Candidate {
     ready: u32,
 }
 
-struct Planner<'a> {
-    r: &'a Replica,
+struct Planner<'a, S: State> {
+    r: &'a S,
     pool: &'a mut KvPool,
     s: &'a mut Tentative,
     plan: &'a mut IterationPlan,
@@ -150,20 +139,23 @@ struct Planner<'a> {
     in_window: u64,
 }
 
-impl Replica {
+impl PlanContext {
     /// The replica as a plan finds it now.
-    pub(super) fn plan_context(&self) -> PlanContext {
-        let firsts = self.running.iter().filter_map(|m| m.values().next());
-        let oldest = firsts.map(|&slot| self.reqs.at(slot)).min_by_key(|r| r.admit_order).map(|r| r.id);
-        PlanContext { running: self.pool.seqs(), oldest_running: oldest }
+    pub(crate) fn of(st: &impl State) -> PlanContext {
+        let firsts = st.running().iter().filter_map(|m| m.values().next());
+        let oldest = firsts.map(|&slot| st.reqs().at(slot)).min_by_key(|r| r.admit_order).map(|r| r.id);
+        PlanContext { running: st.pool().seqs(), oldest_running: oldest }
     }
+}
 
-    /// Plans the next continuous-batching iteration into `s.plan` without changing anything.
-    pub(super) fn plan_iteration(&self, s: &mut PlanScratch) {
-        let (classes, lanes) = (self.running.len(), self.queues.lanes());
-        let PlanScratch { plan, pool, t } = s;
-        let pool = pool.get_or_insert_with(|| self.pool.clone());
-        pool.copy_usage_from(&self.pool);
+impl PlanScratch {
+    /// Plans the next continuous-batching iteration of the replica `st` shows into `self.plan`,
+    /// changing nothing of the replica.
+    pub(crate) fn plan<S: State>(&mut self, st: &S) -> &IterationPlan {
+        let (classes, lanes) = (st.running().len(), st.queues().lanes());
+        let PlanScratch { plan, pool, t } = self;
+        let pool = pool.get_or_insert_with(|| st.pool().clone());
+        pool.copy_usage_from(st.pool());
         if t.dirty || t.pos.len() != lanes || t.taken_back.len() != classes {
             reset(&mut t.taken_back, classes, 0);
             reset(&mut t.growth_gone, classes, 0);
@@ -180,12 +172,13 @@ impl Replica {
             plan.growth.resize(classes, 0);
         }
         plan.chunks.clear();
-        plan.work = BatchWork { window: self.pool.growth().window, ..BatchWork::default() };
+        plan.work = BatchWork { window: st.pool().growth().window, ..BatchWork::default() };
         plan.retry = false;
         plan.stop = AdmitStop::QueueEmpty;
-        let g = &self.group;
+        let g = st.group();
         let (n, ctx_sum, window_ctx_sum, in_window) = (g.n, g.ctx_sum, g.window_ctx_sum, g.n_in_window);
-        Planner { r: self, pool, s: t, plan, n, ctx_sum, window_ctx_sum, in_window }.run();
+        Planner { r: st, pool, s: t, plan, n, ctx_sum, window_ctx_sum, in_window }.run();
+        &self.plan
     }
 }
 
@@ -194,9 +187,9 @@ fn reset<T: Copy>(v: &mut Vec<T>, len: usize, value: T) {
     v.resize(len, value);
 }
 
-impl Planner<'_> {
+impl<S: State> Planner<'_, S> {
     fn run(&mut self) {
-        let sched = &self.r.sched;
+        let sched = self.r.sched();
         let (chunked, paged) = (sched.chunked_prefill, self.pool.paged());
         let mut budget = sched.max_num_batched_tokens as u64;
         // Without chunked prefill, waiting prompts go first in prefill-only iterations
@@ -221,7 +214,7 @@ impl Planner<'_> {
                 work.decode_ctx_tokens = self.ctx_sum + n;
                 work.decode_window_ctx_tokens = self.window_ctx_sum + self.in_window;
                 work.logit_tokens += n;
-                if let Some(sp) = &self.r.spec {
+                if let Some(sp) = self.r.spec() {
                     sp.add_verification(work);
                 }
                 self.plan.decode_seqs = n;
@@ -245,7 +238,7 @@ impl Planner<'_> {
         if self.plan.work.is_empty() {
             // Nothing could run. If prompts are stuck half-prefilled with no KV to continue,
             // preempt the newest so the oldest can progress (and plan again); otherwise idle.
-            let stuck = self.r.prefilling.iter().any(|h| !self.is_preempted(*h));
+            let stuck = self.r.prefilling().iter().any(|h| !self.is_preempted(*h));
             self.plan.retry = stuck && self.preempt_newest();
         }
     }
@@ -254,14 +247,14 @@ impl Planner<'_> {
     /// the free KV allow. Returns the budget left.
     fn continue_prompts(&mut self, mut budget: u64, paged: bool) -> u64 {
         let r = self.r;
-        for &h in &r.prefilling {
+        for &h in r.prefilling() {
             if budget == 0 {
                 break;
             }
             if self.is_preempted(h) {
                 continue;
             }
-            let r = &r.reqs[h];
+            let r = &r.reqs()[h];
             let (done, target) = (r.prefilled, r.prefill_target);
             let n = ((target - done) as u64).min(budget);
             let (n, units) = if paged { self.pool.fit_chunk(done as u64, n) } else { (n, 0) };
@@ -284,7 +277,7 @@ impl Planner<'_> {
             let rest = target - done;
             let n = if chunked { rest.min(budget) } else { rest };
             if n > budget {
-                self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
+                self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched().max_num_batched_tokens as u64 };
                 break;
             }
             if !self.admissible(&c, done, n, pin) {
@@ -304,7 +297,7 @@ impl Planner<'_> {
             }
             if done > 0 && c.ready == 0 {
                 self.pool.pin(c.class, pin);
-                let held = (done / self.r.cache.as_ref().map_or(1, |k| k.block())) as u32;
+                let held = (done / self.r.cache().map_or(1, |k| k.block())) as u32;
                 let chain = c.chain.expect("a hit has a chain");
                 match self.s.pins.iter_mut().find(|p| p.0 == chain) {
                     Some(p) => p.1 = p.1.max(held),
@@ -316,21 +309,21 @@ impl Planner<'_> {
             let own = if c.ready > 0 { 0 } else { self.pool.units_for(done) };
             let units = if paged { self.pool.units_for(done + n) - own } else { 0 };
             self.pool.take(c.class, units);
-            self.chunk(c.h, self.r.reqs[c.h].id, c.class as u16, done as u32, c.target, n, true, units);
+            self.chunk(c.h, self.r.reqs()[c.h].id, c.class as u16, done as u32, c.target, n, true, units);
             budget -= n;
         }
         if budget == 0 && self.peek().is_some() {
-            self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
+            self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched().max_num_batched_tokens as u64 };
         }
     }
 
     /// Why a waiting prompt whose first chunk is `tokens` long is not admitted now.
     fn stop_for(&self, tokens: u64, budget: u64) -> AdmitStop {
         if tokens > budget {
-            return AdmitStop::TokenBudget { budget: self.r.sched.max_num_batched_tokens as u64 };
+            return AdmitStop::TokenBudget { budget: self.r.sched().max_num_batched_tokens as u64 };
         }
         match self.pool.refusal(tokens) {
-            Refusal::Slots => AdmitStop::MaxSeqs { max_num_seqs: self.r.sched.max_num_seqs as u64 },
+            Refusal::Slots => AdmitStop::MaxSeqs { max_num_seqs: self.r.sched().max_num_seqs as u64 },
             Refusal::Kv { need, free } => AdmitStop::KvMemory { need_units: need, free_units: free },
             Refusal::Reserved => AdmitStop::Reserved,
         }
@@ -365,7 +358,7 @@ impl Planner<'_> {
         if c.ready > 0 {
             return (c.ready as u64, 0);
         }
-        let (Some(cache), Some(id)) = (&self.r.cache, c.chain) else { return (0, 0) };
+        let (Some(cache), Some(id)) = (self.r.cache(), c.chain) else { return (0, 0) };
         let (cached, held, _) = cache.state(id);
         if cached == 0 {
             return (0, 0);
@@ -393,17 +386,17 @@ impl Planner<'_> {
             let head = match self.s.fronts[lane].last() {
                 Some(&(h, target)) => Some((h, target)),
                 None => {
-                    let entries = r.queues.entries(lane);
+                    let entries = r.queues().entries(lane);
                     let pos = &mut self.s.pos[lane];
-                    while entries.get(*pos).is_some_and(|&h| is_tombstone(&r.reqs, h)) {
+                    while entries.get(*pos).is_some_and(|&h| is_tombstone(r.reqs(), h)) {
                         *pos += 1;
                     }
-                    entries.get(*pos).map(|&h| (h, r.reqs[h].prefill_target))
+                    entries.get(*pos).map(|&h| (h, r.reqs()[h].prefill_target))
                 }
             };
             if let Some((h, target)) = head {
-                let q = &r.reqs[h];
-                let key = (r.priority[q.class as usize], q.arrival, lane);
+                let q = &r.reqs()[h];
+                let key = (r.priority()[q.class as usize], q.arrival, lane);
                 if best.as_ref().is_none_or(|(b, _)| key < *b) {
                     let (chain, ready) = (q.prefix_chain, q.kv_ready);
                     best = Some((key, Candidate { lane, h, class: q.class as usize, target, chain, ready }));
@@ -414,7 +407,7 @@ impl Planner<'_> {
     }
 
     fn growth_of(&self, class: usize) -> u64 {
-        self.r.group.growth_of(class) - self.s.growth_gone[class]
+        self.r.group().growth_of(class) - self.s.growth_gone[class]
     }
 
     fn growth(&self) -> u64 {
@@ -433,9 +426,9 @@ impl Planner<'_> {
         }
         let r = self.r;
         let mut victim: Option<(u32, u64, usize, u32)> = None; // (priority, order, class, slot)
-        for (c, m) in r.running.iter().enumerate() {
+        for (c, m) in r.running().iter().enumerate() {
             if let Some((&order, &slot)) = m.iter().rev().nth(self.s.taken_back[c]) {
-                let p = if r.sched.isolation { r.priority[c] } else { 0 };
+                let p = if r.sched().isolation { r.priority()[c] } else { 0 };
                 if victim.is_none_or(|v| (p, order) > (v.0, v.1)) {
                     victim = Some((p, order, c, slot));
                 }
@@ -444,26 +437,90 @@ impl Planner<'_> {
         let Some((_, _, class, slot)) = victim else { return false };
         self.s.taken_back[class] += 1;
         self.s.dirty = true;
-        let h = r.reqs.handle(slot);
-        let q = &r.reqs[h];
+        let h = r.reqs().handle(slot);
+        let q = &r.reqs()[h];
         let generated = match q.phase {
             Phase::Decode => {
                 self.n -= 1;
-                let tokens = r.group.tokens(q);
+                let tokens = r.group().tokens(q);
                 self.ctx_sum -= tokens;
                 let window = self.pool.growth().window;
                 if window > 0 {
                     self.window_ctx_sum -= tokens.min(window);
                     self.in_window -= (tokens < window) as u64;
                 }
-                self.s.growth_gone[class] += r.group.grows_next(q);
-                r.group.generated(q)
+                self.s.growth_gone[class] += r.group().grows_next(q);
+                r.group().generated(q)
             }
             _ => q.generated,
         };
         self.pool.release_seq(class, q.prefill_target as u64, r.held_units(q));
-        self.s.fronts[r.queues.lane(class)].push((h, q.input + generated));
+        self.s.fronts[r.queues().lane(class)].push((h, q.input + generated));
         self.plan.preempted.push(PlannedPreemption { id: q.id, h });
         true
+    }
+}
+
+/// Static batching, with the GPU free and no batch running: what the replica does next.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum StaticPlan {
+    /// Nothing waits.
+    Idle,
+    /// The batch is not full: wait until the oldest request's fill window closes.
+    Wait { until: Micros },
+    /// A batch of these waiting requests (in queue order), prompts padded to `p_max`, run until
+    /// the longest output `o_max`.
+    Form { members: Vec<Handle>, p_max: u32, o_max: u32 },
+}
+
+impl StaticPlan {
+    /// The replica `st` shows at `now`: a batch of up to `max_num_seqs` requests in queue order
+    /// (with isolation, by class priority and then arrival across the lanes) whose padded KV
+    /// fits, once the queue holds that many or the oldest has waited `batch_timeout_ms`.
+    pub(crate) fn of(st: &impl State, now: Micros) -> StaticPlan {
+        let (reqs, queues, sched, pool) = (st.reqs(), st.queues(), st.sched(), st.pool());
+        // per lane, the next entry not yet taken
+        let mut pos = vec![0usize; queues.lanes()];
+        let next = |pos: &mut [usize]| {
+            let mut best: Option<((u32, Micros, usize), Handle)> = None;
+            for (lane, p) in pos.iter_mut().enumerate() {
+                let entries = queues.entries(lane);
+                while entries.get(*p).is_some_and(|&h| is_tombstone(reqs, h)) {
+                    *p += 1;
+                }
+                if let Some(&h) = entries.get(*p) {
+                    let r = &reqs[h];
+                    let key = (st.priority()[r.class as usize], r.arrival, lane);
+                    if best.is_none_or(|(b, _)| key < b) {
+                        best = Some((key, h));
+                    }
+                }
+            }
+            best.map(|((_, _, lane), h)| (lane, h))
+        };
+        let Some((_, first)) = next(&mut pos) else { return StaticPlan::Idle };
+        let window_end = reqs[first].arrival + (sched.batch_timeout_ms * 1000.0).round() as u64;
+        let max_seqs = sched.max_num_seqs as u64;
+        if queues.total() < max_seqs && now < window_end {
+            return StaticPlan::Wait { until: window_end };
+        }
+        let mut members: Vec<Handle> = Vec::new();
+        let (mut p_max, mut o_max) = (0u32, 0u32);
+        while (members.len() as u64) < max_seqs {
+            let Some((lane, h)) = next(&mut pos) else { break };
+            let r = &reqs[h];
+            let (p, o) = (p_max.max(r.prefill_target), o_max.max(r.output));
+            if pool.static_units((p + o) as u64) * (members.len() as u64 + 1) > pool.capacity() {
+                break;
+            }
+            (p_max, o_max) = (p, o);
+            pos[lane] += 1;
+            members.push(h);
+        }
+        if members.is_empty() {
+            StaticPlan::Idle
+        } else {
+            StaticPlan::Form { members, p_max, o_max }
+        }
     }
 }

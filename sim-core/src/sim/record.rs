@@ -2,9 +2,9 @@
 //! inter-token gaps, the time series, the recent endings the stage shows, the per-request sink,
 //! and the summary built from them.
 
-use super::events::Micros;
 use super::prefix::CacheStats;
 use super::requests::Req;
+use super::time::Micros;
 use super::view::{Ending, RecentEnding};
 use crate::memory::HbmPlan;
 use crate::metrics::{

@@ -1,7 +1,7 @@
 //! Requests: the slots that hold live requests (reused through generation-checked handles) and
 //! the wait queues in front of the scheduler.
 
-use super::events::Micros;
+use super::time::Micros;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::ops::{Index, IndexMut};
@@ -229,16 +229,8 @@ impl WaitQueues {
         }
     }
 
-    /// Drops tombstones at the front of every lane.
-    pub fn drop_tombstones(&mut self, reqs: &Requests) {
-        for lane in &mut self.lanes {
-            while lane.front().is_some_and(|&h| is_tombstone(reqs, h)) {
-                lane.pop_front();
-            }
-        }
-    }
-
-    /// The live queued request at the front of a lane, if any (tombstones dropped first).
+    /// The entry at the front of a lane, if any (for tests).
+    #[cfg(test)]
     pub fn front(&self, lane: usize) -> Option<Handle> {
         self.lanes[lane].front().copied()
     }

@@ -1,11 +1,9 @@
 //! Static batching: wait for a batch to fill (up to `max_num_seqs`, or until the oldest request
 //! has waited `batch_timeout_ms`), prefill every prompt padded to the longest, decode until the
-//! longest output is done, then free everything at once.
+//! longest output is done, then free everything at once. Here the batch and the work of its
+//! next step; the replica forms it, runs it and ends it (`replica/batching.rs`).
 
-use super::events::Wakeup;
-use super::replica::Replica;
-use super::requests::{Handle, Phase};
-use crate::metrics::Outcome;
+use super::requests::Handle;
 use crate::perf::BatchWork;
 
 pub(crate) struct StaticBatch {
@@ -19,121 +17,54 @@ pub(crate) struct StaticBatch {
     prefill_done: bool,
 }
 
-impl Replica {
-    pub(super) fn start_static_step(&mut self) {
-        if self.static_batch.is_some() {
-            self.static_next_step();
-            return;
-        }
-        let Some(first) = self.peek_waiting(&[]) else { return };
-        let oldest = self.reqs[first].arrival;
-        let window_end = oldest + (self.sched.batch_timeout_ms * 1000.0).round() as u64;
-        let max_seqs = self.sched.max_num_seqs as u64;
-        if self.queues.total() < max_seqs && self.now < window_end {
-            if self.window_at != Some(window_end) {
-                self.window_at = Some(window_end);
-                self.wake_at(window_end, Wakeup::BatchWindow);
-            }
-            return;
-        }
-        // Form a batch: up to B requests in queue order whose padded KV fits.
-        let mut members: Vec<Handle> = Vec::new();
-        let (mut p_max, mut o_max) = (0u32, 0u32);
-        while (members.len() as u64) < max_seqs {
-            let Some(h) = self.peek_waiting(&[]) else { break };
-            let r = &self.reqs[h];
-            let (p, o) = (p_max.max(r.prefill_target), o_max.max(r.output));
-            if self.pool.static_units((p + o) as u64) * (members.len() as u64 + 1) > self.pool.capacity() {
-                break;
-            }
-            (p_max, o_max) = (p, o);
-            self.admit(h);
-            members.push(h);
-        }
-        if members.is_empty() {
-            return;
-        }
-        let per = self.pool.static_units((p_max + o_max) as u64);
-        for &h in &members {
-            let r = &mut self.reqs[h];
-            if self.pool.paged() {
-                // the admission already took the sequence's fixed state
-                self.pool.take(r.class as usize, per - r.units);
-                r.units = per;
-            }
-            r.prefilled = 0;
-        }
-        let mut outputs_sorted: Vec<u32> = members.iter().map(|&h| self.reqs[h].output).collect();
-        outputs_sorted.sort_unstable();
-        self.static_batch = Some(StaticBatch { members, outputs_sorted, p_max, o_max, step: 0, prefill_done: false });
-        self.static_next_step();
+impl StaticBatch {
+    /// A batch of `members` with these outputs, prompts padded to `p_max`, run until `o_max`.
+    pub fn new(members: Vec<Handle>, mut outputs: Vec<u32>, p_max: u32, o_max: u32) -> StaticBatch {
+        outputs.sort_unstable();
+        StaticBatch { members, outputs_sorted: outputs, p_max, o_max, step: 0, prefill_done: false }
     }
 
-    fn static_next_step(&mut self) {
-        let Some(b) = self.static_batch.as_ref() else { return };
-        let n = b.members.len() as u64;
-        let window = self.pool.growth().window;
+    pub fn prefill_done(&self) -> bool {
+        self.prefill_done
+    }
+
+    /// The next step's work (the padded prefill, or a decode step of every member) and the KV
+    /// tokens the members hold during it.
+    pub fn next_work(&self, window: u64) -> (BatchWork, u64) {
+        let n = self.members.len() as u64;
         let mut work = BatchWork { window, ..BatchWork::default() };
-        if !b.prefill_done {
+        if !self.prefill_done {
             // prompts padded to the longest
             for _ in 0..n {
-                work.add_prefill_chunk(0, b.p_max as u64, true);
+                work.add_prefill_chunk(0, self.p_max as u64, true);
             }
         } else {
-            let ctx = b.p_max as u64 + b.step as u64;
+            let ctx = self.p_max as u64 + self.step as u64;
             work.decode_seqs = n;
             work.decode_ctx_tokens = n * (ctx + 1);
             work.decode_window_ctx_tokens = n * (ctx + 1).min(window);
             work.logit_tokens = n;
         }
-        let decode = b.prefill_done;
-        self.loose_tokens = n * (b.p_max as u64 + b.step as u64 + decode as u64);
-        self.begin_step(work, Vec::new(), decode, 0);
+        let decode = self.prefill_done;
+        (work, n * (self.p_max as u64 + self.step as u64 + decode as u64))
     }
 
-    pub(super) fn static_step_end(&mut self) {
-        let now = self.now;
-        let mut b = self.static_batch.take().expect("static step without a batch");
-        if !b.prefill_done {
-            b.prefill_done = true;
-            for &h in &b.members {
-                let r = &mut self.reqs[h];
-                r.phase = Phase::Decode;
-                r.prefilled = r.prefill_target;
-                r.generated = 1;
-                r.first_token.get_or_insert(now);
-                r.static_done = r.output <= 1;
-            }
-            self.group.last_decode_end = now;
-        } else {
-            b.step += 1;
-            // token b.step + 1 for every member whose output is that long
-            let t = b.step + 1;
-            let still = b.outputs_sorted.len() - b.outputs_sorted.partition_point(|&o| o < t);
-            let gap = now - self.group.last_decode_end;
-            self.group.last_decode_end = now;
-            for &h in &b.members {
-                let r = &mut self.reqs[h];
-                if r.output >= t {
-                    r.generated = t;
-                    self.rec.borrow_mut().itl_class(r.class as usize, gap);
-                }
-                if r.output <= t {
-                    r.static_done = true;
-                }
-            }
-            self.rec.borrow_mut().itl_total(gap, still as u64);
-        }
-        if b.step + 1 >= b.o_max {
-            // batch ends: everyone completes now, all memory freed at once
-            for &h in &b.members {
-                self.release_running(h);
-                self.end_request(h, Outcome::Completed);
-            }
-            self.window_at = None;
-            self.loose_tokens = 0;
-            return;
-        }
-        self.static_batch = Some(b);
+    /// The padded prefill ran: decoding starts.
+    pub fn prefilled(&mut self) {
+        self.prefill_done = true;
+    }
+
+    /// A decode step ran: returns the token number every member whose output is that long
+    /// emitted, and how many members emitted it.
+    pub fn decoded(&mut self) -> (u32, u64) {
+        self.step += 1;
+        let t = self.step + 1;
+        let still = self.outputs_sorted.len() - self.outputs_sorted.partition_point(|&o| o < t);
+        (t, still as u64)
+    }
+
+    /// The longest output is done: the batch ends.
+    pub fn is_done(&self) -> bool {
+        self.step + 1 >= self.o_max
     }
 }

@@ -3,6 +3,7 @@
 
 use super::events::EventKind;
 use super::requests::Handle;
+use super::state::State;
 use super::{Micros, Simulation};
 use crate::cluster::{Load, Router};
 use crate::disagg::Links;
@@ -44,7 +45,7 @@ impl Simulation {
                 self.loads[i] = Load { outstanding, ..Load::default() };
             }
             let to = first + pd.router.route(&self.loads[..self.replicas.len() - first]).replica;
-            let input = self.replicas[from as usize].reqs[h].input;
+            let input = self.replicas[from as usize].reqs()[h].input;
             let sent_on = pd.links.send(self.now, from as usize, to, input as f64 * bytes_per_token);
             let arrives = sent_on.arrives;
             pd.incoming[to] += 1;

@@ -1,9 +1,9 @@
 //! What the page and the CLI read at one moment: live requests, recent endings, the HBM split,
-//! the last iteration. Building a view never changes the simulation, and its size depends on
-//! live requests only.
+//! the last iteration, what limits the run (and the plan's record of why admission stopped).
+//! Plain values: a replica's are read through its `State` (`state.rs`), the snapshot is put
+//! together by the driver (`observe.rs`). Building a view never changes the simulation, and its
+//! size depends on live requests only.
 
-use super::plan::AdmitStop;
-use super::replica::Replica;
 use super::requests::Phase;
 use crate::metrics::Summary;
 use serde::Serialize;
@@ -161,6 +161,24 @@ pub struct StepInfo {
     pub accepted_draft_tokens: u32,
 }
 
+/// Why an iteration admitted no more waiting prompts (recorded by the plan for the stage's
+/// bottleneck badge; it changes nothing the plan does).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AdmitStop {
+    /// Nothing (more) was waiting, or nothing waiting could be tried.
+    #[default]
+    QueueEmpty,
+    /// Every batch slot was taken: `max_num_seqs` sequences run.
+    MaxSeqs { max_num_seqs: u64 },
+    /// The next prompt's KV did not fit: the units it needed (paged: blocks with the 1%
+    /// watermark; contiguous: `max_model_len` tokens) and the units free.
+    KvMemory { need_units: u64, free_units: u64 },
+    /// The next prompt would have eaten into another class's reserved share (isolation).
+    Reserved,
+    /// The iteration's token budget (`max_num_batched_tokens`) was spent.
+    TokenBudget { budget: u64 },
+}
+
 /// What limits the run now, for the stage's bottleneck badge: why the scheduler's last plan
 /// admitted no more waiting requests, or, when everything waiting was admitted, what the
 /// iteration on the GPU spends its time on. Each variant carries the numbers that say so.
@@ -212,146 +230,4 @@ pub struct Snapshot {
     pub limit: Limit,
     pub summary: Summary,
     pub replicas: Vec<ReplicaView>,
-}
-
-impl Replica {
-    pub fn hbm_use(&self) -> HbmUse {
-        let p = &self.plan;
-        let bpt = p.kv_bytes_per_token;
-        let alloc = (self.pool.used() * self.pool.unit_tokens()) as f64 * bpt;
-        let g = &p.pool_growth;
-        let used_tokens = if g.window_groups == 0 && g.state_tokens == 0 && g.full_groups == 1 {
-            if self.static_batch.is_some() {
-                self.loose_tokens
-            } else {
-                self.group.ctx_sum + self.loose_tokens
-            }
-        } else {
-            // by attention form: full layers hold every token, sliding-window layers at most the
-            // window (prompts being prefilled are counted as if inside it), linear layers a state
-            let decoding = if self.static_batch.is_some() {
-                0
-            } else {
-                g.full_groups * self.group.ctx_sum + g.window_groups * self.group.window_ctx_sum
-            };
-            decoding + (g.full_groups + g.window_groups) * self.loose_tokens + g.state_tokens * self.pool.seqs()
-        };
-        // shared prefix tokens are held once, not once per request that references them
-        let used_tokens = match &self.cache {
-            Some(c) => {
-                let per_token =
-                    if g.full_groups == 1 && g.window_groups == 0 { 1 } else { g.full_groups + g.window_groups };
-                (used_tokens + c.held_tokens * per_token).saturating_sub(c.ref_tokens * per_token)
-            }
-            None => used_tokens,
-        };
-        let used = (used_tokens as f64 * bpt).min(alloc);
-        let cached = (self.pool.cached() * self.pool.unit_tokens()) as f64 * bpt;
-        let free = (p.kv_capacity_bytes - alloc - cached).max(0.0);
-        HbmUse {
-            capacity: p.capacity_bytes,
-            weights: p.weights_bytes,
-            activations: p.activation_bytes,
-            kv_used: used,
-            kv_waste: alloc - used,
-            kv_free: free,
-            kv_cached: cached,
-            outside_budget: p.outside_budget_bytes(),
-            headroom: p.capacity_bytes
-                - p.outside_budget_bytes()
-                - p.weights_bytes
-                - p.activation_bytes
-                - alloc
-                - cached
-                - free,
-            utilization_limit: p.capacity_bytes - p.headroom_bytes,
-        }
-    }
-
-    /// What limits the run now (see [`Limit`]).
-    pub fn limit(&self) -> Limit {
-        if let Some(t) = self.restarting_until {
-            return Limit::Restarting { until_s: t as f64 / 1e6 };
-        }
-        let (waiting, running) = (self.queues.total(), self.pool.seqs());
-        if waiting == 0 && running == 0 {
-            return Limit::Idle;
-        }
-        if self.sched.batching == crate::scenario::Batching::Static {
-            return match &self.static_batch {
-                Some(_) => Limit::StaticBatch { running, waiting },
-                None => Limit::FillingBatch { waiting, batch: self.sched.max_num_seqs as u64 },
-            };
-        }
-        let plan = self.planning.as_ref().map(|s| &s.plan);
-        let bytes = |units: u64| (units * self.pool.unit_tokens()) as f64 * self.plan.kv_bytes_per_token;
-        if waiting > 0 {
-            match plan.map_or(AdmitStop::QueueEmpty, |p| p.stop) {
-                AdmitStop::MaxSeqs { max_num_seqs } if running >= max_num_seqs => {
-                    return Limit::MaxBatch { max_num_seqs, kv_free_bytes: self.hbm_use().kv_free };
-                }
-                AdmitStop::KvMemory { need_units, free_units } => {
-                    let preempting = plan.is_some_and(|p| !p.preempted.is_empty());
-                    return Limit::KvMemory {
-                        need_bytes: bytes(need_units),
-                        free_bytes: bytes(free_units),
-                        preempting,
-                    };
-                }
-                AdmitStop::Reserved => return Limit::Reserved { waiting },
-                AdmitStop::TokenBudget { budget } => return Limit::TokenBudget { budget },
-                _ => {}
-            }
-        }
-        let s = &self.last_step;
-        if s.prefill_tokens > 0 && s.compute_bound_share >= 0.5 {
-            Limit::PrefillCompute { prefill_tokens: s.prefill_tokens }
-        } else {
-            Limit::DecodeSpeed { decode_seqs: s.decode_seqs, step_ms: s.duration_ms }
-        }
-    }
-
-    /// Live requests (queued, prefilling, decoding), in slot order.
-    pub fn live_requests(&self) -> Vec<LiveRequest> {
-        let mut out = Vec::with_capacity((self.queues.total() + self.pool.seqs()) as usize);
-        for r in self.reqs.live() {
-            let (kv, generated) = match (&self.static_batch, r.phase) {
-                (_, Phase::Queued) => (0, r.generated),
-                (Some(b), _) => (b.p_max as u64 + b.step as u64, r.generated),
-                (None, Phase::Prefill) => (r.prefilled as u64, r.generated),
-                (None, Phase::Decode) if r.static_done => (self.group.tokens(r), r.generated),
-                (None, Phase::Decode) => (self.group.tokens(r), self.group.generated(r)),
-            };
-            out.push(LiveRequest {
-                id: r.id,
-                class: r.class,
-                phase: r.phase,
-                arrival_s: r.arrival as f64 / 1e6,
-                input_tokens: r.input,
-                output_tokens: r.output,
-                prefilled: r.prefilled,
-                prefill_target: r.prefill_target,
-                generated,
-                preemptions: r.preemptions,
-                kv_tokens: kv,
-                kv_reserved_tokens: r.units * self.pool.unit_tokens(),
-                cached_tokens: r.hit_tokens,
-                replica: 0,
-                transfer: None,
-            });
-        }
-        out
-    }
-
-    /// Its line of a cluster's snapshot.
-    pub fn view(&self) -> ReplicaView {
-        ReplicaView {
-            pool: self.role,
-            queued: self.queues.total(),
-            running: self.pool.seqs(),
-            sending: if self.role == Pool::Prefill { self.reqs.live().filter(|r| r.sending).count() as u64 } else { 0 },
-            kv_fill: self.pool.used_share(),
-            restarting: self.restarting_until.is_some(),
-        }
-    }
 }

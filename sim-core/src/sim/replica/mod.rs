@@ -7,17 +7,32 @@
 //! closed-loop workload answers with the user's next request). So a driver can hold several
 //! replicas on one clock. They record into one [`Recorder`] the driver gives them (the
 //! cluster's numbers), and each keeps its own few figures ([`ReplicaStats`]).
+//!
+//! Its state is private, and changed only by its methods here and in this folder's files, the
+//! one home of its `impl`: its iterations (`step`), continuous batching's plans applied
+//! (`schedule`), static batching (`batching`), OOM restarts (`oom`) and its side of prefix
+//! caching (`cached`). Others read it through [`State`], the read-only view it implements: the
+//! planner decides on it (`plan.rs`), the page's readings are made of it (`state.rs`).
+
+mod batching;
+mod cached;
+mod oom;
+mod schedule;
+mod step;
+
+pub use oom::MAX_OOM_RETRIES;
 
 use super::decode::DecodeGroup;
-use super::events::{Effect, Micros, Wakeup};
+use super::events::{Effect, Wakeup};
 use super::kv::{KvPool, PoolConfig};
-use super::plan::PlanScratch;
-use super::prefix::{Prefix, PrefixCache};
+use super::plan::{PlanObserver, PlanScratch};
+use super::prefix::{CacheStats, Prefix, PrefixCache};
 use super::record::SharedRecorder;
 use super::requests::{Handle, Phase, Req, Requests, WaitQueues};
-use super::schedule::PlanObserver;
+use super::state::State;
 use super::static_batch::StaticBatch;
-use super::view::{Pool, StepInfo};
+use super::time::Micros;
+use super::view::{AdmitStop, Pool, StepInfo};
 use crate::memory::HbmPlan;
 use crate::metrics::{LatencyHist, Outcome};
 use crate::perf::StepModel;
@@ -60,47 +75,47 @@ pub(crate) struct Occupancy {
 }
 
 pub(crate) struct Replica {
-    pub(super) role: Pool,
-    pub(super) sched: SchedulerConfig,
-    pub(super) priority: Vec<u32>,
-    pub(super) plan: HbmPlan,
-    pub(super) step_model: StepModel,
+    role: Pool,
+    sched: SchedulerConfig,
+    priority: Vec<u32>,
+    plan: HbmPlan,
+    step_model: StepModel,
     usd_per_hour: f64,
     /// Time of the call being handled (the driver's clock; the replica keeps no other).
-    pub(super) now: Micros,
-    pub(super) reqs: Requests,
-    pub(super) queues: WaitQueues,
+    now: Micros,
+    reqs: Requests,
+    queues: WaitQueues,
     /// Running (admitted) requests per class: admission order → slot.
-    pub(super) running: Vec<BTreeMap<u64, u32>>,
+    running: Vec<BTreeMap<u64, u32>>,
     /// Admitted prompts not yet fully computed, oldest first.
-    pub(super) prefilling: Vec<Handle>,
+    prefilling: Vec<Handle>,
     admit_counter: u64,
-    pub(super) group: DecodeGroup,
-    pub(super) pool: KvPool,
+    group: DecodeGroup,
+    pool: KvPool,
     /// Prefix caching (`scheduler.prefix_caching`): the shared prompt blocks.
-    pub(super) cache: Option<PrefixCache>,
-    pub(super) static_batch: Option<StaticBatch>,
+    cache: Option<PrefixCache>,
+    static_batch: Option<StaticBatch>,
     /// Static batching: time of the pending fill-window wakeup.
-    pub(super) window_at: Option<Micros>,
-    pub(super) step: Option<InFlightStep>,
-    pub(super) restarting_until: Option<Micros>,
+    window_at: Option<Micros>,
+    step: Option<InFlightStep>,
+    restarting_until: Option<Micros>,
     /// KV tokens held by sequences outside the decode group (queued hold none).
-    pub(super) loose_tokens: u64,
-    pub(super) last_step: StepInfo,
-    pub(super) rec: SharedRecorder,
-    pub(super) stats: ReplicaStats,
+    loose_tokens: u64,
+    last_step: StepInfo,
+    rec: SharedRecorder,
+    stats: ReplicaStats,
     /// Buffers the scheduler reuses every iteration, and who sees its plans.
-    pub(super) planning: Option<Box<PlanScratch>>,
-    pub(super) plan_observer: Option<PlanObserver>,
+    planning: Option<Box<PlanScratch>>,
+    plan_observer: Option<PlanObserver>,
     /// Speculative decoding (`speculative`): each step's accepted tokens, the draft's cost.
-    pub(super) spec: Option<Speculation>,
+    spec: Option<Speculation>,
     /// Prefix caching: each open conversation's chain here, by the driver's session slot.
-    pub(super) session_chains: Vec<Option<u32>>,
-    pub(super) out: Vec<Effect>,
+    session_chains: Vec<Option<u32>>,
+    out: Vec<Effect>,
     /// Buffers reused every iteration: the prefill chunks of the next one, fresh decode
     /// members per class.
-    pub(super) spare_prefills: Vec<(Handle, u32)>,
-    pub(super) fresh_class: Vec<u64>,
+    spare_prefills: Vec<(Handle, u32)>,
+    fresh_class: Vec<u64>,
 }
 
 impl Replica {
@@ -266,7 +281,7 @@ impl Replica {
         }
     }
 
-    pub(super) fn wake_at(&mut self, t: Micros, w: Wakeup) {
+    fn wake_at(&mut self, t: Micros, w: Wakeup) {
         self.out.push(Effect::Wake(t, w));
     }
 
@@ -282,7 +297,7 @@ impl Replica {
     }
 
     /// Ends a request that holds no KV and is in no structure except (as a tombstone) a queue.
-    pub(super) fn end_request(&mut self, h: Handle, outcome: Outcome) {
+    fn end_request(&mut self, h: Handle, outcome: Outcome) {
         self.reqs.free(h);
         let r = &self.reqs[h];
         self.rec.borrow_mut().ended(r, outcome, self.now);
@@ -297,26 +312,8 @@ impl Replica {
         self.out.push(Effect::Ended { class: r.class, session: r.session, completed: outcome == Outcome::Completed });
     }
 
-    /// The queued request that would be admitted next: with isolation, by class priority and
-    /// then arrival across the lanes (skipping lanes marked in `blocked`); otherwise the head
-    /// of the shared FCFS queue.
-    pub(super) fn peek_waiting(&mut self, blocked: &[bool]) -> Option<Handle> {
-        self.queues.drop_tombstones(&self.reqs);
-        let mut best: Option<((u32, Micros, usize), Handle)> = None;
-        for q in (0..self.queues.lanes()).filter(|&q| !blocked.get(q).copied().unwrap_or(false)) {
-            if let Some(h) = self.queues.front(q) {
-                let r = &self.reqs[h];
-                let key = (self.priority[r.class as usize], r.arrival, q);
-                if best.is_none_or(|(b, _)| key < b) {
-                    best = Some((key, h));
-                }
-            }
-        }
-        best.map(|(_, h)| h)
-    }
-
     /// Takes a queued request into the batch: a slot, and (contiguous) its KV reservation.
-    pub(super) fn admit(&mut self, h: Handle) {
+    fn admit(&mut self, h: Handle) {
         let class = self.reqs[h].class as usize;
         self.queues.pop(h, class, &self.reqs);
         self.admit_counter += 1;
@@ -332,7 +329,7 @@ impl Replica {
     }
 
     /// Frees a running request's KV and batch slot (and its reference to cached blocks).
-    pub(super) fn release_running(&mut self, h: Handle) {
+    fn release_running(&mut self, h: Handle) {
         let r = &mut self.reqs[h];
         let (class, units) = (r.class as usize, std::mem::take(&mut r.units));
         self.pool.release_seq(class, r.prefill_target as u64, units);
@@ -348,28 +345,10 @@ impl Replica {
         }
     }
 
-    /// KV units a running request holds now (without the cached blocks it shares). Paged decode
-    /// members grow in aggregate, so their holding is computed from their token count.
-    pub(super) fn held_units(&self, r: &Req) -> u64 {
-        if r.phase == Phase::Decode && self.static_batch.is_none() && self.pool.paged() {
-            self.pool.seq_units(self.group.tokens(r)) - self.shared_units(r)
-        } else {
-            r.units
-        }
-    }
-
-    /// KV units of the cached blocks a running request references.
-    pub(super) fn shared_units(&self, r: &Req) -> u64 {
-        match &self.cache {
-            Some(c) if r.cached_blocks > 0 => self.pool.units_for(r.cached_blocks as u64 * c.block()),
-            _ => 0,
-        }
-    }
-
     // ---------------------------------------------------------------- reading
 
     /// Prefix caching: per class, what the cache saved (`None` without prefix caching).
-    pub fn cache_stats(&self) -> Option<&[super::prefix::CacheStats]> {
+    pub fn cache_stats(&self) -> Option<&[CacheStats]> {
         self.cache.as_ref().map(|c| &c.stats[..])
     }
 
@@ -450,5 +429,79 @@ impl Replica {
             return Err(format!("running {running} over max_num_seqs"));
         }
         Ok(())
+    }
+}
+
+/// The replica as the planner and the page read it.
+impl State for Replica {
+    #[inline]
+    fn role(&self) -> Pool {
+        self.role
+    }
+    #[inline]
+    fn sched(&self) -> &SchedulerConfig {
+        &self.sched
+    }
+    #[inline]
+    fn priority(&self) -> &[u32] {
+        &self.priority
+    }
+    #[inline]
+    fn hbm(&self) -> &HbmPlan {
+        &self.plan
+    }
+    #[inline]
+    fn reqs(&self) -> &Requests {
+        &self.reqs
+    }
+    #[inline]
+    fn queues(&self) -> &WaitQueues {
+        &self.queues
+    }
+    #[inline]
+    fn running(&self) -> &[BTreeMap<u64, u32>] {
+        &self.running
+    }
+    #[inline]
+    fn prefilling(&self) -> &[Handle] {
+        &self.prefilling
+    }
+    #[inline]
+    fn group(&self) -> &DecodeGroup {
+        &self.group
+    }
+    #[inline]
+    fn pool(&self) -> &KvPool {
+        &self.pool
+    }
+    #[inline]
+    fn cache(&self) -> Option<&PrefixCache> {
+        self.cache.as_ref()
+    }
+    #[inline]
+    fn static_batch(&self) -> Option<&StaticBatch> {
+        self.static_batch.as_ref()
+    }
+    #[inline]
+    fn spec(&self) -> Option<&Speculation> {
+        self.spec.as_ref()
+    }
+    #[inline]
+    fn restarting_until(&self) -> Option<Micros> {
+        self.restarting_until
+    }
+    #[inline]
+    fn loose_tokens(&self) -> u64 {
+        self.loose_tokens
+    }
+    #[inline]
+    fn last_step(&self) -> &StepInfo {
+        &self.last_step
+    }
+    fn last_stop(&self) -> (AdmitStop, bool) {
+        match &self.planning {
+            Some(s) => (s.plan.stop, !s.plan.preempted.is_empty()),
+            None => (AdmitStop::QueueEmpty, false),
+        }
     }
 }

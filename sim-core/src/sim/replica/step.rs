@@ -1,14 +1,15 @@
 //! A replica's iterations: one starts when the GPU is free (continuous batching plans it,
-//! `schedule.rs`; static batching, `static_batch.rs`), and when it ends its decode members emit
+//! `schedule.rs`; static batching, `batching.rs`), and when it ends its decode members emit
 //! their tokens, its prompt chunks advance, and the requests that are done leave.
 
-use super::events::{Effect, Wakeup};
-use super::replica::{InFlightStep, Replica};
-use super::requests::{Handle, Phase};
-use super::view::{Pool, StepInfo};
+use super::{InFlightStep, Replica};
 use crate::metrics::Outcome;
 use crate::perf::BatchWork;
 use crate::scenario::Batching;
+use crate::sim::events::{Effect, Wakeup};
+use crate::sim::requests::{Handle, Phase};
+use crate::sim::state::State;
+use crate::sim::view::{Pool, StepInfo};
 
 impl Replica {
     pub(super) fn try_start_step(&mut self) {

@@ -2,9 +2,9 @@
 //! prompt starts with, the cached blocks an admission references, the blocks a computed prompt
 //! or a finished turn offers its chain, the evictions the pool asks for, and their check.
 
-use super::prefix::Prefix;
-use super::replica::Replica;
-use super::requests::{Handle, Phase};
+use super::Replica;
+use crate::sim::prefix::Prefix;
+use crate::sim::requests::{Handle, Phase};
 use std::collections::BTreeMap;
 
 impl Replica {

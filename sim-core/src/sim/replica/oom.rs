@@ -2,11 +2,11 @@
 //! the server process dies and restarts. Everything in it is lost; with `retry_on_oom` clients
 //! resend (a bounded number of times), otherwise every running and queued request fails.
 
-use super::events::Wakeup;
-use super::replica::Replica;
-use super::requests::{Handle, Phase};
-use super::view::StepInfo;
+use super::Replica;
 use crate::metrics::Outcome;
+use crate::sim::events::Wakeup;
+use crate::sim::requests::{Handle, Phase};
+use crate::sim::view::StepInfo;
 
 /// Resends of one request after OOM restarts before its client gives up.
 pub const MAX_OOM_RETRIES: u32 = 3;

@@ -1,21 +1,20 @@
-//! The continuous-batching scheduler: plan an iteration (`plan`), then apply the plan —
+//! The continuous-batching scheduler: plan an iteration (`plan.rs`, on the replica's
+//! read-only `State`), then apply the plan —
 //! preempt, allocate the decode step's new blocks, allocate and admit the prefill chunks, and
 //! start the step (or restart after an OOM, when over-commit has outgrown the GPU).
 
-use super::plan::{IterationPlan, PlanContext};
-use super::replica::Replica;
-use super::requests::{Handle, Phase};
-
-/// Sees every plan before it is applied (for tests of the scheduler).
-pub type PlanObserver = Box<dyn FnMut(&IterationPlan, &PlanContext)>;
+use super::Replica;
+use crate::sim::plan::{IterationPlan, PlanContext};
+use crate::sim::requests::{Handle, Phase};
+use crate::sim::state::State;
 
 impl Replica {
     pub(super) fn start_continuous_step(&mut self) {
         loop {
             let mut s = self.planning.take().unwrap_or_default();
-            self.plan_iteration(&mut s);
+            s.plan(&*self);
             if self.plan_observer.is_some() {
-                let context = self.plan_context();
+                let context = PlanContext::of(&*self);
                 if let Some(observe) = self.plan_observer.as_mut() {
                     observe(&s.plan, &context);
                 }
