@@ -178,7 +178,7 @@ pub fn field_message(e: &FieldError, class_names: &[String]) -> Msg {
 /// A label for a path no control shows: the contract form's fields, a few whole-scenario ones,
 /// else the path itself.
 fn field_label(field: &str) -> Arg {
-    if let Some(f) = crate::tabs::contract::Field::find(field) {
+    if let Some(f) = crate::tabs::contract::fields::Field::find(field) {
         return Arg::Label(f.label_key());
     }
     match field {

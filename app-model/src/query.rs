@@ -377,6 +377,19 @@ pub fn decode_component(v: &str) -> String {
     String::from_utf8(out).unwrap_or(v)
 }
 
+/// The address an embed opens: `base` (the lab's page) with `embed=1`, the parts shown when
+/// they are not the embed's default, and the state.
+pub fn embed_src(base: &str, state: &ShareState, parts: &[Part]) -> String {
+    let mut q = vec!["embed=1".to_string()];
+    let default: Vec<Part> = Part::ALL.into_iter().filter(|p| Part::EMBED_DEFAULT.contains(p)).collect();
+    let chosen: Vec<Part> = Part::ALL.into_iter().filter(|p| parts.contains(p)).collect();
+    if chosen != default && !chosen.is_empty() {
+        q.push(format!("view={}", chosen.iter().map(|p| p.name()).collect::<Vec<_>>().join(",")));
+    }
+    q.push(format!("lab={}", state.encode()));
+    format!("{base}?{}", q.join("&"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,5 +552,31 @@ mod tests {
         let q = Query::parse("embed=1&view=stage&controls=model&autoplay=0&preset=static-batching&locale=zh");
         assert_eq!(q.kept(&Param::SHOWN), ["embed=1", "view=stage", "controls=model", "autoplay=0"]);
         assert_eq!(q.kept(&Param::KEPT_ON_RESET), ["embed=1", "view=stage", "controls=model", "locale=zh"]);
+    }
+
+    #[test]
+    fn embed_code_has_its_size_parts_and_state() {
+        use crate::share::embed_code;
+        let mut s = ShareState::new(presets::find("mixed-isolated").unwrap().scenario());
+        s.lesson = Some("mixed-traffic".into());
+        s.step = Some(2);
+        s.locked = vec!["scheduler.isolation".into()];
+        s.locale = Some("zh".into());
+        let src = embed_src("https://x.org/lab/", &s, &[Part::Metrics, Part::Stage]);
+        assert!(src.starts_with("https://x.org/lab/?embed=1&view=stage,metrics&lab=2."), "{src}");
+        let default = embed_src("https://x.org/lab/", &s, &Part::EMBED_DEFAULT);
+        assert!(!default.contains("view="), "{default}");
+        // the page reads back what the code says
+        let q = Query::parse(src.split_once('?').unwrap().1);
+        assert!(q.embed && q.problems.is_empty(), "{:?}", q.problems);
+        assert_eq!(q.view, Some(vec![Part::Stage, Part::Metrics]));
+        assert_eq!(ShareState::decode(q.lab.as_deref().unwrap()).unwrap(), s);
+        let code = embed_code(&src, (640, 400));
+        assert!(
+            code.starts_with("<iframe src=\"https://x.org/lab/?embed=1&amp;view=stage,metrics&amp;lab=2."),
+            "{code}"
+        );
+        assert!(code.contains("width=\"640\" height=\"400\""), "{code}");
+        assert!(code.ends_with("></iframe>"));
     }
 }

@@ -128,20 +128,6 @@ pub fn embed_size(width: &str, height: &str) -> Result<(u32, u32), String> {
     Ok((read("width", width, EMBED_WIDTH)?, read("height", height, EMBED_HEIGHT)?))
 }
 
-/// The address an embed opens: `base` (the lab's page) with `embed=1`, the parts shown when
-/// they are not the embed's default, and the state.
-pub fn embed_src(base: &str, state: &ShareState, parts: &[crate::query::Part]) -> String {
-    use crate::query::Part;
-    let mut q = vec!["embed=1".to_string()];
-    let default: Vec<Part> = Part::ALL.into_iter().filter(|p| Part::EMBED_DEFAULT.contains(p)).collect();
-    let chosen: Vec<Part> = Part::ALL.into_iter().filter(|p| parts.contains(p)).collect();
-    if chosen != default && !chosen.is_empty() {
-        q.push(format!("view={}", chosen.iter().map(|p| p.name()).collect::<Vec<_>>().join(",")));
-    }
-    q.push(format!("lab={}", state.encode()));
-    format!("{base}?{}", q.join("&"))
-}
-
 /// The `<iframe>` snippet for a docs page.
 pub fn embed_code(src: &str, (width, height): (u32, u32)) -> String {
     let src = src.replace('&', "&amp;").replace('"', "&quot;");
@@ -284,28 +270,6 @@ mod tests {
         s.compare.as_mut().unwrap().num_gpus = 3;
         let msg = ShareState::decode(&s.encode()).unwrap_err();
         assert!(msg.contains("comparison scenario is invalid: num_gpus"), "{msg}");
-    }
-
-    #[test]
-    fn embed_code_has_its_size_parts_and_state() {
-        use crate::query::{Part, Query};
-        let s = state();
-        let src = embed_src("https://x.org/lab/", &s, &[Part::Metrics, Part::Stage]);
-        assert!(src.starts_with("https://x.org/lab/?embed=1&view=stage,metrics&lab=2."), "{src}");
-        let default = embed_src("https://x.org/lab/", &s, &Part::EMBED_DEFAULT);
-        assert!(!default.contains("view="), "{default}");
-        // the page reads back what the code says
-        let q = Query::parse(src.split_once('?').unwrap().1);
-        assert!(q.embed && q.problems.is_empty(), "{:?}", q.problems);
-        assert_eq!(q.view, Some(vec![Part::Stage, Part::Metrics]));
-        assert_eq!(ShareState::decode(q.lab.as_deref().unwrap()).unwrap(), s);
-        let code = embed_code(&src, (640, 400));
-        assert!(
-            code.starts_with("<iframe src=\"https://x.org/lab/?embed=1&amp;view=stage,metrics&amp;lab=2."),
-            "{code}"
-        );
-        assert!(code.contains("width=\"640\" height=\"400\""), "{code}");
-        assert!(code.ends_with("></iframe>"));
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! "queue 12, batch 48, HBM 83 %, p99 TTFT 1.20 s" — at most once every few seconds, and only
 //! when the words changed. The numbers are sim-core's, from the calm tick's views.
 //!
-//! Also the skip links (the page's first tab stops) and whether the learner asked for reduced
-//! motion.
+//! Also the skip links (the page's first tab stops); whether the learner asked for reduced
+//! motion is [`crate::kit::reduced_motion`].
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -108,23 +108,4 @@ fn focus_target(selector: &str) {
         // its top just below the sticky toolbar (the page's scroll-padding), however tall it is
         el.scroll_into_view_with_bool(true);
     }
-}
-
-thread_local! {
-    /// The `(prefers-reduced-motion: reduce)` media query list, once asked.
-    static MOTION: std::cell::OnceCell<Option<wasm_bindgen::JsValue>> = const { std::cell::OnceCell::new() };
-}
-
-/// Whether the learner's system asks for reduced motion (`prefers-reduced-motion: reduce`),
-/// read live: the stage then puts glyphs at their places at once, scrolling jumps.
-pub fn reduced_motion() -> bool {
-    use js_sys::Reflect;
-    MOTION.with(|m| {
-        let mql = m.get_or_init(|| {
-            let w = web_sys::window()?;
-            let f = Reflect::get(&w, &"matchMedia".into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
-            f.call1(&w, &"(prefers-reduced-motion: reduce)".into()).ok()
-        });
-        mql.as_ref().and_then(|q| Reflect::get(q, &"matches".into()).ok()).and_then(|v| v.as_bool()).unwrap_or(false)
-    })
 }

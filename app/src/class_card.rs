@@ -6,7 +6,7 @@ use app_model::controls::Section;
 use app_model::{scenario_edit, Run};
 use leptos::prelude::*;
 
-use crate::controls::{field_error, locked_at, section_view};
+use crate::control_field::{field_error, locked_at, section_view};
 use crate::glyph;
 use crate::i18n::{t, tx};
 use crate::ui::use_ui;

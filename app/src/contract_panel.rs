@@ -13,8 +13,8 @@ use sim_core::{Dtype, ScenarioError};
 
 use crate::format;
 use crate::i18n::{t, tf, tx};
+use crate::kit::{self, button, data_url, error_list, text, Jobs};
 use crate::ui::use_ui;
-use crate::workbench::{self, button, data_url, error_list, text, Jobs};
 
 /// What a report line checks, in words.
 fn line_label(field: &str) -> String {
@@ -61,7 +61,7 @@ impl State {
         };
         st.running.set(true);
         st.progress.set(0.0);
-        workbench::start(st.runner, job, move |status| match status {
+        kit::start(st.runner, job, move |status| match status {
             Status::Working(share) => st.progress.set(share),
             Status::Finished(report) => {
                 match report {
@@ -75,7 +75,7 @@ impl State {
     }
 
     fn cancel(self) {
-        workbench::cancel(self.runner);
+        kit::cancel(self.runner);
         self.running.set(false);
     }
 
@@ -193,7 +193,7 @@ fn form(st: State) -> AnyView {
 fn workload(st: State, use_lab: bool) -> AnyView {
     let name = move || {
         let name =
-            st.effective.with(|c| c.workload.name.as_deref().map(crate::controls::scenario_title).unwrap_or_default());
+            st.effective.with(|c| c.workload.name.as_deref().map(crate::presets::scenario_title).unwrap_or_default());
         tf("features.contract.workload_is", &[("name", name)])
     };
     view! {
@@ -328,7 +328,7 @@ pub fn ContractPanel() -> impl IntoView {
         reported: RwSignal::new(None),
         running: RwSignal::new(false),
         progress: RwSignal::new(0.0),
-        runner: workbench::jobs(),
+        runner: kit::jobs(),
         import_text: RwSignal::new(String::new()),
         import_errors: RwSignal::new(None),
         imported: RwSignal::new(false),
@@ -350,12 +350,12 @@ pub fn ContractPanel() -> impl IntoView {
             let label = Signal::derive(move || {
                 tf("features.contract.progress", &[("pct", format!("{:.0}", st.progress.get() * 100.0))])
             });
-            workbench::progress("contract-progress", st.progress.into(), label)
+            kit::progress("contract-progress", st.progress.into(), label)
         })
     };
     view! {
         <div class="contract" data-testid="contract">
-            {workbench::panel_head("features.contract.title", Box::new(|| t("features.contract.intro")))}
+            {kit::panel_head("features.contract.title", Box::new(|| t("features.contract.intro")))}
             <div class="contract-grid">
                 {form(st)}
                 <div class="contract-side">

@@ -1,221 +1,26 @@
 //! The scenario editor: every sim-core strategy and setting, grouped as a learner thinks of them.
 //!
 //! The controls are rows of `app_model::controls::CONTROLS` (id, translation keys, unit, range,
-//! section, when it applies); [`ControlField`] binds one row to a run's draft through the shared
+//! section, when it applies); [`crate::control_field::ControlField`] binds one row to a run's draft through the shared
 //! field widgets of [`crate::field`]. Sliders clamp to a sensible range; the number box accepts
 //! any value and shows sim-core's validation message for that field (`ScenarioError::for_field`).
 //!
 //! A control whose scenario path is locked (`Ui::locked`, set by a teacher's link or an
 //! exercise; `app_model::locks`) is disabled and shows a lock.
 
-use std::sync::Arc;
-
-use app_model::controls::{in_section, Control, Kind, Options, Section, GROUPS};
-use app_model::{locks, messages, scenario_edit, Run};
+use app_model::controls::{Section, GROUPS};
+use app_model::{scenario_edit, Run};
 use leptos::prelude::*;
-use sim_core::catalog;
 use sim_core::presets::PRESETS;
-use sim_core::profile::Engine;
-use sim_core::workload::BUILTIN_TRACES;
 use sim_core::Scenario;
 
 use crate::class_card::ClassCard;
-use crate::field::{
-    keyed_options, lock_badge, verbatim_options, FieldFrame, NumberField, OptText, SelectField, ToggleField,
-};
+use crate::control_field::{locked_at, section_view};
+use crate::field::lock_badge;
 use crate::format;
-use crate::i18n::{msg, t, tf, tx};
-use crate::ui::{use_ui, Ui};
-
-pub use app_model::locks::covers as lock_covers;
-
-/// sim-core's problem at `path`, if the draft is invalid there, in the page's language and
-/// naming the setting by its label (`app_model::messages`).
-pub fn field_error(ui: Ui, run: Run, path: String) -> Memo<Option<String>> {
-    Memo::new(move |_| {
-        let found = ui.errors[run.index()].with(|e| e.as_ref().and_then(|e| e.for_field(&path)).cloned())?;
-        Some(msg(&messages::field_message(&found, &class_names(ui, run))))
-    })
-}
-
-/// The names of the draft's classes (a message names a class's setting with its class).
-pub fn class_names(ui: Ui, run: Run) -> Vec<String> {
-    ui.drafts[run.index()].with(|s| s.classes.iter().map(|c| c.name.clone()).collect())
-}
-
-/// Whether the control at `path` is locked (by a teacher's link or an exercise).
-pub fn locked_at(ui: Ui, path: &str) -> bool {
-    ui.locked.with(|l| locks::any_covers(l, path))
-}
-
-/// The field frame of the control at `path` of run `run`: its error and lock follow the page.
-pub fn frame_at(ui: Ui, run: Run, label: &'static str, def: &'static str, path: String) -> FieldFrame {
-    let lock_path = path.clone();
-    FieldFrame {
-        label,
-        def,
-        error: field_error(ui, run, path.clone()).into(),
-        locked: Memo::new(move |_| locked_at(ui, &lock_path)).into(),
-        name: path,
-    }
-}
-
-/// The texts of a drop-down's options.
-fn options_of(options: Options) -> Vec<(String, OptText)> {
-    match options {
-        Options::Keys(list) => keyed_options(list),
-        Options::DraftModels => {
-            let mut all = keyed_options(&[("", "ctl.draft_model.head")]);
-            all.extend(options_of(Options::Models));
-            all
-        }
-        Options::Models => catalog::models()
-            .into_iter()
-            .map(|m| {
-                let name = m.name.clone();
-                let params = format::plain((m.params_total / 1e8).round() / 10.0);
-                let kv = m.num_kv_heads.to_string();
-                let text: OptText = Arc::new(move || {
-                    tf(
-                        "ctl.model.option",
-                        &[("name", name.clone()), ("params", params.clone()), ("kv_heads", kv.clone())],
-                    )
-                });
-                (m.id, text)
-            })
-            .collect(),
-        Options::Gpus => catalog::gpus()
-            .into_iter()
-            .map(|g| {
-                let label = format!("{} · {}", g.name, format::usd(g.usd_per_hour));
-                let text: OptText = Arc::new(move || label.clone());
-                (g.id, text)
-            })
-            .collect(),
-        Options::Traces => verbatim_options(BUILTIN_TRACES.iter().map(|(n, _)| n.to_string())),
-        Options::Engines => Engine::ALL
-            .iter()
-            .map(|e| {
-                let label = e.label();
-                let text: OptText = Arc::new(move || label.to_string());
-                (e.name().to_string(), text)
-            })
-            .collect(),
-    }
-}
-
-/// One control of the table bound to the draft of `run` (class `class` for class settings).
-#[component]
-pub fn ControlField(run: Run, ctl: &'static Control, #[prop(default = 0)] class: usize) -> impl IntoView {
-    let ui = use_ui();
-    let draft = ui.drafts[run.index()];
-    let frame = frame_at(ui, run, ctl.label, ctl.def, ctl.path(class));
-    match (ctl.kind, ctl.range()) {
-        (Kind::Number, Some(range)) => {
-            let value = Memo::new(move |_| draft.with(|s| ctl.number(s, class)));
-            let max = Memo::new(move |_| draft.with(|s| range.max_for(s)));
-            let allowed = Memo::new(move |_| draft.with(|s| ctl.allowed(s, class)));
-            let on_change = Callback::new(move |v| draft.update(|s| ctl.set_number(s, class, v)));
-            view! {
-                <NumberField frame=frame unit=ctl.unit range=range value=value max=max allowed=allowed on_change=on_change/>
-            }
-            .into_any()
-        }
-        (Kind::Select(options), _) => {
-            let value = Memo::new(move |_| draft.with(|s| ctl.choice(s, class)));
-            let on_change = Callback::new(move |v: String| draft.update(|s| ctl.set_choice(s, class, &v)));
-            view! { <SelectField frame=frame options=options_of(options) value=value on_change=on_change/> }.into_any()
-        }
-        (Kind::Toggle, _) => {
-            let checked = Memo::new(move |_| draft.with(|s| ctl.checked(s)));
-            let on_change = Callback::new(move |v| draft.update(|s| ctl.set_checked(s, v)));
-            view! { <ToggleField frame=frame checked=checked on_change=on_change/> }.into_any()
-        }
-        // a number control whose setting has no number row: the consistency test forbids it
-        (Kind::Number, None) => ().into_any(),
-    }
-}
-
-/// The controls of `section` for the draft of `run` (class `class`), each shown while it
-/// applies; inside an element of class `wrap` when given, while any of them applies. A field is
-/// built once and kept while it applies (a drag keeps its slider, a choice keeps the focus).
-pub fn section_view(run: Run, section: Section, class: usize, wrap: Option<&'static str>) -> impl IntoView {
-    let draft = use_ui().drafts[run.index()];
-    let fields = move || {
-        in_section(section)
-            .filter(|ctl| crate::share::query().shows_control(ctl.id))
-            .map(|ctl| {
-                let applies = Memo::new(move |_| draft.with(|s| ctl.applies_to(s, class)));
-                move || {
-                    applies.get().then(|| view! { <ControlField run=run ctl=ctl class=class/> {fix_hint(run, ctl)} })
-                }
-            })
-            .collect_view()
-    };
-    match wrap {
-        None => fields().into_any(),
-        Some(wrap) => {
-            let any = Memo::new(move |_| {
-                draft.with(|s| {
-                    in_section(section).any(|c| crate::share::query().shows_control(c.id) && c.applies_to(s, class))
-                })
-            });
-            (move || any.get().then(|| view! { <div class=wrap>{fields()}</div> })).into_any()
-        }
-    }
-}
-
-/// The settings sim-core can suggest a value for when the draft does not fit in memory.
-const FIXABLE: [&str; 4] = ["num_gpus", "dtype", "gpu_memory_utilization", "max_model_len"];
-
-/// Under a memory setting, while the draft does not fit: the smallest value of this setting that
-/// fits (sim-core's `memory::fixes`, found with its own fit check), with a button that sets it.
-fn fix_hint(run: Run, ctl: &'static Control) -> Option<impl IntoView> {
-    FIXABLE.contains(&ctl.setting).then(|| {
-        let ui = use_ui();
-        let draft = ui.drafts[run.index()];
-        let fix = Memo::new(move |_| {
-            // only a draft that cannot run is searched
-            ui.errors[run.index()]
-                .with(|e| e.is_some())
-                .then(|| draft.with(|s| sim_core::memory::fixes(s).into_iter().find(|f| f.setting == ctl.setting)))?
-        });
-        move || {
-            fix.get().map(|f| {
-                // as the control shows it: "fp8 (1 byte)", "0.22"
-                let shown = match messages::value_arg(ctl.setting, &f.value) {
-                    messages::Arg::Key(k) => t(k),
-                    messages::Arg::Text(s) => s,
-                    _ => String::new(),
-                };
-                let key = match f.bound {
-                    _ if ctl.setting == "num_gpus" => "ctl.fix_gpus",
-                    sim_core::memory::Bound::AtLeast => "ctl.fix_at_least",
-                    sim_core::memory::Bound::AtMost => "ctl.fix_at_most",
-                    sim_core::memory::Bound::Exactly => "ctl.fix_exactly",
-                };
-                let value = f.value.clone();
-                view! {
-                    <p class="fix small" role="status" data-testid=format!("fix-{}", ctl.id)>
-                        {tf(key, &[("value", shown.clone())])} " "
-                        <button
-                            class="btn small-btn"
-                            data-testid=format!("apply-fix-{}", ctl.id)
-                            on:click=move |_| {
-                                let v = value.clone();
-                                draft.update(|s| {
-                                    if let Some(row) = sim_core::settings::find(ctl.setting) {
-                                        let _ = row.set(s, 0, &v);
-                                    }
-                                });
-                            }
-                        >{tf("ctl.fix_use", &[("value", shown)])}</button>
-                    </p>
-                }
-            })
-        }
-    })
-}
+use crate::i18n::{t, tf, tx};
+use crate::presets::preset_summary;
+use crate::ui::use_ui;
 
 /// The controls of the draft being edited.
 #[component]
@@ -373,31 +178,5 @@ fn PresetPicker(run: Run) -> impl IntoView {
             </div>
             <p class="rule small">{tx("ctl.rule")}</p>
         </section>
-    }
-}
-
-/// A built-in preset's one-line summary in the current language (sim-core's English words when
-/// the table has none).
-pub fn preset_summary(id: &str) -> String {
-    let key = format!("preset.{id}.summary");
-    if crate::i18n::has(&key) {
-        t(&key)
-    } else {
-        sim_core::presets::find(id).map(|p| p.summary.to_string()).unwrap_or_default()
-    }
-}
-
-/// A scenario's name for headings: a built-in preset's name in the current language, any other
-/// name as written.
-pub fn scenario_title(name: &str) -> String {
-    thread_local! {
-        /// Each preset's name as its JSON gives it (the English one).
-        static NAMES: Vec<(&'static str, Option<String>)> =
-            PRESETS.iter().map(|p| (p.id, Scenario::from_json(p.json).ok().and_then(|s| s.name))).collect();
-    }
-    let preset = NAMES.with(|names| names.iter().find(|(_, n)| n.as_deref() == Some(name)).map(|(id, _)| *id));
-    match preset.map(|id| format!("preset.{id}.name")) {
-        Some(key) if crate::i18n::has(&key) => t(&key),
-        _ => name.to_string(),
     }
 }

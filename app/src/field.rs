@@ -38,7 +38,7 @@ pub struct FieldFrame {
 pub fn lock_badge(locked: impl Fn() -> bool + Send + Sync + 'static) -> impl IntoView {
     view! {
         <span class="lock" class:hidden=move || !locked() title=tx("ctl.locked") data-testid="lock">
-            {crate::toolbar::icon::svg(crate::toolbar::icon::LOCK)}
+            {crate::icon::svg(crate::icon::LOCK)}
             <span class="sr-only">{tx("ctl.locked")}</span>
         </span>
     }

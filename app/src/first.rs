@@ -7,8 +7,8 @@ use app_model::Run;
 use leptos::prelude::*;
 
 use crate::i18n::{t, tf, tx};
+use crate::kit::{storage_get, storage_set};
 use crate::ui::use_ui;
-use crate::workbench::{storage_get, storage_set};
 
 /// Local storage key: the learner dismissed "Start here".
 const DISMISSED: &str = "lab.first.start_dismissed";
@@ -74,7 +74,7 @@ pub fn StartHere() -> impl IntoView {
                     if let Some(id) = first {
                         crate::lessons::open(ui, id);
                         // this button hides with the lesson open: the focus goes on to the lesson
-                        crate::workbench::focus_soon("[data-testid=\"lesson\"]:not(.hidden) .lesson-step");
+                        crate::kit::focus_soon("[data-testid=\"lesson\"]:not(.hidden) .lesson-step");
                     }
                 }
             >
@@ -93,19 +93,4 @@ pub fn StartHere() -> impl IntoView {
             </button>
         </section>
     }
-}
-
-/// Arrivals per second of the page's default opening: twice the default preset's 8, so within
-/// a few seconds the queue builds behind max batch 32 (with most of the KV free) and the p99
-/// TTFT crosses its SLO. The preset itself is unchanged: choosing it gives its own numbers.
-pub const OPENING_RATE_PER_S: f64 = 16.0;
-
-/// The scenario the page opens on without parameters: the default preset under a rush.
-pub fn opening(mut s: sim_core::Scenario) -> sim_core::Scenario {
-    if let Some(c) = s.classes.first_mut() {
-        if let sim_core::scenario::Arrival::Poisson { rate_per_s } = &mut c.arrival {
-            *rate_per_s = OPENING_RATE_PER_S;
-        }
-    }
-    s
 }

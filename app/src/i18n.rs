@@ -117,7 +117,7 @@ fn js_text(e: &JsValue) -> String {
 /// The language the page opens in: `?locale=`, else the language inside a `lab=` share link,
 /// else the browser's (the same order `share::init` applies them in).
 pub fn initial_locale() -> Locale {
-    let q = crate::share::query();
+    let q = crate::address::query();
     let from_link = || {
         let state = app_model::share::ShareState::decode(q.lab.as_deref()?.trim()).ok()?;
         Locale::parse(state.locale.as_deref()?)

@@ -25,12 +25,12 @@ use lab_content::sweep::{SweepParam, SweepPoint};
 use sim_core::Scenario;
 use wasm_bindgen::JsCast;
 
+use crate::address;
 use crate::format;
 use crate::i18n::{self, t, tf};
-use crate::share;
+use crate::kit::{self, text, Jobs};
 use crate::sweep_panel;
 use crate::ui::{use_ui, Ui, MAX_SPEED, MIN_SPEED};
-use crate::workbench::{self, text, Jobs};
 
 /// Class the page puts on the element a lesson points at.
 const HIGHLIGHT_CLASS: &str = "lesson-highlight";
@@ -185,7 +185,7 @@ struct Ctx {
 
 impl Ctx {
     fn cancel(self) {
-        workbench::cancel(self.runner);
+        kit::cancel(self.runner);
         self.panel.update(LessonPanel::cancelled);
         self.ui.watch.update(|w| w.watching = None);
     }
@@ -211,7 +211,7 @@ impl Ctx {
         let variants: Vec<&'static str> = runs.iter().map(|r| r.variant).collect();
         panel.update(|p| p.started(runs.len()));
         let job = Runs::new(runs.into_iter().map(|r| r.scenario).collect());
-        workbench::start(self.runner, job, move |status| {
+        kit::start(self.runner, job, move |status| {
             let runs = match status {
                 Status::Working(p) => return panel.update(|s| s.progress = Some(p)),
                 Status::Stopped => return,
@@ -228,9 +228,9 @@ impl Ctx {
             let correct = predicted.map(|p| p == answer);
             progress.update(|pr| {
                 pr.record(lesson.id, correct == Some(true));
-                workbench::storage_set(progress::STORAGE_KEY, &pr.to_text());
+                kit::storage_set(progress::STORAGE_KEY, &pr.to_text());
             });
-            share::post_event(
+            address::post_event(
                 "lesson-completed",
                 serde_json::json!({ "id": lesson.id, "predicted": predicted, "answer": answer, "correct": correct }),
             );
@@ -306,26 +306,26 @@ pub fn LessonsPanel() -> impl IntoView {
     let cx = Ctx {
         ui,
         panel,
-        runner: workbench::jobs(),
+        runner: kit::jobs(),
         prediction: Memo::new(move |_| panel.with(|p| p.prediction)),
         running: Memo::new(move |_| panel.with(|p| p.running)),
         finished: Memo::new(move |_| panel.with(|p| p.finished().cloned())),
         stage_ok: Memo::new(move |_| stage_matches(ui)),
-        progress: RwSignal::new(Progress::parse(workbench::storage_get(progress::STORAGE_KEY).as_deref())),
+        progress: RwSignal::new(Progress::parse(kit::storage_get(progress::STORAGE_KEY).as_deref())),
     };
 
     // Follow ui.lesson and the page's seed: a newly opened lesson starts clean; the run and
     // explain steps need results of the seed the page shows.
     let seed = Memo::new(move |_| ui.drafts[0].with(|s| s.seed));
-    workbench::effect(Box::new(move || {
+    kit::effect(Box::new(move || {
         let open = ui.lesson.get();
         let seed = seed.get();
         let follow = panel.try_update(|p| p.follow(open.as_ref().map(|(id, s)| (id.as_str(), *s)), seed));
         match follow {
-            Some(Follow::Cancel) => workbench::cancel(cx.runner),
+            Some(Follow::Cancel) => kit::cancel(cx.runner),
             Some(Follow::Start(l)) => cx.start_run(l),
             Some(Follow::Restart(l)) => {
-                workbench::cancel(cx.runner);
+                kit::cancel(cx.runner);
                 cx.start_run(l);
             }
             Some(Follow::Close) => ui.lesson.set(None),
@@ -338,7 +338,7 @@ pub fn LessonsPanel() -> impl IntoView {
     // A new step replaces the step's content: the focus moves there, so keyboard and
     // screen-reader users continue where the content changed.
     let last = StoredValue::new(None::<(String, Step)>);
-    workbench::effect(Box::new(move || {
+    kit::effect(Box::new(move || {
         i18n::locale().track();
         let cur = ui.lesson.get();
         let lesson = cur.as_ref().and_then(|(id, _)| core::find(id));
@@ -383,7 +383,7 @@ pub fn LessonsPanel() -> impl IntoView {
                 let p = p.get();
                 tf("lessons.progress", &[("done", p.done.to_string()), ("total", p.total.to_string())])
             });
-            workbench::progress("lesson-progress", Signal::derive(move || p.get().share), label)
+            kit::progress("lesson-progress", Signal::derive(move || p.get().share), label)
         })
     };
 
@@ -490,12 +490,12 @@ fn list(cx: Ctx) -> AnyView {
         Some(view! {
             <div class="lesson-closed" role="status" data-testid="lesson-closed">
                 <p>{tf("lessons.watch.closed", &[("title", title)])}</p>
-                {workbench::button("small-btn", Some("lesson-reopen"), "lessons.watch.reopen", None, reopen)}
+                {kit::button("small-btn", Some("lesson-reopen"), "lessons.watch.reopen", None, reopen)}
             </div>
         })
     };
     view! {
-        {workbench::panel_head("lessons.title", Box::new(|| tf("features.lesson.list_hint", &[("n", LESSONS.len().to_string())])))}
+        {kit::panel_head("lessons.title", Box::new(|| tf("features.lesson.list_hint", &[("n", LESSONS.len().to_string())])))}
         {move || {
             let done = cx.progress.with(Progress::done);
             (done > 0).then(|| {
@@ -536,7 +536,7 @@ fn head(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
             <span class="small muted" data-testid="lesson-step">
                 {tf("lessons.step_n", &[("n", (step.index() + 1).to_string()), ("total", Step::ALL.len().to_string())])}
             </span>
-            {workbench::button("small-btn lesson-all", Some("lesson-all"), "features.lesson.all", None, all)}
+            {kit::button("small-btn lesson-all", Some("lesson-all"), "features.lesson.all", None, all)}
         </header>
         <ol class="stepper">{marks}</ol>
     }

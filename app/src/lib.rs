@@ -7,11 +7,14 @@
 //! * [`stage`]: the animated canvas; [`glyph`]: class colours and shapes
 //! * [`charts`]: a small canvas chart helper and the lab's charts
 //! * [`metrics_panel`], [`hbm`], [`controls`], [`toolbar`], [`panels`]: the page's sections
+//! * [`field`], [`icon`], [`control_field`], [`presets`]: the editor's widgets, a control bound to
+//!   a draft, the presets' names
 //! * [`header`]: title, language switch, projector profile, footer; [`theme`]: colour profiles
-//! * [`share`]: share links, embed mode and events to an embedding page; [`a11y`]: the live summary
+//! * [`share`]: share links and embed mode; [`address`]: the address read once, events to an
+//!   embedding page; [`a11y`]: the live summary
 //! * [`i18n`]: the English and Chinese tables every text comes from
 //! * [`workbench`]: guided [`lessons`], the [`sweep_panel`], the [`contract_panel`] and
-//!   classroom [`exercises`], one tab each
+//!   classroom [`exercises`], one tab each; [`kit`]: what those panels share
 //! * [`panic_view`]: the error view if anything ever panics
 
 use app_model::Run;
@@ -19,9 +22,11 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 pub mod a11y;
+pub mod address;
 pub mod charts;
 pub mod class_card;
 pub mod contract_panel;
+pub mod control_field;
 pub mod controls;
 pub mod defs;
 pub mod engine;
@@ -32,10 +37,13 @@ pub mod glyph;
 pub mod hbm;
 pub mod header;
 pub mod i18n;
+pub mod icon;
+pub mod kit;
 pub mod lessons;
 pub mod metrics_panel;
 pub mod panels;
 mod panic_view;
+pub mod presets;
 pub mod replicas;
 pub mod share;
 pub mod stage;
@@ -76,7 +84,7 @@ pub fn start() {
             return;
         }
         mount_to_body(App);
-        if share::query().panic {
+        if address::query().panic {
             panic!("panic requested by the ?panic query parameter");
         }
     });

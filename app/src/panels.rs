@@ -7,12 +7,12 @@ use app_model::Run;
 use leptos::prelude::*;
 
 use crate::charts;
-use crate::controls::scenario_title;
 use crate::engine::STAGE_IDS;
 use crate::first::LimitBadge;
 use crate::glyph;
 use crate::hbm::HbmGauge;
 use crate::i18n::{t, tf, tx};
+use crate::presets::scenario_title;
 use crate::ui::use_ui;
 
 /// One run: its heading (in A/B mode), the animated stage, a legend and the memory gauge.
@@ -147,7 +147,7 @@ pub fn ErrorBanner() -> impl IntoView {
             let shown = run == Run::A || ui.ab.get();
             let err = ui.errors[run.index()].get().filter(|_| shown)?;
             // in the page's language, each setting named by its label
-            let names = crate::controls::class_names(ui, run);
+            let names = crate::control_field::class_names(ui, run);
             let said =
                 |e: &sim_core::scenario::FieldError| crate::i18n::msg(&app_model::messages::field_message(e, &names));
             let top: Vec<String> = err.errors.iter().filter(|e| e.field.is_empty()).map(said).collect();
@@ -259,7 +259,7 @@ pub fn ChartsRow() -> impl IntoView {
                 <span class="muted small">{scope}</span>
             </header>
             <div class="chart-grid">
-                {charts::figures()}
+                {charts::figures(Callback::new(move |()| ui.refresh(true)))}
             </div>
         </section>
     }

@@ -12,8 +12,8 @@ use lab_content::sweep::{Sweep, SweepParam, SweepPoint};
 use crate::charts::{canvas_by_id, fit_canvas, Axis, Plot, Units};
 use crate::format;
 use crate::i18n::{self, t, tf, tx};
+use crate::kit::{self, button, data_url, text, Jobs};
 use crate::ui::{use_ui, Ui};
-use crate::workbench::{self, button, data_url, text, Jobs};
 
 const CHART_H: f64 = 230.0;
 const GOOD: &str = "#15803d";
@@ -59,7 +59,7 @@ impl State {
         };
         st.error.set(None);
         st.run.set(SweepRun::started(p, base.classes.first().and_then(|c| c.slo.ttft_ms), n));
-        workbench::start(st.runner, SweepJob::new(sweep), move |status| match status {
+        kit::start(st.runner, SweepJob::new(sweep), move |status| match status {
             Status::Working(p) => st.run.update(|r| r.advanced(p.share, p.new_points)),
             Status::Finished(points) => st.run.update(|r| r.finished(points)),
             Status::Stopped => {}
@@ -67,7 +67,7 @@ impl State {
     }
 
     fn cancel(self) {
-        workbench::cancel(self.runner);
+        kit::cancel(self.runner);
         self.run.update(SweepRun::cancelled);
     }
 
@@ -238,7 +238,7 @@ fn point_row(pt: &SweepPoint, knee_at: Option<(f64, f64)>) -> AnyView {
                 <th scope="row">{value}</th>
                 // in the page's language when sim-core said it as structured problems
                 <td colspan="5" class="err">{match &pt.problem {
-                    Some(e) => workbench::error_list(e),
+                    Some(e) => kit::error_list(e),
                     None => pt.error.clone().unwrap_or_default().into_any(),
                 }}</td>
             </tr>
@@ -255,14 +255,14 @@ pub fn SweepPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
         form: RwSignal::new(SweepForm::default()),
         run: RwSignal::new(SweepRun::default()),
         error: RwSignal::new(None),
-        runner: workbench::jobs(),
+        runner: kit::jobs(),
     };
     // The charts follow the points, the language and the window size; the canvases are redrawn
     // after the page has them (they are rebuilt when the knob's name changes).
     let resized = RwSignal::new(0u32);
     let handle = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n = n.wrapping_add(1)));
     on_cleanup(move || handle.remove());
-    workbench::effect(Box::new(move || {
+    kit::effect(Box::new(move || {
         resized.track();
         i18n::locale().track();
         if !visible.get() {
@@ -273,20 +273,20 @@ pub fn SweepPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
     }));
     let base_name = move || {
         ui.drafts[ui.edited().index()]
-            .with(|s| s.name.as_deref().map(crate::controls::scenario_title).unwrap_or_default())
+            .with(|s| s.name.as_deref().map(crate::presets::scenario_title).unwrap_or_default())
     };
     let progress = Signal::derive(move || st.run.with(|r| r.progress));
     let param = Signal::derive(move || st.run.with(|r| r.param));
     view! {
         <div class="sweep" data-testid="sweep">
-            {workbench::panel_head("features.sweep.title", Box::new(move || tf("features.sweep.base", &[("name", base_name())])))}
+            {kit::panel_head("features.sweep.title", Box::new(move || tf("features.sweep.base", &[("name", base_name())])))}
             <p class="small muted">{tx("features.sweep.intro")}</p>
             <div class="sweep-form">
                 {form(st)}
                 {buttons(st)}
             </div>
-            <div class="err" role="alert" data-testid="sweep-error">{move || st.error.with(|e| e.as_ref().map(workbench::error_list))}</div>
-            {workbench::progress("sweep-progress", progress, Signal::derive(move || st.status()))}
+            <div class="err" role="alert" data-testid="sweep-error">{move || st.error.with(|e| e.as_ref().map(kit::error_list))}</div>
+            {kit::progress("sweep-progress", progress, Signal::derive(move || st.status()))}
             <p
                 class="sr-only"
                 aria-live="polite"

@@ -135,3 +135,12 @@ pub fn set_projector(on: bool) {
         s.set(on);
     }
 }
+
+/// A line-dash pattern for `set_line_dash` (the stage's and the charts' dashed lines).
+pub fn dash(pattern: &[f64]) -> wasm_bindgen::JsValue {
+    let arr = js_sys::Array::new();
+    for p in pattern {
+        arr.push(&wasm_bindgen::JsValue::from_f64(*p));
+    }
+    arr.into()
+}

@@ -8,6 +8,7 @@ use sim_core::decimal::parse_f64;
 
 use crate::format;
 use crate::i18n::{t, tf, tx};
+use crate::icon;
 use crate::share::ShareButton;
 use crate::ui::{use_ui, MAX_SPEED, MIN_SPEED};
 
@@ -40,7 +41,7 @@ pub fn Toolbar() -> impl IntoView {
         };
         view! { {icon::svg(d)}{t(key)} }
     };
-    let seed_locked = Memo::new(move |_| crate::controls::locked_at(ui, "seed"));
+    let seed_locked = Memo::new(move |_| crate::control_field::locked_at(ui, "seed"));
     let on_play = move |_| toggle_play(ui);
     let seed = Memo::new(move |_| ui.drafts[0].with(|s| s.seed));
     let seed_err = RwSignal::new(None::<app_model::messages::Msg>);
@@ -197,22 +198,5 @@ pub fn PhoneBar() -> impl IntoView {
             >{move || icon::svg(if playing.get() { icon::PAUSE } else { icon::PLAY })}</button>
             <crate::metrics_panel::KeyNumbers run=app_model::Run::A/>
         </div>
-    }
-}
-
-/// Button icons as shapes (12 × 12 view box), so they need no symbol or emoji font.
-pub mod icon {
-    use leptos::prelude::*;
-
-    pub const PLAY: &str = "M2.5 1.5v9l8-4.5z";
-    pub const PAUSE: &str = "M2 1.5h3v9H2zM7 1.5h3v9H7z";
-    pub const REPLAY: &str = "M6 1.5a4.5 4.5 0 1 1-4.3 5.8l1.5-.4A3 3 0 1 0 6 3v1.8L3 2.2 6 0z";
-    pub const STEP: &str = "M1.5 1.5v9l6.5-4.5zM8.5 1.5h2v9h-2z";
-    pub const TO_END: &str = "M0.5 1.5v9l5.5-4.5zM6 1.5v9l5.5-4.5z";
-    pub const RESET: &str = "M6 1.5a4.5 4.5 0 1 0 4.5 4.5H9A3 3 0 1 1 6 3v1.8L9 2.2 6 0z";
-    pub const LOCK: &str = "M3 5V3.5a3 3 0 0 1 6 0V5h1v6H2V5zm1.5 0h3V3.5a1.5 1.5 0 0 0-3 0z";
-
-    pub fn svg(d: &'static str) -> impl IntoView {
-        view! { <svg class="ico" viewBox="0 0 12 12" aria-hidden="true"><path d=d/></svg> }
     }
 }

@@ -5,8 +5,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::format;
 use crate::glyph;
-use crate::stage::dash;
-use crate::theme::palette;
+use crate::theme::{dash, palette};
 
 /// Sizes a canvas's backing store to its CSS width × `css_h` at the device pixel ratio and
 /// returns its context scaled to CSS pixels. `min_w` keeps a layout readable when narrow (the

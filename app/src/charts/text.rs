@@ -8,7 +8,6 @@ use leptos::prelude::*;
 use super::{batch_limit, ChartInput, Curve, Series, CDF_POINTS, CHARTS};
 use crate::format;
 use crate::i18n::{fill, t, t_untracked, tx};
-use crate::ui::use_ui;
 
 /// Most rows of a chart's data table (per run for a time series).
 const TABLE_ROWS: usize = 20;
@@ -241,9 +240,9 @@ pub(super) fn series_text(title: &str, input: &ChartInput<'_>, which: Series, ta
 }
 
 /// The charts' figures: each canvas with its summary as its description, a "Show data" button
-/// and the data table it opens (their words are written by [`draw`]).
-pub fn figures() -> impl IntoView {
-    let ui = use_ui();
+/// and the data table it opens (their words are written by [`draw`]). `on_toggle` runs after a
+/// table opens or closes (the page then redraws the charts at once).
+pub fn figures(on_toggle: Callback<()>) -> impl IntoView {
     let opens: Vec<RwSignal<bool>> = CHARTS.iter().map(|_| RwSignal::new(false)).collect();
     FIGURES
         .with(|f| *f.borrow_mut() = opens.iter().map(|&open| Figure { open, shown: ChartText::default() }).collect());
@@ -263,7 +262,7 @@ pub fn figures() -> impl IntoView {
                         data-testid=format!("{id}-data-btn")
                         on:click=move |_| {
                             open.update(|o| *o = !*o);
-                            ui.refresh(true);
+                            on_toggle.run(());
                         }
                     >{move || if open.get() { t("a11y.hide_data") } else { t("a11y.show_data") }}</button>
                     <div class="chart-table-wrap" id=format!("{id}-data") class:hidden=move || !open.get()>

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use super::exercise;
 use crate::format;
 use crate::i18n::{t, tf, tx};
-use crate::workbench::{self, data_url, Jobs};
+use crate::kit::{self, data_url, Jobs};
 
 /// The class table's state.
 #[derive(Clone, Copy)]
@@ -26,7 +26,7 @@ impl ClassTable {
             rows: RwSignal::new(None),
             progress: RwSignal::new(None),
             order: RwSignal::new((SortBy::Name, false)),
-            jobs: workbench::jobs(),
+            jobs: kit::jobs(),
         }
     }
 
@@ -37,7 +37,7 @@ impl ClassTable {
         let order = self.order;
         let rows = self.rows;
         let progress = self.progress;
-        workbench::start(self.jobs, ClassJob::new(text), move |status| match status {
+        kit::start(self.jobs, ClassJob::new(text), move |status| match status {
             Status::Working(p) => progress.set(Some(p)),
             Status::Stopped => progress.set(None),
             Status::Finished(mut r) => {
@@ -50,7 +50,7 @@ impl ClassTable {
     }
 
     pub(super) fn clear(self) {
-        workbench::cancel(self.jobs);
+        kit::cancel(self.jobs);
         self.rows.set(None);
         self.progress.set(None);
     }

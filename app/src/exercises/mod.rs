@@ -19,12 +19,12 @@ use class_table::ClassTable;
 use lab_content::exercise::{exercises, Exercise};
 use sim_core::metric::{Direction, Op};
 
-use crate::controls::lock_covers;
 use crate::format;
 use crate::i18n::{t, tf, tx};
-use crate::share;
+use crate::kit::{self, button, data_url, storage_get, storage_set, Jobs};
 use crate::ui::{self, use_ui, Ui};
-use crate::workbench::{self, button, data_url, storage_get, storage_set, Jobs};
+use crate::{address, share};
+use app_model::locks::covers as lock_covers;
 
 /// Local-storage key of the teacher-mode switch.
 const TEACHER_KEY: &str = "llm-serving-lab.teacher-mode";
@@ -193,14 +193,14 @@ impl State {
         let text = self.code_text.get_untracked();
         // a class's codes: the table; one code: its verdict in detail
         if model::codes_in(&text).len() >= 2 {
-            workbench::cancel(self.code_jobs);
+            kit::cancel(self.code_jobs);
             self.verdict.set(None);
             self.class.start(&text);
             return;
         }
         self.class.clear();
         self.verdict.set(Some(Checked::Checking));
-        workbench::start(self.code_jobs, CodeJob::new(&text), move |status| {
+        kit::start(self.code_jobs, CodeJob::new(&text), move |status| {
             if let app_model::jobs::Status::Finished(v) = status {
                 self.verdict.set(Some(Checked::Done(v)));
             }
@@ -244,7 +244,7 @@ impl State {
         let attempt = ex.check(&summary);
         let mut rec = Record::of(&attempt, js_sys::Date::now(), &changed, &scenario);
         rec.code = Some(model::code_of(&ex, &scenario, &summary, &self.student.get_untracked()));
-        share::post_event("exercise-result", model::result_event(&id, &attempt, &rec));
+        address::post_event("exercise-result", model::result_event(&id, &attempt, &rec));
         self.save(|a| a.push(&id, rec));
     }
 }
@@ -438,7 +438,7 @@ pub fn ExercisesPanel() -> impl IntoView {
         code_text: RwSignal::new(String::new()),
         file_error: RwSignal::new(None),
         verdict: RwSignal::new(None),
-        code_jobs: workbench::jobs(),
+        code_jobs: kit::jobs(),
         class: ClassTable::new(),
         student: RwSignal::new(storage_get(model::NAME_KEY).unwrap_or_default()),
     };
@@ -448,10 +448,10 @@ pub fn ExercisesPanel() -> impl IntoView {
         st.teacher_mode.set(on);
     };
     // Every run that ends while an exercise is open is an attempt.
-    workbench::effect(Box::new(move || st.record()));
+    kit::effect(Box::new(move || st.record()));
     view! {
         <div class="exercises" data-testid="exercises">
-            {workbench::panel_head("features.ex.title", Box::new(|| t("features.ex.intro")))}
+            {kit::panel_head("features.ex.title", Box::new(|| t("features.ex.intro")))}
             <label class="check-line teacher-mode" class:hidden=move || ui.hides(Hidden::Teacher)>
                 <input type="checkbox" data-testid="teacher-mode" prop:checked=move || st.teacher_mode.get() on:change=mode />
                 {tx("features.class.teacher_mode")}

@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use super::{control_label, metric_label, metric_value, title, Checked, State};
 use crate::format;
 use crate::i18n::{t, tf, tx};
+use crate::kit::{actions, button};
 use crate::share;
-use crate::workbench::{actions, button};
 
 /// The teacher's link maker: a box per control, and the link.
 pub(super) fn teacher(st: State) -> AnyView {

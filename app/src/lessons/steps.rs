@@ -12,8 +12,8 @@ use super::{
 };
 use crate::format;
 use crate::i18n::{self, t, tf};
+use crate::kit::{self, actions, button};
 use crate::sweep_panel;
-use crate::workbench::{self, actions, button};
 use app_model::tabs::lesson::{self as model, Finished, Step};
 use app_model::Run;
 
@@ -158,7 +158,7 @@ fn watch(cx: Ctx, lesson: &'static Lesson) -> AnyView {
         });
         Some(view! {
             <p class="small lesson-watch-note">{note}</p>
-            {workbench::progress("lesson-watch-progress", share, label)}
+            {kit::progress("lesson-watch-progress", share, label)}
             <p class="small muted" data-testid="lesson-watch-count">
                 {move || tf("lessons.watch.noticed", &[("n", count.get().to_string())])}
             </p>
@@ -243,7 +243,7 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
     } else {
         runs_table(lesson, &fin)
     };
-    let show = cx.act(|_| workbench::scroll_to(&format!(".{HIGHLIGHT_CLASS}")));
+    let show = cx.act(|_| kit::scroll_to(&format!(".{HIGHLIGHT_CLASS}")));
     let again = cx.act(|cx| {
         cx.panel.update(|p| p.again());
         set_step(cx.ui, Step::Predict);

@@ -10,8 +10,8 @@ use sim_core::Scenario;
 use super::{load_scenarios, set_step};
 use crate::format;
 use crate::i18n::{t, tf};
+use crate::kit;
 use crate::ui::{use_ui, Ui};
-use crate::workbench;
 
 /// Plays the lesson's runs on the stage from t = 0 at the speed `w` chose, with its moments.
 pub(super) fn begin_watch(ui: Ui, lesson: &'static Lesson, w: Watching) {
@@ -55,7 +55,7 @@ pub(super) fn shown_watch<T>(ui: Ui, f: impl FnOnce(&Watching) -> T) -> Option<T
 /// closed or other lesson drops the watched runs' moments. Call once at mount.
 pub fn follow_stage(ui: Ui) {
     let seen = StoredValue::new(ui.preset_choices.get_untracked());
-    workbench::effect(Box::new(move || {
+    kit::effect(Box::new(move || {
         let n = ui.preset_choices.get();
         if n == seen.get_value() {
             return;
@@ -66,7 +66,7 @@ pub fn follow_stage(ui: Ui) {
             ui.lesson.set(None);
         }
     }));
-    workbench::effect(Box::new(move || {
+    kit::effect(Box::new(move || {
         let open = ui.lesson.get();
         let stale =
             ui.watch.with(|w| w.watching.as_ref().is_some_and(|w| open.as_ref().is_none_or(|(id, _)| id != w.id)));

@@ -138,7 +138,8 @@ pub fn ShareButton() -> impl IntoView {
 /// button that says when it copied.
 #[component]
 fn EmbedCode() -> impl IntoView {
-    use app_model::share::{embed_code, embed_size, embed_src, EMBED_SIZES};
+    use app_model::query::embed_src;
+    use app_model::share::{embed_code, embed_size, EMBED_SIZES};
     let ui = use_ui();
     // the index into EMBED_SIZES, or EMBED_SIZES.len() for a custom size
     let size = RwSignal::new(0usize);

@@ -32,20 +32,16 @@ use app_model::share::ShareState;
 use app_model::tabs::lesson::Step;
 use app_model::Run;
 use leptos::prelude::*;
-use serde_json::{json, Value};
+use serde_json::json;
 use sim_core::share::SHARE_VERSION;
 use wasm_bindgen::JsValue;
 
+use crate::address::{post_event, query};
 use crate::i18n::{self, tx, Locale};
 use crate::theme;
 use crate::ui::Ui;
 
-/// `source` of every message the lab posts to its parent window.
-pub const EVENT_SOURCE: &str = "llm-serving-lab";
-
 thread_local! {
-    /// The page's address as it was opened (read once, by [`query`]).
-    static QUERY: RefCell<Option<Query>> = const { RefCell::new(None) };
     static PROBLEM: RefCell<Option<RwSignal<Option<LinkProblem>>>> = const { RefCell::new(None) };
     /// The pending address update (dropping it cancels it).
     static ADDRESS_TIMER: RefCell<Option<gloo_timers::callback::Timeout>> = const { RefCell::new(None) };
@@ -58,24 +54,6 @@ thread_local! {
 /// The problem with the page's link, if there was one (shown until dismissed).
 pub fn link_problem() -> RwSignal<Option<LinkProblem>> {
     PROBLEM.with(|cell| *cell.borrow_mut().get_or_insert_with(|| RwSignal::new(None)))
-}
-
-/// What the page's address asks for: read from `location.search` the first time, then kept
-/// (the page rewrites only `lab` and `locale`, from its state). Values it cannot use are
-/// reported on the console.
-pub fn query() -> Query {
-    QUERY.with(|cell| {
-        cell.borrow_mut()
-            .get_or_insert_with(|| {
-                let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
-                let q = Query::parse(&search);
-                for p in &q.problems {
-                    web_sys::console::warn_1(&JsValue::from_str(p));
-                }
-                q
-            })
-            .clone()
-    })
 }
 
 /// Reads the page's address: embed mode, colour profile, the shared state, the language.
@@ -215,36 +193,6 @@ pub fn teacher_url(ui: &Ui, locks: &[String], hide: &[app_model::share::Hidden])
         }
     }
     format!("{}?lab={}", base_url(), s.encode())
-}
-
-/// Posts `{source: "llm-serving-lab", type: kind, ...payload}` to the parent window when the page
-/// is in a frame (no-op otherwise). An object payload's fields are merged into the message;
-/// any other payload goes under `data`.
-pub fn post_event(kind: &str, payload: Value) {
-    let Some(w) = web_sys::window() else { return };
-    let Ok(Some(parent)) = w.parent() else { return };
-    if js_sys::Object::is(parent.as_ref(), w.as_ref()) {
-        return;
-    }
-    let mut msg = serde_json::Map::new();
-    msg.insert("source".into(), EVENT_SOURCE.into());
-    msg.insert("type".into(), kind.into());
-    match payload {
-        Value::Object(fields) => {
-            for (k, v) in fields {
-                if k != "source" && k != "type" {
-                    msg.insert(k, v);
-                }
-            }
-        }
-        Value::Null => {}
-        other => {
-            msg.insert("data".into(), other);
-        }
-    }
-    if let Ok(value) = js_sys::JSON::parse(&Value::Object(msg).to_string()) {
-        let _ = parent.post_message(&value, "*");
-    }
 }
 
 /// `view=` and `controls=`: a `hide-<part>` class on the body for each part not shown

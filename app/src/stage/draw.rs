@@ -17,7 +17,7 @@ mod stations;
 use crate::format;
 use crate::glyph;
 use crate::i18n::t_untracked;
-use crate::theme::palette;
+use crate::theme::{dash, palette};
 use stations::draw_drafts;
 
 /// Prompt tokens found in the prefix cache, on a prefill bar: a translucent teal and its edge
@@ -496,13 +496,4 @@ pub fn round_rect(ctx: &CanvasRenderingContext2d, x: f64, y: f64, w: f64, h: f64
     ctx.line_to(x, y + r);
     ctx.quadratic_curve_to(x, y, x + r, y);
     ctx.close_path();
-}
-
-/// A line-dash pattern for `set_line_dash`.
-pub fn dash(pattern: &[f64]) -> wasm_bindgen::JsValue {
-    let arr = js_sys::Array::new();
-    for p in pattern {
-        arr.push(&wasm_bindgen::JsValue::from_f64(*p));
-    }
-    arr.into()
 }

@@ -32,7 +32,7 @@ mod draw;
 mod motion;
 
 pub use config::{StageCalm, StageConfig};
-pub use draw::{dash, round_rect};
+pub use draw::round_rect;
 
 /// The shortest a `w` wide stage may be drawn with this page's text (language, profile): its
 /// outcome bins keep their labels and counts apart ([`Geo::min_height`]).
@@ -210,7 +210,7 @@ impl StageState {
     ) {
         self.frame = self.frame.wrapping_add(1);
         self.live_count = live.len();
-        let reduced = crate::a11y::reduced_motion();
+        let reduced = crate::kit::reduced_motion();
         if self.reduced != Some(reduced) {
             self.reduced = Some(reduced);
             if let Some(c) = ctx.canvas() {

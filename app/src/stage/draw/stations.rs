@@ -11,7 +11,7 @@ use crate::format;
 use crate::glyph;
 use crate::i18n::t_untracked;
 use crate::stage::{tr, IdMap, StageCalm, StageState};
-use crate::theme::palette;
+use crate::theme::{dash, palette};
 
 /// The KV links' colour (a transfer under way) and the accepted draft tokens'.
 const LINK: &str = "#7c3aed";
@@ -217,7 +217,7 @@ impl StageState {
     pub(super) fn draw_links(&self, ctx: &CanvasRenderingContext2d, g: &Geo, f: &FontSet) {
         let pal = palette();
         let d = g.decode_bands.len().max(1);
-        let _ = ctx.set_line_dash(&super::dash(&[3.0, 3.0]));
+        let _ = ctx.set_line_dash(&dash(&[3.0, 3.0]));
         for (i, flash) in self.link_flash.iter().enumerate() {
             let ((x0, y0), (x1, y1)) = g.link_ends(i / d, i % d);
             ctx.set_global_alpha(if *flash > 0.0 { 0.35 + 0.65 * (flash / 700.0).min(1.0) } else { 0.18 });
@@ -230,7 +230,7 @@ impl StageState {
         }
         ctx.set_global_alpha(1.0);
         ctx.set_line_width(1.0);
-        let _ = ctx.set_line_dash(&super::dash(&[]));
+        let _ = ctx.set_line_dash(&dash(&[]));
         // the label at the top of the gap between the pools (shorter where it is narrow)
         ctx.set_font(&f.tiny);
         ctx.set_fill_style_str(LINK);

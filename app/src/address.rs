@@ -1,0 +1,66 @@
+//! The page's address, read once: what its query parameters ask for (declared and parsed in
+//! `app_model::query`), and the events the page posts to a window that embeds it
+//! (`docs/embed.md` lists them). Below every panel: the translations read the language from
+//! here, the editor the controls shown, the share links and the tabs post their events.
+
+use std::cell::RefCell;
+
+use app_model::query::Query;
+use serde_json::Value;
+use wasm_bindgen::JsValue;
+
+/// `source` of every message the lab posts to its parent window.
+pub const EVENT_SOURCE: &str = "llm-serving-lab";
+
+thread_local! {
+    /// The page's address as it was opened (read once, by [`query`]).
+    static QUERY: RefCell<Option<Query>> = const { RefCell::new(None) };
+}
+
+/// What the page's address asks for: read from `location.search` the first time, then kept
+/// (the page rewrites only `lab` and `locale`, from its state). Values it cannot use are
+/// reported on the console.
+pub fn query() -> Query {
+    QUERY.with(|cell| {
+        cell.borrow_mut()
+            .get_or_insert_with(|| {
+                let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+                let q = Query::parse(&search);
+                for p in &q.problems {
+                    web_sys::console::warn_1(&JsValue::from_str(p));
+                }
+                q
+            })
+            .clone()
+    })
+}
+
+/// Posts `{source: "llm-serving-lab", type: kind, ...payload}` to the parent window when the page
+/// is in a frame (no-op otherwise). An object payload's fields are merged into the message;
+/// any other payload goes under `data`.
+pub fn post_event(kind: &str, payload: Value) {
+    let Some(w) = web_sys::window() else { return };
+    let Ok(Some(parent)) = w.parent() else { return };
+    if js_sys::Object::is(parent.as_ref(), w.as_ref()) {
+        return;
+    }
+    let mut msg = serde_json::Map::new();
+    msg.insert("source".into(), EVENT_SOURCE.into());
+    msg.insert("type".into(), kind.into());
+    match payload {
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                if k != "source" && k != "type" {
+                    msg.insert(k, v);
+                }
+            }
+        }
+        Value::Null => {}
+        other => {
+            msg.insert("data".into(), other);
+        }
+    }
+    if let Ok(value) = js_sys::JSON::parse(&Value::Object(msg).to_string()) {
+        let _ = parent.post_message(&value, "*");
+    }
+}
