@@ -9,8 +9,8 @@
 
 use std::fmt;
 
-use crate::settings::Fix;
 use crate::settings::fmt_num;
+use crate::settings::Fix;
 
 /// Why one value (or the whole scenario, for the memory problems) cannot be used.
 #[derive(Clone, Debug, PartialEq)]

@@ -312,4 +312,3 @@ pub struct RequestRecord {
     pub preemptions: u32,
     pub met_slo: bool,
 }
-

@@ -1,10 +1,10 @@
 //! Short share links (version 2): every preset with random setting changes reads back as the
 //! same run, agrees with the whole-scenario form (version 1) on what is valid, and is shorter.
 
-use proptest::prelude::*;
 use lab_spec::settings::{Kind, Value, SETTINGS};
 use lab_spec::share::{encode_v1, SharedRun};
 use lab_spec::{presets, Scenario};
+use proptest::prelude::*;
 
 /// One change: a settings row (by index), a class, and a draw in [0, 1) that picks the value.
 type Change = (usize, usize, f64, bool);

@@ -3,10 +3,10 @@
 //! object (the error's position) and as a `serde_json::Value` — both accept the same values and
 //! refuse with the same message. The derive's types are copied here as the reference.
 
+use lab_spec::scenario::{Arrival, LengthDist};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
-use lab_spec::scenario::{Arrival, LengthDist};
 use std::fmt::Debug;
 
 #[allow(dead_code)]

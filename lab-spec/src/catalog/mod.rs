@@ -15,8 +15,8 @@ mod traces;
 pub use dtype::Dtype;
 pub use gpus::{gpus, GpuSpec};
 pub use models::model;
-pub use traces::{builtin_trace, BUILTIN_TRACES};
 pub use models::{gated_deltanet_state_bytes, models, AttentionForm, ModelSpec};
+pub use traces::{builtin_trace, BUILTIN_TRACES};
 
 pub fn find_gpu(id: &str) -> Option<GpuSpec> {
     gpus().into_iter().find(|g| g.id == id)

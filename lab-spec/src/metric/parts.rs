@@ -1,7 +1,7 @@
 //! The parts a metric is made of: the latency distributions and their statistics, the censored
 //! views and theirs, the request counts.
 
-use super::Unit;
+use super::{Direction, Unit};
 use crate::metrics::{Censored, ClassSummary, Dist};
 
 /// The six latency distributions of a summary.
@@ -228,6 +228,18 @@ impl Count {
             Count::OomRestarts => c.oom_restarts,
             Count::InFlight => c.in_flight,
             Count::Ended => c.ended(),
+        }
+    }
+
+    /// Which way is better for the learner: more completed, fewer rejected, timed out,
+    /// failed, preempted or restarted; neither for what only counts the traffic.
+    pub(super) fn better(self) -> Option<Direction> {
+        match self {
+            Count::Completed => Some(Direction::Max),
+            Count::Arrived | Count::InFlight | Count::Ended => None,
+            Count::Rejected | Count::TimedOut | Count::Failed | Count::Preempted | Count::OomRestarts => {
+                Some(Direction::Min)
+            }
         }
     }
 

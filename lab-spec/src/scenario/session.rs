@@ -36,7 +36,7 @@ pub(crate) fn check(s: &Scenario, errors: &mut Vec<FieldError>) {
         let max = MAX_TURNS as f64;
         let mut range = |field: &str, x: f64, lo: f64, hi: f64| {
             if !x.is_finite() || x < lo || x > hi {
-                errors.push(FieldError::new(&format!("{p}.{field}"), Problem::Range { min: lo, max: hi, got: x }));
+                errors.push(FieldError::new(format!("{p}.{field}"), Problem::Range { min: lo, max: hi, got: x }));
             }
         };
         match sc.turns {
