@@ -1,60 +1,96 @@
-//! The human-readable summary of `llmsim run --format table`.
+//! The human-readable summary of `llmsim run --format table`: every number that has a
+//! [`Metric`] is read through it; the rest (per replica, disaggregation links, the draft model's
+//! memory) from the summary's fields.
 
-use sim_core::metrics::{Censored, ClassSummary, Dist};
+use sim_core::metric::{Censorable, CensoredStat, Count, Latency, Metric, Stat};
+use sim_core::metrics::ClassSummary;
 use sim_core::{Scenario, Summary};
 use std::fmt::Write;
 
-fn dist_row(out: &mut String, name: &str, d: &Dist) {
-    let _ = writeln!(
-        out,
-        "  {:<6} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
-        name, d.mean, d.p50, d.p90, d.p95, d.p99, d.max
-    );
+/// The statistics of the latency columns, in order (their field names head the columns).
+const COLUMNS: [Stat; 6] = [Stat::Mean, Stat::P50, Stat::P90, Stat::P95, Stat::P99, Stat::Max];
+
+/// The request counts of a class's first line, in order, each labelled by its field name (`_` as a space).
+const COUNTS: [Count; 6] =
+    [Count::Arrived, Count::Completed, Count::Rejected, Count::TimedOut, Count::Failed, Count::Preempted];
+
+/// A latency's row label.
+fn label(l: Latency) -> &'static str {
+    match l {
+        Latency::Ttft => "TTFT",
+        Latency::Tpot => "TPOT",
+        Latency::Itl => "ITL",
+        Latency::E2e => "E2E",
+        Latency::Queue => "queue",
+        Latency::Prefill => "prefill",
+    }
+}
+
+/// `m` of one class (or of all traffic).
+fn of(m: Metric, c: &ClassSummary) -> f64 {
+    m.of_class(c).expect("the table reads per-class metrics of a class")
+}
+
+fn dist_row(out: &mut String, c: &ClassSummary, l: Latency) {
+    let _ = write!(out, "  {:<6}", label(l));
+    for s in COLUMNS {
+        let _ = write!(out, " {:>9.1}", of(Metric::Latency(l, s), c));
+    }
+    let _ = writeln!(out);
 }
 
 /// A censored view: every arrival counted, the unanswered at a lower bound (hence "≥").
-fn censored_row(out: &mut String, name: &str, d: &Censored) {
+fn censored_row(out: &mut String, c: &ClassSummary, v: Censorable) {
+    let stat = |s| of(Metric::Censored(v, s), c);
+    let _ = write!(out, "  {:<6}", label(v.latency()));
+    for s in COLUMNS {
+        let _ = write!(out, " ≥{:>8.1}", stat(CensoredStat::Stat(s)));
+    }
     let _ = writeln!(
         out,
-        "  {:<6} ≥{:>8.1} ≥{:>8.1} ≥{:>8.1} ≥{:>8.1} ≥{:>8.1} ≥{:>8.1}   over all {} arrived, {} at a lower bound",
-        name, d.mean, d.p50, d.p90, d.p95, d.p99, d.max, d.count, d.censored
+        "   over all {} arrived, {} at a lower bound",
+        stat(CensoredStat::Stat(Stat::Count)) as u64,
+        stat(CensoredStat::Censored) as u64
     );
 }
 
 fn class_block(out: &mut String, c: &ClassSummary) {
-    let r = &c.requests;
-    let _ = writeln!(
-        out,
-        "  requests  arrived {}  completed {}  rejected {}  timed out {}  failed {}  preempted {}",
-        r.arrived, r.completed, r.rejected, r.timed_out, r.failed, r.preempted
-    );
+    let count = |n| of(Metric::Requests(n), c) as u64;
+    let _ = write!(out, "  requests");
+    for n in COUNTS {
+        let _ = write!(out, "  {} {}", n.field().replace('_', " "), count(n));
+    }
+    let _ = writeln!(out);
+    let _ = write!(out, "  latency (ms)  {:>7}", COLUMNS[0].field());
+    for s in &COLUMNS[1..] {
+        let _ = write!(out, " {:>9}", s.field());
+    }
+    let _ = writeln!(out);
+    for l in Latency::ALL {
+        dist_row(out, c, l);
+    }
+    let completed_only = of(Metric::Latency(Latency::Ttft, Stat::Count), c) as u64;
     let _ =
-        writeln!(out, "  latency (ms)  {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}", "mean", "p50", "p90", "p95", "p99", "max");
-    dist_row(out, "TTFT", &c.ttft_ms);
-    dist_row(out, "TPOT", &c.tpot_ms);
-    dist_row(out, "ITL", &c.itl_ms);
-    dist_row(out, "E2E", &c.e2e_ms);
-    dist_row(out, "queue", &c.queue_ms);
-    dist_row(out, "prefill", &c.prefill_ms);
-    let _ = writeln!(out, "  (completed only: {} of {} ended; censored views below)", c.ttft_ms.count, r.ended());
-    censored_row(out, "TTFT", &c.ttft_ms_censored);
-    censored_row(out, "E2E", &c.e2e_ms_censored);
+        writeln!(out, "  (completed only: {} of {} ended; censored views below)", completed_only, count(Count::Ended));
+    for v in Censorable::ALL {
+        censored_row(out, c, v);
+    }
     let _ = writeln!(
         out,
         "  throughput {:.0} output tok/s, {:.2} req/s   goodput {:.0} tok/s, {:.2} req/s   SLO attainment {:.1}%",
-        c.throughput.output_tokens_per_s,
-        c.throughput.requests_per_s,
-        c.goodput.output_tokens_per_s,
-        c.goodput.requests_per_s,
-        c.goodput.slo_attainment * 100.0
+        of(Metric::ThroughputTokens, c),
+        of(Metric::ThroughputRequests, c),
+        of(Metric::GoodputTokens, c),
+        of(Metric::GoodputRequests, c),
+        of(Metric::SloAttainment, c) * 100.0
     );
-    if let Some(p) = &c.prefix_cache {
+    if c.prefix_cache.is_some() {
         let _ = writeln!(
             out,
             "  prefix cache  hit rate {:.1}% of prompt tokens   cached tokens {}   evicted blocks {}",
-            p.hit_rate * 100.0,
-            p.cached_tokens,
-            p.evicted_blocks
+            of(Metric::PrefixHitRate, c) * 100.0,
+            of(Metric::PrefixCachedTokens, c) as u64,
+            of(Metric::PrefixEvictedBlocks, c) as u64
         );
     }
 }
@@ -71,9 +107,9 @@ fn replicas_block(out: &mut String, s: &Summary, r: &sim_core::metrics::RouterSu
             d.decode_replicas,
             d.transfers,
             d.kv_bytes / gib,
-            t.mean,
+            Metric::KvTransferMean.of(s),
             t.p50,
-            t.p99,
+            Metric::KvTransferP99.of(s),
             t.max,
             w.mean,
             w.p99
@@ -84,7 +120,7 @@ fn replicas_block(out: &mut String, s: &Summary, r: &sim_core::metrics::RouterSu
         "router {}{}: imbalance {:.2} (busiest replica's requests ÷ mean)",
         r.policy,
         if prefill > 0 { " over the prefill replicas" } else { "" },
-        r.imbalance
+        Metric::RouterImbalance.of(s)
     );
     if r.policy == "prefix_affinity" {
         let _ = write!(
@@ -156,48 +192,52 @@ pub fn render(scenario: &Scenario, s: &Summary) -> String {
             (_, false) => ", prompts first",
         },
         scenario.seed,
-        s.duration_s
+        Metric::DurationS.of(s)
     );
-    let m = &s.memory;
+    let m = |x: Metric| x.of(s);
     let _ = writeln!(
         out,
         "{}HBM {:.1} GiB = weights {:.1} + activations {:.1} + KV pool {:.1} + headroom {:.1}; KV {:.0} KiB/token, {} tokens; peak KV {:.1} GiB, peak batch {}, mean KV waste {:.1}%",
         if scenario.replica_count() > 1 { "each replica (peaks: the largest replica's): " } else { "" },
-        m.hbm_bytes / gib,
-        m.weights_bytes / gib,
-        m.activation_bytes / gib,
-        m.kv_capacity_bytes / gib,
-        (m.hbm_bytes - m.weights_bytes - m.activation_bytes - m.kv_capacity_bytes) / gib,
-        m.kv_bytes_per_token / 1024.0,
-        m.kv_capacity_tokens,
-        m.kv_peak_bytes / gib,
-        m.peak_running,
-        m.kv_waste_mean * 100.0
+        m(Metric::HbmBytes) / gib,
+        m(Metric::WeightsBytes) / gib,
+        m(Metric::ActivationBytes) / gib,
+        m(Metric::KvCapacityBytes) / gib,
+        (m(Metric::HbmBytes) - m(Metric::WeightsBytes) - m(Metric::ActivationBytes) - m(Metric::KvCapacityBytes))
+            / gib,
+        m(Metric::KvBytesPerToken) / 1024.0,
+        m(Metric::KvCapacityTokens) as u64,
+        m(Metric::KvPeakBytes) / gib,
+        m(Metric::PeakRunning) as u64,
+        m(Metric::KvWasteMean) * 100.0
     );
-    let _ = writeln!(out, "OOM restarts {}", s.all.requests.oom_restarts);
-    if let (Some(sp), Some(cfg)) = (&s.speculative, &scenario.speculative) {
+    let _ = writeln!(out, "OOM restarts {}", m(Metric::Requests(Count::OomRestarts)) as u64);
+    if let (Some(_), Some(cfg)) = (&s.speculative, &scenario.speculative) {
         let _ = writeln!(
             out,
             "speculative decoding: {} draft tokens from {}, acceptance {:.2}; {:.2} tokens per step (formula {:.2})",
-            sp.draft_tokens,
+            m(Metric::SpeculativeDraftTokens) as u64,
             cfg.draft_model.as_deref().unwrap_or("a draft head"),
             cfg.acceptance_rate,
-            sp.mean_accepted_tokens_per_step,
+            m(Metric::SpeculativeTokensPerStep),
             cfg.expected_tokens_per_step()
         );
-        if m.draft_weights_bytes > 0.0 {
+        let memory = &s.memory;
+        if memory.draft_weights_bytes > 0.0 {
             let _ = writeln!(
                 out,
                 "  the draft model's memory: weights {:.1} GiB and {:.0} KiB of KV per token (both counted above)",
-                m.draft_weights_bytes / gib,
-                m.draft_kv_bytes_per_token / 1024.0
+                memory.draft_weights_bytes / gib,
+                memory.draft_kv_bytes_per_token / 1024.0
             );
         }
     }
     let _ = writeln!(
         out,
         "cost ${:.2}/hour: ${:.3} per 1M output tokens, ${:.3} per 1M good tokens",
-        s.cost.usd_per_hour, s.cost.usd_per_million_output_tokens, s.cost.usd_per_million_good_tokens
+        m(Metric::UsdPerHour),
+        m(Metric::UsdPerMillionOutputTokens),
+        m(Metric::UsdPerMillionGoodTokens)
     );
     if let Some(r) = &s.router {
         replicas_block(&mut out, s, r, gib);

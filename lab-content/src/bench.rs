@@ -21,7 +21,8 @@
 //! mean is exact).
 
 use serde::Serialize;
-use sim_core::metrics::{Outcome, RequestRecord};
+use sim_core::metric::{Latency, Metric, Stat};
+use sim_core::metrics::{Outcome, RequestRecord, Summary};
 use sim_core::scenario::{Arrival, ClassConfig, LengthDist, Scenario, ScenarioError, Slo};
 use sim_core::sim::{Simulation, TraceLoader};
 use std::cell::RefCell;
@@ -149,7 +150,7 @@ impl Bench {
         let itl_std_ms = sim.itl_std_ms();
         drop(sim);
         let records = Rc::try_unwrap(records).map(RefCell::into_inner).unwrap_or_default();
-        Ok(BenchResult::of(self, &scenario, &records, summary.duration_s, &summary.all.itl_ms, itl_std_ms))
+        Ok(BenchResult::of(self, &scenario, &records, &summary, itl_std_ms))
     }
 }
 
@@ -230,10 +231,11 @@ impl BenchResult {
         b: &Bench,
         scenario: &Scenario,
         records: &[RequestRecord],
-        duration: f64,
-        itl: &sim_core::metrics::Dist,
+        summary: &Summary,
         itl_std_ms: f64,
     ) -> BenchResult {
+        let duration = Metric::DurationS.of(summary);
+        let itl = |s: Stat| Metric::Latency(Latency::Itl, s).of(summary);
         let ok = |r: &RequestRecord| r.outcome == Outcome::Completed;
         let done: Vec<&RequestRecord> = records.iter().filter(|r| ok(r)).collect();
         let mut sent: Vec<&RequestRecord> = records.iter().collect();
@@ -244,12 +246,16 @@ impl BenchResult {
         let per = |x: f64| if duration > 0.0 { x / duration } else { 0.0 };
         let col = |f: fn(&RequestRecord) -> Option<f64>| done.iter().filter_map(|r| f(r)).collect::<Vec<f64>>();
         let ps = &b.percentiles;
-        let itl_q = |p: f64| match p {
-            p if p <= 50.0 => itl.p50,
-            p if p <= 90.0 => itl.p90,
-            p if p <= 95.0 => itl.p95,
-            p if p <= 99.0 => itl.p99,
-            _ => itl.max,
+        // the summary keeps p50, p90, p95, p99 and the max of ITL: a percentile reads the
+        // nearest of them at or above it
+        let itl_q = |p: f64| {
+            itl(match p {
+                p if p <= 50.0 => Stat::P50,
+                p if p <= 90.0 => Stat::P90,
+                p if p <= 95.0 => Stat::P95,
+                p if p <= 99.0 => Stat::P99,
+                _ => Stat::Max,
+            })
         };
         let (request_rate, burstiness, max_concurrency) = match b.load {
             Load::MaxConcurrency(c) => (None, 1.0, Some(c)),
@@ -273,8 +279,8 @@ impl BenchResult {
             ttft: Stats::of(&col(|r| r.ttft_ms), ps),
             tpot: Stats::of(&col(|r| r.tpot_ms), ps),
             itl: Stats {
-                mean: itl.mean,
-                median: itl.p50,
+                mean: itl(Stat::Mean),
+                median: itl(Stat::P50),
                 std: itl_std_ms,
                 percentiles: ps.iter().map(|&p| (p, itl_q(p))).collect(),
             },

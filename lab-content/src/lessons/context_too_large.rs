@@ -56,9 +56,10 @@ fn context_runs(_seed: u64) -> Vec<LessonRun> {
 }
 
 fn context(r: &[Summary]) -> Outcome {
-    let (short, long) = (&r[0].memory, &r[1].memory);
-    let ratio = long.peak_running as f64 / short.peak_running.max(1) as f64;
-    let pool = long.kv_capacity_bytes / short.kv_capacity_bytes.max(1.0);
+    let (short, long) = (&r[0], &r[1]);
+    let (peak, kv_pool) = (Metric::PeakRunning, Metric::KvCapacityBytes);
+    let ratio = peak.of(long) / peak.of(short).max(1.0);
+    let pool = kv_pool.of(long) / kv_pool.of(short).max(1.0);
     // choices: about as many sequences; about a quarter as many (each reserves the limit);
     // fewer because the engine sets more memory aside for the longer limit
     let answer = if ratio < 0.5 {
@@ -86,13 +87,13 @@ fn context(r: &[Summary]) -> Outcome {
     let chat = |i: usize| r[i].classes.get("chat");
     let docs = r[3].classes.get("docs");
     let (c32, cd) = (chat(1), chat(3));
-    let of = |c: Option<&sim_core::metrics::ClassSummary>, m: Metric| c.and_then(|c| m.of_class(c)).unwrap_or(0.0);
-    let full_seq = long.kv_bytes_per_token * f64::from(LONG);
+    let of = |c: Option<&ClassSummary>, m: Metric| c.map_or(0.0, |c| of_class(m, c));
+    let full_seq = Metric::KvBytesPerToken.of(long) * f64::from(LONG);
     let extra = [
         ("max_len_32k", f64::from(LONG)),
         ("kv_full_seq_gib", full_seq / GIB),
-        ("full_seqs_in_pool", (long.kv_capacity_tokens / u64::from(LONG)) as f64),
-        ("docs_completed", docs.map_or(0.0, |d| d.requests.completed as f64)),
+        ("full_seqs_in_pool", (Metric::KvCapacityTokens.of(long) as u64 / u64::from(LONG)) as f64),
+        ("docs_completed", of(docs, Metric::Requests(Count::Completed))),
         ("chat_itl_p99_32k_ms", of(c32, itl_p99)),
         ("chat_itl_p99_docs_ms", of(cd, itl_p99)),
         ("chat_ttft_p99_32k_ms", of(c32, Metric::TTFT_P99)),

@@ -72,7 +72,7 @@ fn runs(_seed: u64) -> Vec<LessonRun> {
 fn capacity(r: &[Summary]) -> [Option<usize>; 3] {
     let mut out = [None; 3];
     for (gi, o) in out.iter_mut().enumerate() {
-        *o = r[gi * 4..gi * 4 + 4].iter().rposition(|s| s.all.goodput.slo_attainment >= WITHIN_SLO);
+        *o = r[gi * 4..gi * 4 + 4].iter().rposition(|s| Metric::SloAttainment.of(s) >= WITHIN_SLO);
     }
     out
 }
@@ -85,7 +85,7 @@ fn outcome(r: &[Summary]) -> Outcome {
     // each GPU read at its capacity (or at its lowest load when none was within the SLO)
     let at = |gi: usize| &r[gi * 4 + cap[gi].unwrap_or(0)];
     let cost = |gi: usize| {
-        let c = at(gi).cost.usd_per_million_good_tokens;
+        let c = Metric::UsdPerMillionGoodTokens.of(at(gi));
         if c.is_finite() {
             c
         } else {
@@ -93,6 +93,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         }
     };
     let rate = |gi: usize| COST_GPUS[gi].rates[cap[gi].unwrap_or(0)];
+    let per_hour = |gi: usize| Metric::UsdPerHour.of(at(gi));
     // choices: the L40S (cheapest per hour), the A100, the H100 (dearest per hour)
     let answer = (1..3).fold(0, |best, gi| if cost(gi) < cost(best) { gi } else { best });
     let all_within = cap.iter().all(Option::is_some);
@@ -100,7 +101,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("capacities", all_within),
         ("below_slo", !all_within),
         ("costs", true),
-        ("h100_cheapest", answer == 2 && rate(2) / rate(0) > at(2).cost.usd_per_hour / at(0).cost.usd_per_hour),
+        ("h100_cheapest", answer == 2 && rate(2) / rate(0) > per_hour(2) / per_hour(0)),
         ("l40s_cheapest", answer == 0),
         ("a100_cheapest", answer == 1),
         ("a100_least", rate(1) < rate(0) && rate(1) < rate(2)),
@@ -109,8 +110,7 @@ fn outcome(r: &[Summary]) -> Outcome {
     let mut numbers = BTreeMap::new();
     for (gi, g) in COST_GPUS.iter().enumerate() {
         let s = at(gi);
-        let values =
-            [rate(gi), cost(gi), s.cost.usd_per_hour, s.all.goodput.slo_attainment, s.all.goodput.output_tokens_per_s];
+        let values = [rate(gi), cost(gi), per_hour(gi), Metric::SloAttainment.of(s), GOODPUT.of(s)];
         numbers.extend(g.names.into_iter().zip(values));
     }
     numbers.insert("ratio", rate(2) / rate(0));

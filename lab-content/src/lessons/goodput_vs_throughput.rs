@@ -27,32 +27,33 @@ fn runs(_seed: u64) -> Vec<LessonRun> {
 }
 
 fn outcome(r: &[Summary]) -> Outcome {
-    let good: Vec<f64> = r.iter().map(|s| s.all.goodput.output_tokens_per_s).collect();
-    let thr: Vec<f64> = r.iter().map(|s| s.all.throughput.output_tokens_per_s).collect();
+    let good: Vec<f64> = r.iter().map(|s| GOODPUT.of(s)).collect();
+    let thr: Vec<f64> = r.iter().map(|s| THROUGHPUT.of(s)).collect();
     // choices: the run with the most goodput (A, B or C; a tie goes to the earlier run)
     let answer = (1..good.len()).fold(0, |best, i| if good[i] > good[best] { i } else { best });
-    let (b, c) = (&r[1].all, &r[2].all);
+    let (b, c) = (&r[1], &r[2]);
+    let tpot = |s: &Summary| Metric::TPOT_P99.of(s);
+    let timed_out = Metric::Requests(Count::TimedOut);
+    let unanswered = Metric::Censored(Censorable::Ttft, CensoredStat::Censored);
+    let arrived = Metric::Requests(Count::Arrived);
+    let peak = |s: &Summary| Metric::PeakRunning.of(s);
     let sentences = say(&[
         ("b_more_tokens_fewer_good", thr[1] > thr[0] && good[1] < good[0]),
-        ("b_tpot_over", b.tpot_ms.p99 > SLO_TPOT_MS && r[1].memory.peak_running > r[0].memory.peak_running),
+        ("b_tpot_over", tpot(b) > SLO_TPOT_MS && peak(&r[1]) > peak(&r[0])),
         ("c_beats_b", good[2] > good[1] && thr[2] < thr[1]),
-        ("c_tpot_ok", c.tpot_ms.p99 <= SLO_TPOT_MS),
-        (
-            "c_tpot_over",
-            c.tpot_ms.p99 > SLO_TPOT_MS && c.tpot_ms.p99 <= 1.1 * SLO_TPOT_MS && c.tpot_ms.p99 < b.tpot_ms.p99,
-        ),
-        ("c_ttft_ok", c.ttft_ms.p99 <= SLO_TTFT_MS),
-        ("c_refused", c.requests.timed_out > 0),
+        ("c_tpot_ok", tpot(c) <= SLO_TPOT_MS),
+        ("c_tpot_over", tpot(c) > SLO_TPOT_MS && tpot(c) <= 1.1 * SLO_TPOT_MS && tpot(c) < tpot(b)),
+        ("c_ttft_ok", Metric::TTFT_P99.of(c) <= SLO_TTFT_MS),
+        ("c_refused", timed_out.of(c) > 0.0),
         // survivorship: the completed-only p99 is over the answered; counting the turned-away at
         // their wait gives a lower bound over every arrival, and with more than 1 in 100 never
         // answered no percentile over the answered can show them
-        ("c_survivors", c.requests.timed_out > 0 && c.ttft_ms_censored.censored * 100 > c.requests.arrived),
+        ("c_survivors", timed_out.of(c) > 0.0 && unanswered.of(c) * 100.0 > arrived.of(c)),
         ("c_beats_a", answer == 2 && good[2] > good[0]),
         ("a_best", answer == 0),
         ("b_best", answer == 1),
         ("where", true),
     ]);
-    let timed_out = Metric::Requests(Count::TimedOut);
     let quotes = [
         ("throughput_a", 0, THROUGHPUT, 1.0),
         ("throughput_b", 1, THROUGHPUT, 1.0),
@@ -67,10 +68,10 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("ttft_p99_c_ms", 2, Metric::TTFT_P99, 1.0),
         ("peak_running_b", 1, Metric::PeakRunning, 1.0),
         ("timed_out_c", 2, timed_out, 1.0),
-        ("arrived_c", 2, Metric::Requests(Count::Arrived), 1.0),
+        ("arrived_c", 2, arrived, 1.0),
         ("completed_c", 2, Metric::Requests(Count::Completed), 1.0),
-        ("unanswered_c", 2, Metric::Censored(Censorable::Ttft, CensoredStat::Censored), 1.0),
-        ("ttft_p99_all_c_ms", 2, Metric::Censored(Censorable::Ttft, CensoredStat::Stat(Stat::P99)), 1.0),
+        ("unanswered_c", 2, unanswered, 1.0),
+        ("ttft_p99_all_c_ms", 2, Metric::TTFT_P99_CENSORED, 1.0),
     ];
     let extra =
         [("gain_growth", good[2] / good[1].max(1e-9)), ("slo_tpot_ms", SLO_TPOT_MS), ("slo_ttft_ms", SLO_TTFT_MS)];

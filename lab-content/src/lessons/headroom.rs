@@ -47,7 +47,7 @@ fn headroom_runs(_seed: u64) -> Vec<LessonRun> {
 
 fn headroom(r: &[Summary]) -> Outcome {
     // choices: 0.95 serves more good tokens, 0.75 serves more, about the same
-    let (g95, g75) = (r[0].all.goodput.output_tokens_per_s, r[1].all.goodput.output_tokens_per_s);
+    let (g95, g75) = (GOODPUT.of(&r[0]), GOODPUT.of(&r[1]));
     let answer = first(&[g95 > 1.1 * g75, g75 > 1.1 * g95]);
     let oom = Metric::Requests(Count::OomRestarts);
     let preempted = Metric::Requests(Count::Preempted);
@@ -73,11 +73,11 @@ fn headroom(r: &[Summary]) -> Outcome {
         ("headroom_95_gib", 0, Metric::HeadroomBytes, GIB),
         ("runtime_gib", 0, Metric::RuntimeBytes, GIB),
     ];
-    let m = &r[0].memory;
-    let outside = m.runtime_bytes + m.other_process_bytes;
+    let mem = |m: Metric| m.of(&r[0]);
+    let outside = mem(Metric::RuntimeBytes) + mem(Metric::OtherProcessBytes);
     // the highest utilisation (in whole percent) whose headroom still holds what lives outside
-    let max_util_pct = ((1.0 - outside / m.hbm_bytes) * 100.0 + 1e-9).floor();
-    let extra = [("spare_95_gib", (m.headroom_bytes - outside) / GIB), ("max_util_pct", max_util_pct)];
+    let max_util_pct = ((1.0 - outside / mem(Metric::HbmBytes)) * 100.0 + 1e-9).floor();
+    let extra = [("spare_95_gib", (mem(Metric::HeadroomBytes) - outside) / GIB), ("max_util_pct", max_util_pct)];
     let n = quote(r, &quotes, &extra);
     let sentences = say(&[
         ("full-wins", answer == 0),

@@ -39,8 +39,8 @@ fn kv_runs(_seed: u64) -> Vec<LessonRun> {
 
 fn kv_arithmetic(r: &[Summary]) -> Outcome {
     let tokens = USERS as f64 * CONTEXT;
-    let gqa = r[0].memory.kv_bytes_per_token * tokens / GIB;
-    let mha = r[1].memory.kv_bytes_per_token * tokens / GIB;
+    let gqa = Metric::KvBytesPerToken.of(&r[0]) * tokens / GIB;
+    let mha = Metric::KvBytesPerToken.of(&r[1]) * tokens / GIB;
     // the article's formula in bf16: 10 × 2048 × layers × hidden × 2 (K,V) × 2 bytes
     let m = sim_core::catalog::find_model("llama-3-8b").expect("catalogue");
     let article = tokens * sim_core::memory::article_kv_elements_per_token(&m) * 2.0 / GIB;

@@ -7,7 +7,6 @@
 //! more than the tie margin, and wins past capacity); the small batch is the loss.
 
 use super::*;
-use sim_core::metrics::ClassSummary;
 
 /// The two loads (requests/s): busy but within what the GPU serves on time, and well past it
 /// (still past it at 30% less).
@@ -57,14 +56,14 @@ fn runs(_seed: u64) -> Vec<LessonRun> {
     ]
 }
 
-fn turned_away(c: &ClassSummary) -> f64 {
-    (c.requests.rejected + c.requests.timed_out) as f64
+fn turned_away(s: &Summary) -> f64 {
+    Metric::Requests(Count::Rejected).of(s) + Metric::Requests(Count::TimedOut).of(s)
 }
 
 /// Good requests among the requests a run served (completed).
 fn served_on_time(s: &Summary) -> f64 {
-    let good = s.all.goodput.requests_per_s * s.duration_s;
-    good / s.all.requests.completed.max(1) as f64
+    let good = Metric::GoodputRequests.of(s) * Metric::DurationS.of(s);
+    good / Metric::Requests(Count::Completed).of(s).max(1.0)
 }
 
 const SENTENCES: &[&str] = &[
@@ -88,7 +87,7 @@ fn best(g: [f64; 3]) -> [bool; 3] {
 }
 
 fn outcome(r: &[Summary]) -> Outcome {
-    let g = |i: usize| r[i].all.goodput.output_tokens_per_s;
+    let g = |i: usize| GOODPUT.of(&r[i]);
     let (busy, over) = (best([g(0), g(1), g(2)]), best([g(3), g(4), g(5)]));
     let both = |i: usize| busy[i] && over[i];
     let tie = |a: usize, b: usize| g(a) * MARGIN >= g(b) && g(b) * MARGIN >= g(a);
@@ -124,8 +123,8 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("attainment_adm_busy", 2, Metric::SloAttainment, 1.0),
         ("attainment_big_busy", 1, Metric::SloAttainment, 1.0),
     ];
-    let queue = r[4].all.ttft_ms.p99 > TTFT_TARGET_MS && r[4].all.requests.timed_out == 0;
-    let shed = turned_away(&r[5].all) > 0.0 && served_on_time(&r[5]) >= 0.99;
+    let queue = Metric::TTFT_P99.of(&r[4]) > TTFT_TARGET_MS && Metric::Requests(Count::TimedOut).of(&r[4]) == 0.0;
+    let shed = turned_away(&r[5]) > 0.0 && served_on_time(&r[5]) >= 0.99;
     let small_loss = g(0) * MARGIN < g(2) && g(3) * MARGIN < g(5);
     let sentences = say(&[
         ("busy_tie", tie(1, 2)),
@@ -139,8 +138,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("small_batch_loss", small_loss),
         ("where", true),
     ]);
-    let extra =
-        [("turned_away_adm_over", turned_away(&r[5].all)), ("served_attainment_adm_over", served_on_time(&r[5]))];
+    let extra = [("turned_away_adm_over", turned_away(&r[5])), ("served_attainment_adm_over", served_on_time(&r[5]))];
     Outcome { answer, numbers: quote(r, &quotes, &extra), sentences }
 }
 

@@ -40,9 +40,9 @@ const SENTENCES: &[&str] =
 
 /// Mean output tokens of a run's completed requests.
 fn mean_output(s: &Summary) -> f64 {
-    let t = &s.all.throughput;
-    if t.requests_per_s > 0.0 {
-        t.output_tokens_per_s / t.requests_per_s
+    let requests_per_s = Metric::ThroughputRequests.of(s);
+    if requests_per_s > 0.0 {
+        THROUGHPUT.of(s) / requests_per_s
     } else {
         0.0
     }
@@ -50,8 +50,9 @@ fn mean_output(s: &Summary) -> f64 {
 
 fn outcome(r: &[Summary]) -> Outcome {
     let (short, long) = (&r[0], &r[1]);
-    let late = long.all.ttft_ms.p99 > SLO_TTFT_MS;
-    let slow = long.all.tpot_ms.p50 > SLO_TPOT_MS;
+    let p50 = |l| Metric::Latency(l, Stat::P50);
+    let late = Metric::TTFT_P99.of(long) > SLO_TTFT_MS;
+    let slow = p50(Latency::Tpot).of(long) > SLO_TPOT_MS;
     // choices: both targets met; TTFT met, TPOT over; TTFT over, TPOT met; both over
     let answer = match (late, slow) {
         (false, false) => 0,
@@ -62,11 +63,11 @@ fn outcome(r: &[Summary]) -> Outcome {
     let length_growth = mean_output(long) / mean_output(short).max(1.0);
     // the time an answer decodes, and the sequences the long run needs at once to keep up with
     // the arrivals (Little's law: arrivals/s × that time)
-    let answer_s = mean_output(long) * long.all.tpot_ms.p50 / 1000.0;
-    let needed = short.all.throughput.requests_per_s * answer_s;
-    let e2e_growth = long.all.e2e_ms.p99 / short.all.e2e_ms.p99.max(1e-9);
-    let kv_full = long.memory.kv_peak_bytes >= 0.9 * long.memory.kv_capacity_bytes;
-    let peak = |s: &Summary| s.memory.peak_running as f64;
+    let answer_s = mean_output(long) * p50(Latency::Tpot).of(long) / 1000.0;
+    let needed = Metric::ThroughputRequests.of(short) * answer_s;
+    let e2e_growth = Metric::E2E_P99.of(long) / Metric::E2E_P99.of(short).max(1e-9);
+    let kv_full = Metric::KvPeakBytes.of(long) >= 0.9 * Metric::KvCapacityBytes.of(long);
+    let peak = |s: &Summary| Metric::PeakRunning.of(s);
     let sentences = say(&[
         ("ttft_breaks", late),
         ("on_time", !late),
@@ -74,10 +75,9 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("tpot_slow", slow),
         ("kv_bound", late && kv_full && peak(long) > peak(short)),
         ("littles_law", late && kv_full && needed > peak(long)),
-        ("preempted", long.all.requests.preempted > 0),
+        ("preempted", Metric::Requests(Count::Preempted).of(long) > 0.0),
         ("e2e", e2e_growth > 2.0 * length_growth),
     ]);
-    let p50 = |l| Metric::Latency(l, Stat::P50);
     let quotes = [
         ("rps_short", 0, Metric::ThroughputRequests, 1.0),
         ("tpot_p50_short_ms", 0, p50(Latency::Tpot), 1.0),

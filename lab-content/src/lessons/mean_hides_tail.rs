@@ -16,31 +16,33 @@ fn runs(_seed: u64) -> Vec<LessonRun> {
 }
 
 fn outcome(r: &[Summary]) -> Outcome {
-    let a = &r[0].all;
-    let (mean, p99) = (a.ttft_ms.mean, a.ttft_ms.p99);
+    let a = |m: Metric| m.of(&r[0]);
+    let (queue_p99, prefill_p99) =
+        (Metric::Latency(Latency::Queue, Stat::P99), Metric::Latency(Latency::Prefill, Stat::P99));
+    let (mean, p99) = (a(TTFT_MEAN), a(Metric::TTFT_P99));
     // choices: both inside the SLO; the mean inside and the p99 outside; both outside
     let answer = first(&[p99 <= SLO_TTFT_MS, mean <= SLO_TTFT_MS]);
-    let rejected = a.requests.rejected;
-    let waited_out = a.requests.timed_out;
+    let rejected = a(Metric::Requests(Count::Rejected));
+    let waited_out = a(Metric::Requests(Count::TimedOut));
     let sentences = say(&[
         ("mean_under_p99_over", answer == 1),
         ("both_under", answer == 0),
         ("both_over", answer == 2),
-        ("median_below_mean", a.ttft_ms.p50 < mean),
-        ("tail_is_queue", a.queue_ms.p99 > a.prefill_ms.p99),
-        ("tail_is_prefill", a.queue_ms.p99 <= a.prefill_ms.p99),
+        ("median_below_mean", a(TTFT_P50) < mean),
+        ("tail_is_queue", a(queue_p99) > a(prefill_p99)),
+        ("tail_is_prefill", a(queue_p99) <= a(prefill_p99)),
         ("tail_missed", p99 > SLO_TTFT_MS),
-        ("nobody_refused", rejected + waited_out == 0),
-        ("overlong_rejected_one", rejected == 1 && waited_out == 0),
-        ("overlong_rejected_many", rejected > 1 && waited_out == 0),
+        ("nobody_refused", rejected + waited_out == 0.0),
+        ("overlong_rejected_one", rejected == 1.0 && waited_out == 0.0),
+        ("overlong_rejected_many", rejected > 1.0 && waited_out == 0.0),
         ("where", true),
     ]);
     let quotes = [
         ("ttft_mean_ms", 0, TTFT_MEAN, 1.0),
         ("ttft_p50_ms", 0, TTFT_P50, 1.0),
         ("ttft_p99_ms", 0, Metric::TTFT_P99, 1.0),
-        ("queue_p99_ms", 0, Metric::Latency(Latency::Queue, Stat::P99), 1.0),
-        ("prefill_p99_ms", 0, Metric::Latency(Latency::Prefill, Stat::P99), 1.0),
+        ("queue_p99_ms", 0, queue_p99, 1.0),
+        ("prefill_p99_ms", 0, prefill_p99, 1.0),
         ("attainment", 0, Metric::SloAttainment, 1.0),
         ("rejected", 0, Metric::Requests(Count::Rejected), 1.0),
     ];

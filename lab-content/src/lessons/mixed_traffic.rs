@@ -59,8 +59,9 @@ fn class<'a>(s: &'a Summary, name: &str) -> &'a ClassSummary {
 
 /// Dollars per million good tokens of runs paid together (each GPU for as long as its run).
 pub fn usd_per_million_good(runs: &[&Summary]) -> f64 {
-    let usd: f64 = runs.iter().map(|s| s.cost.usd_per_hour * s.duration_s / 3600.0).sum();
-    let good: f64 = runs.iter().map(|s| s.all.goodput.output_tokens_per_s * s.duration_s).sum();
+    let duration = |s: &Summary| Metric::DurationS.of(s);
+    let usd: f64 = runs.iter().map(|s| Metric::UsdPerHour.of(s) * duration(s) / 3600.0).sum();
+    let good: f64 = runs.iter().map(|s| GOODPUT.of(s) * duration(s)).sum();
     if good > 0.0 {
         usd / good * 1e6
     } else {
@@ -85,7 +86,10 @@ const SENTENCES: &[&str] = &[
 fn outcome(r: &[Summary]) -> Outcome {
     let (sh, pr, own) = (class(&r[0], "chat"), class(&r[1], "chat"), class(&r[2], "chat"));
     let (dsh, dpr) = (class(&r[0], "batch"), class(&r[1], "batch"));
-    let (p_sh, p_pr) = (sh.ttft_ms.p99, pr.ttft_ms.p99);
+    let ttft = |c: &ClassSummary| of_class(Metric::TTFT_P99, c);
+    let tpot = |c: &ClassSummary| of_class(Metric::TPOT_P99, c);
+    let attainment = |c: &ClassSummary| of_class(Metric::SloAttainment, c);
+    let (p_sh, p_pr) = (ttft(sh), ttft(pr));
     // choices: chat's p99 TTFT drops clearly, rises, hardly changes
     let drops = p_pr < 0.8 * p_sh;
     let rises = p_pr > 1.25 * p_sh;
@@ -96,12 +100,12 @@ fn outcome(r: &[Summary]) -> Outcome {
     } else {
         2
     };
-    let one_gpu = r[1].cost.usd_per_million_good_tokens;
+    let one_gpu = Metric::UsdPerMillionGoodTokens.of(&r[1]);
     let two_gpus = usd_per_million_good(&[&r[2], &r[3]]);
-    let rejected = dsh.requests.rejected as f64;
+    let rejected = of_class(Metric::Requests(Count::Rejected), dsh);
     // all traffic's tail moved much less than chat's, because at its top are the documents
-    let all_ratio = r[1].all.ttft_ms.p99 / r[0].all.ttft_ms.p99;
-    let all_tail = drops && all_ratio > 1.5 * (p_pr / p_sh) && dpr.ttft_ms.p99 > p_pr;
+    let all_ratio = Metric::TTFT_P99.of(&r[1]) / Metric::TTFT_P99.of(&r[0]);
+    let all_tail = drops && all_ratio > 1.5 * (p_pr / p_sh) && ttft(dpr) > p_pr;
     let sentences = say(&[
         ("chat_drops", drops),
         ("chat_rises", rises),
@@ -109,8 +113,8 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("within_target", p_pr <= CHAT_TTFT_TARGET_MS),
         ("above_target", p_pr > CHAT_TTFT_TARGET_MS),
         ("all_tail", all_tail),
-        ("documents_on_time", dpr.goodput.slo_attainment >= 0.99),
-        ("own_gpu", own.ttft_ms.p99 < p_pr && own.tpot_ms.p99 < pr.tpot_ms.p99),
+        ("documents_on_time", attainment(dpr) >= 0.99),
+        ("own_gpu", ttft(own) < p_pr && tpot(own) < tpot(pr)),
         ("two_gpus_cost", two_gpus > one_gpu),
         ("all_fit", rejected == 0.0),
         ("some_rejected", rejected > 0.0),
@@ -118,18 +122,18 @@ fn outcome(r: &[Summary]) -> Outcome {
     let numbers = nums(&[
         ("chat_ttft_p99_shared_ms", p_sh),
         ("chat_ttft_p99_priority_ms", p_pr),
-        ("chat_ttft_p99_own_gpu_ms", own.ttft_ms.p99),
-        ("chat_attainment_shared", sh.goodput.slo_attainment),
-        ("chat_attainment_priority", pr.goodput.slo_attainment),
-        ("chat_tpot_p99_priority_ms", pr.tpot_ms.p99),
-        ("chat_tpot_p99_own_gpu_ms", own.tpot_ms.p99),
+        ("chat_ttft_p99_own_gpu_ms", ttft(own)),
+        ("chat_attainment_shared", attainment(sh)),
+        ("chat_attainment_priority", attainment(pr)),
+        ("chat_tpot_p99_priority_ms", tpot(pr)),
+        ("chat_tpot_p99_own_gpu_ms", tpot(own)),
         ("chat_ttft_target_ms", CHAT_TTFT_TARGET_MS),
-        ("all_ttft_p99_shared_ms", r[0].all.ttft_ms.p99),
-        ("all_ttft_p99_priority_ms", r[1].all.ttft_ms.p99),
-        ("documents_ttft_p99_shared_ms", dsh.ttft_ms.p99),
-        ("documents_ttft_p99_priority_ms", dpr.ttft_ms.p99),
-        ("documents_attainment_priority", dpr.goodput.slo_attainment),
-        ("documents_e2e_p99_priority_s", dpr.e2e_ms.p99 / 1000.0),
+        ("all_ttft_p99_shared_ms", Metric::TTFT_P99.of(&r[0])),
+        ("all_ttft_p99_priority_ms", Metric::TTFT_P99.of(&r[1])),
+        ("documents_ttft_p99_shared_ms", ttft(dsh)),
+        ("documents_ttft_p99_priority_ms", ttft(dpr)),
+        ("documents_attainment_priority", attainment(dpr)),
+        ("documents_e2e_p99_priority_s", of_class(Metric::E2E_P99, dpr) / 1000.0),
         ("documents_rejected", rejected),
         ("usd_one_gpu_priority", one_gpu),
         ("usd_two_gpus", two_gpus),

@@ -10,12 +10,12 @@
 //!
 //! One module per lesson, each defining its `LESSON`.
 
-use sim_core::metric::{Count, Latency, Metric, Stat};
-use sim_core::metrics::Summary;
-use sim_core::presets;
-use sim_core::scenario::{Arrival, KvLayout, LengthDist, Scenario};
 use crate::sweep::SweepParam;
 use serde::Serialize;
+use sim_core::metric::{Count, Latency, Metric, Stat};
+use sim_core::metrics::{ClassSummary, Summary};
+use sim_core::presets;
+use sim_core::scenario::{Arrival, KvLayout, LengthDist, Scenario};
 use std::collections::BTreeMap;
 
 mod change;
@@ -209,6 +209,11 @@ fn quote(runs: &[Summary], quotes: &[Quote], extra: &[(&'static str, f64)]) -> B
     read.chain(extra.iter().copied()).collect()
 }
 
+/// `m` of one class (or of all traffic, `summary.all`): lessons read only metrics every class has.
+fn of_class(m: Metric, c: &ClassSummary) -> f64 {
+    m.of_class(c).expect("a metric every class has")
+}
+
 /// The index of the first choice whose condition holds, else the last choice: the shape of
 /// every rule ("below 1.5× is choice 0, below 3× choice 1, else choice 2").
 fn first(conditions: &[bool]) -> usize {
@@ -255,6 +260,6 @@ fn lesson_server(mut s: Scenario) -> Scenario {
 pub fn knee(points: &[crate::sweep::SweepPoint]) -> Option<(f64, f64)> {
     points
         .iter()
-        .filter_map(|p| p.summary.as_ref().map(|s| (p.value, s.all.goodput.output_tokens_per_s)))
+        .filter_map(|p| p.summary.as_ref().map(|s| (p.value, GOODPUT.of(s))))
         .fold(None, |best: Option<(f64, f64)>, (v, g)| if best.is_none_or(|b| g > b.1) { Some((v, g)) } else { best })
 }

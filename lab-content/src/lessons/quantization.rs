@@ -52,7 +52,7 @@ const SENTENCES: &[&str] = &[
 
 fn outcome(r: &[Summary]) -> Outcome {
     let (a, b, c) = (&r[0], &r[1], &r[2]);
-    let good = |s: &Summary| s.all.goodput.output_tokens_per_s;
+    let good = |s: &Summary| GOODPUT.of(s);
     let (ga, gb, gc) = (good(a), good(b), good(c));
     // choices: about the same; more, under 1.5×; 1.5× or more; less
     let answer = if gb * SAME < ga {
@@ -64,21 +64,22 @@ fn outcome(r: &[Summary]) -> Outcome {
     } else {
         2
     };
-    let tpot = |s: &Summary| s.all.tpot_ms.mean;
-    let queue = |s: &Summary| s.all.queue_ms.mean;
-    let peak = |s: &Summary| s.memory.peak_running;
-    let (ma, mb, mc) = (&a.memory, &b.memory, &c.memory);
-    let b_room = mb.kv_peak_bytes < 0.9 * mb.kv_capacity_bytes;
+    let tpot = |s: &Summary| TPOT_MEAN.of(s);
+    let queue = |s: &Summary| QUEUE_MEAN.of(s);
+    let peak = |s: &Summary| Metric::PeakRunning.of(s);
+    let weights = |s: &Summary| Metric::WeightsBytes.of(s);
+    let kv_tokens = |s: &Summary| Metric::KvCapacityTokens.of(s);
+    let b_room = Metric::KvPeakBytes.of(b) < 0.9 * Metric::KvCapacityBytes.of(b);
     let sentences = say(&[
         ("far_more", answer == 2),
         ("some_more", answer == 1),
         ("same", answer == 0),
         ("less", answer == 3),
-        ("weights", mb.weights_bytes < 0.6 * ma.weights_bytes && mb.kv_capacity_tokens > ma.kv_capacity_tokens),
+        ("weights", weights(b) < 0.6 * weights(a) && kv_tokens(b) > kv_tokens(a)),
         ("concurrency", peak(b) > peak(a)),
         ("queued", queue(a) > 2.0 * queue(b)),
         ("tpot", tpot(b) < tpot(a)),
-        ("kv_doubles", mc.kv_capacity_tokens as f64 >= 1.9 * mb.kv_capacity_tokens as f64),
+        ("kv_doubles", kv_tokens(c) >= 1.9 * kv_tokens(b)),
         ("kv_helps", gc > SAME * gb),
         ("kv_room", gc <= SAME * gb && gb <= SAME * gc && b_room),
         ("kv_reads", tpot(c) < tpot(b)),

@@ -63,8 +63,8 @@ fn outcome(r: &[Summary]) -> Outcome {
     let answer = pick([hit(0), hit(1), hit(2)]);
     let by_slo = pick([att(0), att(1), att(2)]);
     let (rr, lo) = (att(0), att(1));
-    let router = |i: usize| r[i].router.clone().unwrap_or_default();
-    let over_cap = router(2).over_cap as f64;
+    // requests the affinity router sent elsewhere because their replica was over the load cap
+    let over_cap = r[2].router.as_ref().map_or(0.0, |x| x.over_cap as f64);
     let sentences = say(&[
         ("affinity_best", by_slo == 2),
         ("balance_best", by_slo == 0 || by_slo == 1),
@@ -74,7 +74,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("ttft_falls", Metric::TTFT_P99.of(&r[2]) < 0.5 * Metric::TTFT_P99.of(&r[0])),
         ("balancing_no_help", lo < rr + SAME),
         ("spills", over_cap > 0.0),
-        ("less_even", router(2).imbalance > router(0).imbalance),
+        ("less_even", Metric::RouterImbalance.of(&r[2]) > Metric::RouterImbalance.of(&r[0])),
         ("more_good_tokens", GOODPUT.of(&r[2]) > GOODPUT.of(&r[0])),
         ("where", true),
     ]);

@@ -58,7 +58,7 @@ fn runs(_seed: u64) -> Vec<LessonRun> {
 fn knee(sweep: &[Summary]) -> usize {
     let mut k = 0;
     for (i, s) in sweep.iter().enumerate() {
-        if s.all.goodput.output_tokens_per_s > sweep[k].all.goodput.output_tokens_per_s {
+        if GOODPUT.of(s) > GOODPUT.of(&sweep[k]) {
             k = i;
         }
     }
@@ -68,10 +68,9 @@ fn knee(sweep: &[Summary]) -> usize {
 /// What gave way at a load: 2 = the batch reached `max_num_seqs`, 1 = the KV cache was full
 /// below the cap, 0 = neither (what missed the SLO was the step time).
 pub fn limit(s: &Summary, max_num_seqs: u64) -> usize {
-    let m = &s.memory;
-    if m.peak_running >= max_num_seqs {
+    if Metric::PeakRunning.of(s) >= max_num_seqs as f64 {
         2
-    } else if m.kv_peak_bytes >= FULL * m.kv_capacity_bytes {
+    } else if Metric::KvPeakBytes.of(s) >= FULL * Metric::KvCapacityBytes.of(s) {
         1
     } else {
         0
@@ -102,9 +101,11 @@ fn outcome(r: &[Summary]) -> Outcome {
     // choices: the step time (TPOT missed with KV room left), memory (the KV cache full), the
     // scheduler's batch cap
     let answer = limit(at, MAX_NUM_SEQS);
-    let good = |s: &Summary| s.all.goodput.output_tokens_per_s;
-    let gib = |b: f64| b / GIB;
-    let growing = at.all.queue_ms.mean > 2.0 * full[k].all.queue_ms.mean.max(1.0);
+    let good = |s: &Summary| GOODPUT.of(s);
+    let gib = |s: &Summary, m: Metric| m.of(s) / GIB;
+    let (attainment, tpot_p99, queue) = (Metric::SloAttainment, Metric::TPOT_P99, QUEUE_MEAN);
+    let growing = queue.of(at) > 2.0 * queue.of(&full[k]).max(1.0);
+    let timed_out = Metric::Requests(Count::TimedOut).of(at);
     let sentences = say(&[
         ("knee", k < last && good(&full[last]) < good(&full[k])),
         ("no_knee", k == last),
@@ -112,33 +113,33 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("memory", answer == 1),
         ("cap", answer == 2),
         ("compute", answer == 0),
-        ("queue", growing && at.all.ttft_ms.p99 > TTFT_TARGET_MS && at.all.requests.timed_out == 0),
+        ("queue", growing && Metric::TTFT_P99.of(at) > TTFT_TARGET_MS && timed_out == 0.0),
         ("room_moves", k7 < k),
         ("room_same", k7 == k),
-        ("knee_margin", full[k].all.goodput.slo_attainment < 0.99),
+        ("knee_margin", attainment.of(&full[k]) < 0.99),
         ("where", true),
     ]);
     let numbers = nums(&[
         ("knee_rate", SAFE_ZONE_RATES[k]),
         ("knee_goodput", good(&full[k])),
-        ("knee_attainment", full[k].all.goodput.slo_attainment),
-        ("knee_tpot_p99_ms", full[k].all.tpot_ms.p99),
-        ("knee_queue_ms", full[k].all.queue_ms.mean),
+        ("knee_attainment", attainment.of(&full[k])),
+        ("knee_tpot_p99_ms", tpot_p99.of(&full[k])),
+        ("knee_queue_ms", queue.of(&full[k])),
         ("past_rate", SAFE_ZONE_RATES[j]),
         ("past_goodput", good(at)),
-        ("past_tpot_p99_ms", at.all.tpot_ms.p99),
-        ("past_queue_ms", at.all.queue_ms.mean),
-        ("past_ttft_p99_ms", at.all.ttft_ms.p99),
-        ("peak_running_past", at.memory.peak_running as f64),
-        ("kv_peak_past_gib", gib(at.memory.kv_peak_bytes)),
-        ("kv_capacity_gib", gib(at.memory.kv_capacity_bytes)),
+        ("past_tpot_p99_ms", tpot_p99.of(at)),
+        ("past_queue_ms", queue.of(at)),
+        ("past_ttft_p99_ms", Metric::TTFT_P99.of(at)),
+        ("peak_running_past", Metric::PeakRunning.of(at)),
+        ("kv_peak_past_gib", gib(at, Metric::KvPeakBytes)),
+        ("kv_capacity_gib", gib(at, Metric::KvCapacityBytes)),
         ("max_num_seqs", MAX_NUM_SEQS as f64),
         ("max_rate", SAFE_ZONE_RATES[last]),
         ("goodput_at_max", good(&full[last])),
-        ("throughput_at_max", full[last].all.throughput.output_tokens_per_s),
+        ("throughput_at_max", THROUGHPUT.of(&full[last])),
         ("knee_rate_less", SAFE_ZONE_RATES[k7]),
         ("knee_goodput_less", good(&less[k7])),
-        ("kv_capacity_less_gib", gib(less[k7].memory.kv_capacity_bytes)),
+        ("kv_capacity_less_gib", gib(&less[k7], Metric::KvCapacityBytes)),
     ]);
     Outcome { answer, numbers, sentences }
 }

@@ -53,7 +53,12 @@ fn runs(_seed: u64) -> Vec<LessonRun> {
 }
 
 fn tokens_per_step(s: &Summary) -> f64 {
-    s.speculative.map_or(1.0, |p| p.mean_accepted_tokens_per_step)
+    // without speculation a step emits one token (the metric reads 0 there)
+    if s.speculative.is_some() {
+        Metric::SpeculativeTokensPerStep.of(s)
+    } else {
+        1.0
+    }
 }
 
 const SENTENCES: &[&str] = &[

@@ -54,8 +54,8 @@ const SENTENCES: &[&str] = &[
 
 fn outcome(r: &[Summary]) -> Outcome {
     let (tl, rl, th, rh) = (&r[0], &r[1], &r[2], &r[3]);
-    let ttft = |s: &Summary| s.all.ttft_ms.p50;
-    let good = |s: &Summary| s.all.goodput.output_tokens_per_s;
+    let ttft = |s: &Summary| TTFT_P50.of(s);
+    let good = |s: &Summary| GOODPUT.of(s);
     let tp_sooner = ttft(tl) < ttft(rl);
     let replicas_more = good(rh) > good(th);
     // choices: tensor parallel both times; tensor parallel sooner at light load and replicas more
@@ -66,14 +66,15 @@ fn outcome(r: &[Summary]) -> Outcome {
         (false, true) => 2,
         (false, false) => 3,
     };
-    let tpot = |s: &Summary| s.all.tpot_ms.mean;
-    let tput = |s: &Summary| s.all.throughput.output_tokens_per_s;
-    let usd = |s: &Summary| s.cost.usd_per_million_good_tokens;
-    let queue = |s: &Summary| s.all.queue_ms.mean;
+    let tpot = |s: &Summary| TPOT_MEAN.of(s);
+    let tput = |s: &Summary| THROUGHPUT.of(s);
+    let usd = |s: &Summary| Metric::UsdPerMillionGoodTokens.of(s);
+    let queue = |s: &Summary| QUEUE_MEAN.of(s);
     // the most sequences one engine ran at once (with replicas, the busiest one's)
-    let peak = |s: &Summary| s.memory.peak_running as f64;
+    let peak = |s: &Summary| Metric::PeakRunning.of(s);
     // the replicas' pools together: one replica's plan times the replicas
-    let kv_replicas = rh.memory.kv_capacity_bytes * rh.replicas.len().max(1) as f64;
+    let kv_pool = |s: &Summary| Metric::KvCapacityBytes.of(s);
+    let kv_replicas = kv_pool(rh) * rh.replicas.len().max(1) as f64;
     let sentences = say(&[
         ("split", answer == 1),
         ("tp_both", answer == 0),
@@ -85,7 +86,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("tpot_heavy", tpot(th) > tpot(rh)),
         ("tp_tokens_faster", replicas_more && tpot(th) < tpot(rh) && queue(th) > queue(rh)),
         ("cost", usd(th).is_finite() && usd(rh).is_finite() && usd(rh) < usd(th)),
-        ("kv_pool", th.memory.kv_capacity_bytes > kv_replicas),
+        ("kv_pool", kv_pool(th) > kv_replicas),
     ]);
     let quotes = [
         ("ttft_p50_tp_light_ms", 0, TTFT_P50, 1.0),

@@ -12,21 +12,21 @@ fn runs(_seed: u64) -> Vec<LessonRun> {
 }
 
 fn outcome(r: &[Summary]) -> Outcome {
-    let a = &r[0].all;
-    let ratio = a.itl_ms.p99 / a.tpot_ms.p99;
+    let itl = |s| Metric::Latency(Latency::Itl, s);
+    let tpot = |s| Metric::Latency(Latency::Tpot, s);
+    let a = |m: Metric| m.of(&r[0]);
+    let ratio = a(itl(Stat::P99)) / a(tpot(Stat::P99));
     // choices: p99 ITL within 1.5× of p99 TPOT, 1.5× to 2.5×, 2.5× or more
     let answer = first(&[ratio < 1.5, ratio < 2.5]);
     let sentences = say(&[
         ("itl_far", answer == 2),
         ("itl_some", answer == 1),
         ("itl_same", answer == 0),
-        ("typical_gap", (a.itl_ms.p50 - a.tpot_ms.mean).abs() <= 0.2 * a.tpot_ms.mean),
-        ("no_request_that_slow", a.tpot_ms.max < a.itl_ms.p99),
-        ("worst_gap", a.itl_ms.max >= 2.0 * a.itl_ms.p99 && a.requests.preempted == 0),
+        ("typical_gap", (a(itl(Stat::P50)) - a(tpot(Stat::Mean))).abs() <= 0.2 * a(tpot(Stat::Mean))),
+        ("no_request_that_slow", a(tpot(Stat::Max)) < a(itl(Stat::P99))),
+        ("worst_gap", a(itl(Stat::Max)) >= 2.0 * a(itl(Stat::P99)) && a(Metric::Requests(Count::Preempted)) == 0.0),
         ("itl_pools", answer > 0),
     ]);
-    let itl = |s| Metric::Latency(Latency::Itl, s);
-    let tpot = |s| Metric::Latency(Latency::Tpot, s);
     let quotes = [
         ("itl_p99_ms", 0, itl(Stat::P99), 1.0),
         ("itl_p50_ms", 0, itl(Stat::P50), 1.0),

@@ -40,18 +40,20 @@ fn outcome(r: &[Summary]) -> Outcome {
     } else {
         1
     };
-    let (b, c) = (&r[1].all, &r[2].all);
+    let (b, c) = (&r[1], &r[2]);
+    let queue = |s: &Summary| QUEUE_MEAN.of(s);
+    let prefill = |s: &Summary| PREFILL_MEAN.of(s);
     let sentences = say(&[
-        ("a_below_cap", (r[0].memory.peak_running as f64) < CAP as f64),
+        ("a_below_cap", Metric::PeakRunning.of(&r[0]) < CAP as f64),
         ("b_together", !b_breaks && tpot_b < BREAKS_AWAY * ttft_b),
         ("b_breaks", b_breaks),
-        ("b_no_queue", b.queue_ms.mean < b.prefill_ms.mean),
+        ("b_no_queue", queue(b) < prefill(b)),
         ("b_steps_longer", ttft_b > 1.2 && tpot_b > 1.2),
         ("b_tpot_more", !b_breaks && tpot_b > ttft_b),
         ("c_breaks", c_breaks),
         ("c_together", !c_breaks && tpot_c < BREAKS_AWAY * ttft_c),
-        ("c_queue", c.queue_ms.mean > c.prefill_ms.mean),
-        ("c_tpot_lower", c.tpot_ms.p99 < b.tpot_ms.p99),
+        ("c_queue", queue(c) > prefill(c)),
+        ("c_tpot_lower", Metric::TPOT_P99.of(c) < Metric::TPOT_P99.of(b)),
         ("where", true),
     ]);
     let quotes = [
