@@ -12,17 +12,19 @@
 
 pub mod catalog;
 pub mod decimal;
+mod fix;
 pub mod json_path;
 pub mod message;
 pub mod metric;
 pub mod metrics;
-pub mod pretty;
 pub mod presets;
+pub mod pretty;
 pub mod profile;
 pub mod scenario;
 pub mod settings;
 pub mod share;
 mod tagged;
+mod value;
 
 pub use catalog::{Dtype, GpuSpec, ModelSpec};
 pub use message::Problem;

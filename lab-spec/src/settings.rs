@@ -8,7 +8,6 @@
 //! writing by id goes through the scenario's JSON form, so a row is data, not code, and the
 //! consistency tests check that every path exists.
 
-mod fix;
 mod rows;
 
 use crate::message::Problem;
@@ -16,7 +15,8 @@ use crate::metric::Unit;
 use crate::scenario::{FieldError, Scenario};
 use serde_json::Value as Json;
 
-pub use fix::{Bound, Fix};
+pub use crate::fix::{Bound, Fix};
+pub use crate::value::{fmt_num, Value};
 pub use rows::{GROUPS, SETTINGS};
 
 /// A numeric setting's ranges and editor hints.
@@ -78,25 +78,6 @@ pub enum Kind {
     Toggle,
     /// Free text (a class's name).
     Text,
-}
-
-/// A setting's value, as `get` reads it and `set` takes it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Number(f64),
-    Text(String),
-    Bool(bool),
-    /// An optional setting switched off.
-    Off,
-}
-
-impl Value {
-    pub fn as_f64(&self) -> Option<f64> {
-        match self {
-            Value::Number(x) => Some(*x),
-            _ => None,
-        }
-    }
 }
 
 /// Reads or writes a setting in Rust where its JSON form cannot say it (the model's catalogue
@@ -231,6 +212,13 @@ pub fn find(id: &str) -> Option<&'static Setting> {
     SETTINGS.iter().find(|s| s.id == id)
 }
 
+/// The fix that sets row `id` to `value` (`bound`: the least, the most, or the one that fits).
+/// Panics on an id the table does not hold (the fixes name their rows as constants).
+pub fn fix(id: &'static str, value: Value, bound: Bound) -> Fix {
+    let row = find(id).unwrap_or_else(|| panic!("no setting {id}"));
+    Fix { setting: row.id, path: row.path, value, bound }
+}
+
 /// Reads setting `id` (of class `class` for a per-class setting).
 pub fn get(s: &Scenario, id: &str, class: usize) -> Option<Value> {
     find(id)?.get(s, class)
@@ -284,13 +272,4 @@ fn pointer(path: &str) -> (String, String) {
     let p = format!("/{}", path.replace(['.', '['], "/").replace(']', ""));
     let (parent, key) = p.rsplit_once('/').expect("a path has a key");
     (parent.to_string(), key.to_string())
-}
-
-/// A number as validation messages print it: integers without a fraction.
-pub fn fmt_num(x: f64) -> String {
-    if x.is_finite() && x == x.trunc() && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else {
-        format!("{x}")
-    }
 }

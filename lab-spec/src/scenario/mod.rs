@@ -22,19 +22,19 @@ mod session;
 mod speculative;
 mod validate;
 
-pub use disagg::DisaggConfig;
 pub use crate::profile::Engine;
-pub use router::{default_load_cap, Policy, RouterConfig};
-pub use session::{SessionConfig, MAX_THINK_MS, MAX_TURNS};
-pub use speculative::{expected_tokens, SpeculativeConfig, MAX_ACCEPTANCE, MAX_DRAFT_TOKENS};
 pub use classes::{Arrival, ClassConfig, LengthDist, PrefixConfig, Slo};
+pub use disagg::DisaggConfig;
 pub use engine::{
     EngineConfig, DEFAULT_ALLREDUCE_US, DEFAULT_FP8_EFFICIENCY, DEFAULT_LAYER_LAUNCH_US, DEFAULT_MBU, DEFAULT_MFU,
     DEFAULT_OVERHEAD_MS, DEFAULT_PCIE_ALLREDUCE_US, DEFAULT_SHARPNESS,
 };
 pub use error::{FieldError, ScenarioError};
 pub use refs::{GpuRef, ModelRef};
-pub use scheduler::{Batching, KvLayout, SchedulerConfig, SchedulerFile};
+pub use router::{default_load_cap, Policy, RouterConfig};
+pub use scheduler::{Batching, KvLayout, SchedulerConfig, SchedulerDefaults, SchedulerFile};
+pub use session::{SessionConfig, MAX_THINK_MS, MAX_TURNS};
+pub use speculative::{expected_tokens, SpeculativeConfig, MAX_ACCEPTANCE, MAX_DRAFT_TOKENS};
 
 use crate::catalog::Dtype;
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,7 @@ use super::{Custom, Kind, Number, Setting, Value};
 use crate::catalog::{self, Dtype};
 use crate::message::Problem;
 use crate::metric::Unit;
-use crate::scenario::{Policy, Arrival, ClassConfig, Engine, GpuRef, LengthDist, ModelRef, Scenario};
+use crate::scenario::{Arrival, ClassConfig, Engine, GpuRef, LengthDist, ModelRef, Policy, Scenario};
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
@@ -310,11 +310,8 @@ fn draft_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
         (_, None) => {
             let mut k: u32 = 0;
             put_json(&mut k, v)?;
-            s.speculative = Some(crate::scenario::SpeculativeConfig {
-                draft_tokens: k,
-                acceptance_rate: 0.8,
-                draft_model: None,
-            });
+            s.speculative =
+                Some(crate::scenario::SpeculativeConfig { draft_tokens: k, acceptance_rate: 0.8, draft_model: None });
         }
     }
     Ok(())
