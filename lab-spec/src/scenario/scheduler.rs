@@ -13,6 +13,16 @@ pub enum Batching {
     Continuous,
 }
 
+impl Batching {
+    /// The name files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Batching::Static => "static",
+            Batching::Continuous => "continuous",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KvLayout {
@@ -20,6 +30,16 @@ pub enum KvLayout {
     Paged,
     /// Each admitted sequence reserves `max_model_len` tokens up front.
     Contiguous,
+}
+
+impl KvLayout {
+    /// The name files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            KvLayout::Paged => "paged",
+            KvLayout::Contiguous => "contiguous",
+        }
+    }
 }
 
 /// The scheduler as a run uses it, every field set. A file may leave out the fields an engine
@@ -58,8 +78,10 @@ pub struct SchedulerConfig {
     pub prefix_caching: bool,
 }
 
-/// The scheduler settings an engine profile gives a scenario that leaves them out.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The scheduler settings an engine profile gives a scenario that leaves them out. Each field is
+/// the default of one row of `crate::settings` (`Omitted::Profile`); `tests/settings.rs` holds
+/// the two equal (serialised, its fields are the rows' keys).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SchedulerDefaults {
     pub batching: Batching,
     pub max_num_seqs: u32,
