@@ -14,7 +14,7 @@ use sim_core::scenario::ClassConfig;
 use sim_core::scenario::{
     DisaggConfig, EngineConfig, RouterConfig, SchedulerDefaults, SchedulerFile, Slo, SpeculativeConfig,
 };
-use sim_core::settings::{self, Keys, Lock, Omitted, Value, SETTINGS};
+use sim_core::settings::{self, Keys, Kind, Lock, Omitted, Value, SETTINGS};
 use sim_core::Scenario;
 
 /// A deserializer that only records the field names a derived `Deserialize` struct asks for.
@@ -72,10 +72,16 @@ fn every_field_that_is_a_setting_has_one_row_and_every_row_a_field() {
     // the scheduler, as a file gives it and as a run uses it
     let file = fields_of::<SchedulerFile>();
     assert_eq!(row_keys("scheduler."), file, "scheduler fields (SchedulerFile) and rows");
-    let scenario = sim_core::presets::find(sim_core::presets::DEFAULT_PRESET).unwrap().scenario();
+    // every optional scheduler setting switched on, so that the run's form writes it
+    let mut scenario = sim_core::presets::find(sim_core::presets::DEFAULT_PRESET).unwrap().scenario();
+    for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.")) {
+        if let Some(on) = row.number().and_then(|n| n.optional) {
+            row.set(&mut scenario, 0, &Value::Number(on)).unwrap();
+        }
+    }
     let config = serde_json::to_value(&scenario.scheduler).unwrap();
     let config: BTreeSet<&str> = config.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(config, file.iter().copied().collect(), "SchedulerConfig and SchedulerFile hold the same fields");
+    assert_eq!(config, file, "SchedulerConfig and SchedulerFile hold the same fields");
     // the engine constants, the router, speculative decoding, disaggregation: every field a row
     assert_eq!(row_keys("engine."), fields_of::<EngineConfig>());
     assert_eq!(row_keys("router."), fields_of::<RouterConfig>());
@@ -176,38 +182,33 @@ fn the_profiles_defaults_are_the_rows_field_for_field() {
     }
 }
 
+/// A value of `row` other than `now`: a toggle switched, another option, a switchable number
+/// switched on or off, another number within the row's slider.
+fn away(row: &settings::Setting, now: &Value) -> Value {
+    match (&row.kind, now) {
+        (_, Value::Bool(b)) => Value::Bool(!b),
+        (Kind::Select { options, .. }, _) => {
+            Value::Text(options().into_iter().find(|o| Value::Text(o.clone()) != *now).expect("two options"))
+        }
+        (Kind::Number(n), Value::Off) => Value::Number(n.optional.expect("a number off is switchable")),
+        (Kind::Number(n), Value::Number(x)) => {
+            let y = if n.integer { (n.slider.0 + 3.0).round() } else { n.slider.0 + n.step.max(0.01) * 3.0 };
+            Value::Number(if y == *x { y + 1.0 } else { y })
+        }
+        _ => panic!("{}: {now:?}", row.id),
+    }
+}
+
 #[test]
 fn choosing_a_profile_sets_exactly_the_rows_it_governs() {
     for e in Engine::ALL {
         for gpu in GPUS {
             let mut s = minimal(Engine::ALL.into_iter().find(|x| *x != e).unwrap(), gpu, "llama-3.1-8b");
-            // every scheduler setting away from any profile's value
-            let away = [
-                ("batching", Value::Text("static".into())),
-                ("max_num_seqs", Value::Number(3.0)),
-                ("max_num_batched_tokens", Value::Number(777.0)),
-                ("chunked_prefill", Value::Bool(false)),
-                ("kv_layout", Value::Text("contiguous".into())),
-                ("block_size", Value::Number(8.0)),
-                ("max_model_len", Value::Number(700.0)),
-                ("prefix_caching", Value::Bool(false)),
-                ("queue_timeout_ms", Value::Number(900.0)),
-                ("max_queue_len", Value::Number(9.0)),
-                ("isolation", Value::Bool(true)),
-                ("batch_timeout_ms", Value::Number(70.0)),
-                ("overcommit", Value::Bool(true)),
-                ("restart_s", Value::Number(5.0)),
-                ("retry_on_oom", Value::Bool(true)),
-            ];
-            let scheduler_rows: Vec<&str> =
-                SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.")).map(|r| r.id).collect();
-            let mut ids: Vec<&str> = away.iter().map(|(id, _)| *id).collect();
-            ids.sort_unstable();
-            let mut all = scheduler_rows.clone();
-            all.sort_unstable();
-            assert_eq!(ids, all, "this test moves every scheduler row");
-            for (id, v) in &away {
-                settings::set(&mut s, id, 0, v).unwrap();
+            // every scheduler setting moved away from the value it has
+            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.")) {
+                let now = row.get(&s, 0).unwrap();
+                row.set(&mut s, 0, &away(row, &now)).unwrap();
+                assert_ne!(row.get(&s, 0), Some(now), "{} moved", row.id);
             }
             let before = s.clone();
             settings::set(&mut s, "engine_profile", 0, &Value::Text(e.name().into())).unwrap();
