@@ -109,7 +109,7 @@ describe('classroom: exports, print, result codes, teacher mode, locks', { timeo
     assert.equal(cell('exercise'), 'chat-cheapest');
     assert.equal(cell('seed'), seed);
     assert.equal(cell('changed_settings'), 'gpu = mi300x');
-    assert.equal(cell('changed_settings_by_label'), `${UI.en['ctl.gpu.label']} = mi300x`);
+    assert.equal(cell('changed_settings_by_label'), `${UI.en['setting.gpu.label']} = mi300x`);
     assert.match(cell('when'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     for (const g of goals) {
       const at = head.findIndex((h) => h.startsWith(`${g.metric} `) && !h.endsWith(' met'));
@@ -199,7 +199,7 @@ describe('classroom: exports, print, result codes, teacher mode, locks', { timeo
     // labels, not ids
     const grid = page.locator(`${tid('teacher')} .lock-grid`);
     const isolation = page.locator('label', { has: page.locator(tid('teacher-lock-scheduler.isolation')) });
-    assert.equal((await isolation.textContent()).trim(), UI.en['ctl.isolation.label']);
+    assert.equal((await isolation.textContent()).trim(), UI.en['setting.isolation.label']);
     assert.doesNotMatch(await grid.textContent(), /scheduler\.|classes\.|_/);
     // lock the GPU (an exercise allows it) and open the link
     await page.locator(tid('teacher-lock-gpu')).check();
@@ -219,8 +219,8 @@ describe('classroom: exports, print, result codes, teacher mode, locks', { timeo
     assert.equal(await s.locator(tid('field-dtype')).isDisabled(), false, 'the exercise allows the precision');
     const card = s.locator(tid('exercise-chat-cheapest'));
     const allowed = (await card.locator(tid('exercise-allowed')).textContent()).split(': ')[1].split(' · ');
-    assert.ok(!allowed.includes(UI.en['ctl.gpu.label']) && allowed.includes(UI.en['ctl.dtype.label']), allowed.join('|'));
-    assert.match(await card.locator(tid('teacher-locked')).textContent(), new RegExp(UI.en['ctl.gpu.label']));
+    assert.ok(!allowed.includes(UI.en['setting.gpu.label']) && allowed.includes(UI.en['setting.dtype.label']), allowed.join('|'));
+    assert.match(await card.locator(tid('teacher-locked')).textContent(), new RegExp(UI.en['setting.gpu.label']));
     // closing the exercise keeps the teacher's lock
     await s.locator(tid('exercise-stop')).click();
     assert.equal(await s.locator(tid('field-gpu')).isDisabled(), true);
@@ -236,7 +236,7 @@ describe('classroom: exports, print, result codes, teacher mode, locks', { timeo
     await z.locator(tid('teacher-mode')).check();
     await z.locator(`${tid('teacher')} summary`).click();
     const zIsolation = z.locator('label', { has: z.locator(tid('teacher-lock-scheduler.isolation')) });
-    assert.equal((await zIsolation.textContent()).trim(), UI.zh['ctl.isolation.label']);
+    assert.equal((await zIsolation.textContent()).trim(), UI.zh['setting.isolation.label']);
     await z.locator(tid('exercise-start-mixed-20')).click();
     const zTitle = FEATURES.zh['features.ex.mixed-20.title'];
     await z.waitForFunction(() => document.querySelector('#f-preset')?.selectedOptions[0]?.dataset.testid === 'preset-exercise');

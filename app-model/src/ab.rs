@@ -236,7 +236,7 @@ mod tests {
         let b = preset("continuous-batching");
         let d = differences(&a, &b);
         assert!(
-            d.contains(&Difference::Control { label: "ctl.batching.label", class: None }),
+            d.contains(&Difference::Control { label: "setting.batching.label", class: None }),
             "batching named by its label: {d:?}"
         );
         assert!(d.iter().all(|x| !matches!(x, Difference::Path(p) if p.starts_with("scheduler."))), "{d:?}");
@@ -247,7 +247,7 @@ mod tests {
         let mut y = x.clone();
         settings::set(&mut y, "rate_per_s", 1, &Value::Number(3.25)).expect("settable");
         let d = differences(&x, &y);
-        assert_eq!(d, vec![Difference::Control { label: "ctl.rate.label", class: Some(1) }]);
+        assert_eq!(d, vec![Difference::Control { label: "setting.rate_per_s.label", class: Some(1) }]);
         // a value no control shows is named by its path
         y = x.clone();
         y.classes.push(y.classes[0].clone());

@@ -1,10 +1,13 @@
 //! The table of controls: one row per scenario setting the editor shows, in the editor's order.
-//! A row adds to sim-core's settings row (`sim_core::settings`: path, kind, ranges, get/set) only
-//! what is the page's: the id the page and locks use, translation keys, the unit's text, where
-//! it shows and when. Adding a control is one row here plus its two translations
-//! (`app/i18n/ui.{en,zh}.json`); `tests/controls_table.rs` checks ids, keys and locks.
+//! A row adds to sim-core's settings row (`sim_core::settings`: path, kind, ranges, get/set, its
+//! translation keys) only what is the page's: the id the page and locks use, the unit's text,
+//! where it shows and when. Its label and definition are the setting's keys
+//! (`setting.<id>.label`, `.def`), taken from the row when the table is built. Adding a control
+//! is one row here plus the setting's words in `app/i18n/ui.{en,zh}.json`;
+//! `tests/controls_table.rs` checks ids, keys and locks.
 
 use sim_core::scenario::Batching;
+use sim_core::settings::{Setting, SETTINGS};
 use sim_core::Scenario;
 
 use crate::controls::{At, Control, Kind, Options, Section};
@@ -18,19 +21,41 @@ fn always(_: &Scenario, _: At) -> bool {
     true
 }
 
-const fn row(
-    id: &'static str,
-    setting: &'static str,
-    keys: (&'static str, &'static str, &'static str),
-    section: Section,
-    kind: Kind,
-) -> Control {
+/// sim-core's settings row `id`, found while the table is built (an id the settings table does
+/// not hold stops the build).
+const fn setting(id: &str) -> &'static Setting {
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    let mut i = 0;
+    while i < SETTINGS.len() {
+        if same(SETTINGS[i].id, id) {
+            return &SETTINGS[i];
+        }
+        i += 1;
+    }
+    panic!("a control names a setting the settings table does not hold")
+}
+
+const fn row(id: &'static str, setting_id: &'static str, unit: &'static str, section: Section, kind: Kind) -> Control {
+    let keys = setting(setting_id).keys;
     Control {
         id,
-        setting,
-        label: keys.0,
-        def: keys.1,
-        unit: keys.2,
+        setting: setting_id,
+        label: keys.label,
+        def: keys.def,
+        unit,
         section,
         when: always,
         kind,
@@ -39,32 +64,16 @@ const fn row(
     }
 }
 
-const fn num(
-    id: &'static str,
-    setting: &'static str,
-    keys: (&'static str, &'static str, &'static str),
-    section: Section,
-) -> Control {
-    row(id, setting, keys, section, Kind::Number)
+const fn num(id: &'static str, setting: &'static str, unit: &'static str, section: Section) -> Control {
+    row(id, setting, unit, section, Kind::Number)
 }
 
-const fn select(
-    id: &'static str,
-    setting: &'static str,
-    keys: (&'static str, &'static str),
-    section: Section,
-    options: Options,
-) -> Control {
-    row(id, setting, (keys.0, keys.1, ""), section, Kind::Select(options))
+const fn select(id: &'static str, setting: &'static str, section: Section, options: Options) -> Control {
+    row(id, setting, "", section, Kind::Select(options))
 }
 
-const fn toggle(
-    id: &'static str,
-    setting: &'static str,
-    keys: (&'static str, &'static str),
-    section: Section,
-) -> Control {
-    row(id, setting, (keys.0, keys.1, ""), section, Kind::Toggle)
+const fn toggle(id: &'static str, setting: &'static str, section: Section) -> Control {
+    row(id, setting, "", section, Kind::Toggle)
 }
 
 impl Control {
@@ -121,76 +130,76 @@ const Q: Section = Section::Queue;
 #[rustfmt::skip]
 pub static CONTROLS: [Control; 59] = [
     // ---- model and hardware
-    select("model", "model", ("ctl.model.label", "ctl.model.def"), M, Options::Models),
-    select("gpu", "gpu", ("ctl.gpu.label", "ctl.gpu.def"), M, Options::Gpus),
-    select("num_gpus", "num_gpus", ("ctl.num_gpus.label", "ctl.num_gpus.def"), M, Options::Keys(NUM_GPUS)),
-    select("dtype", "dtype", ("ctl.dtype.label", "ctl.dtype.def"), M, Options::Keys(DTYPES)),
-    select("kv_dtype", "kv_dtype", ("ctl.kv_dtype.label", "ctl.kv_dtype.def"), M, Options::Keys(KV_DTYPES)),
+    select("model", "model", M, Options::Models),
+    select("gpu", "gpu", M, Options::Gpus),
+    select("num_gpus", "num_gpus", M, Options::Keys(NUM_GPUS)),
+    select("dtype", "dtype", M, Options::Keys(DTYPES)),
+    select("kv_dtype", "kv_dtype", M, Options::Keys(KV_DTYPES)),
     // ---- replicas behind a router: the router's settings only with more than one
-    num("replicas", "replicas", ("ctl.replicas.label", "ctl.replicas.def", ""), M).when(colocated),
-    select("router.policy", "router_policy", ("ctl.router.label", "ctl.router.def"), M, Options::Keys(POLICIES)).when(cluster),
-    num("router.load_cap", "router_load_cap", ("ctl.load_cap.label", "ctl.load_cap.def", "×"), M).when(affinity),
+    num("replicas", "replicas", "", M).when(colocated),
+    select("router.policy", "router_policy", M, Options::Keys(POLICIES)).when(cluster),
+    num("router.load_cap", "router_load_cap", "×", M).when(affinity),
     // ---- prefill/decode disaggregation: off, or the two pools and the link between them
-    num("disaggregation.prefill_replicas", "prefill_replicas", ("ctl.prefill_replicas.label", "ctl.prefill_replicas.def", ""), M),
-    num("disaggregation.decode_replicas", "decode_replicas", ("ctl.decode_replicas.label", "ctl.decode_replicas.def", ""), M),
-    num("disaggregation.kv_link_gbps", "kv_link_gbps", ("ctl.kv_link.label", "ctl.kv_link.def", "GB/s"), M),
-    num("disaggregation.kv_link_latency_us", "kv_link_latency_us", ("ctl.kv_latency.label", "ctl.kv_latency.def", "µs"), M),
+    num("disaggregation.prefill_replicas", "prefill_replicas", "", M),
+    num("disaggregation.decode_replicas", "decode_replicas", "", M),
+    num("disaggregation.kv_link_gbps", "kv_link_gbps", "GB/s", M),
+    num("disaggregation.kv_link_latency_us", "kv_link_latency_us", "µs", M),
     // the editor shows the price in effect (the catalogue's when none is set), never "off"
-    Control { read: Some(|s| Some(s.usd_per_hour_per_gpu())), ..num("gpu_usd_per_hour", "gpu_usd_per_hour", ("ctl.gpu_price.label", "ctl.gpu_price.def", "$/GPU-h"), M) },
+    Control { read: Some(|s| Some(s.usd_per_hour_per_gpu())), ..num("gpu_usd_per_hour", "gpu_usd_per_hour", "$/GPU-h", M) },
     // ---- each class: arrivals
-    select("classes.arrival.kind", "arrival_kind", ("ctl.arrivals.label", "ctl.arrivals.def"), A, Options::Keys(ARRIVALS)),
-    num("classes.arrival.rate_per_s", "rate_per_s", ("ctl.rate.label", "ctl.rate.def", "req/s"), A),
-    num("classes.arrival.cv", "cv", ("ctl.cv.label", "ctl.cv.def", ""), A),
-    num("classes.arrival.users", "users", ("ctl.users.label", "ctl.users.def", "unit.users"), A),
-    num("classes.arrival.think_time_ms", "think_time_ms", ("ctl.think.label", "ctl.think.def", "ms"), A),
-    select("classes.arrival.path", "trace", ("ctl.trace.label", "ctl.trace.def"), A, Options::Traces),
-    num("classes.arrival.speedup", "speedup", ("ctl.speedup.label", "ctl.speedup.def", "×"), A),
+    select("classes.arrival.kind", "arrival_kind", A, Options::Keys(ARRIVALS)),
+    num("classes.arrival.rate_per_s", "rate_per_s", "req/s", A),
+    num("classes.arrival.cv", "cv", "", A),
+    num("classes.arrival.users", "users", "unit.users", A),
+    num("classes.arrival.think_time_ms", "think_time_ms", "ms", A),
+    select("classes.arrival.path", "trace", A, Options::Traces),
+    num("classes.arrival.speedup", "speedup", "×", A),
     // ---- each class: requests and lengths (a trace gives them: they do not apply to it)
-    num("classes.num_requests", "num_requests", ("ctl.num_requests.label", "ctl.num_requests.def", "unit.requests"), Section::Requests),
-    select("classes.input_tokens", "input_tokens_kind", ("ctl.prompt_len", "ctl.len.def"), IN, Options::Keys(LEN_KINDS)),
-    num("classes.input_tokens.value", "input_tokens_value", ("ctl.len_fixed.label", "ctl.len_fixed.def", "unit.tokens"), IN),
-    num("classes.input_tokens.min", "input_tokens_min", ("ctl.len_min.label", "ctl.len_min.def", "unit.tokens"), IN),
-    num("classes.input_tokens.max", "input_tokens_max", ("ctl.len_max.label", "ctl.len_max.def", "unit.tokens"), IN),
-    num("classes.input_tokens.mean", "input_tokens_mean", ("ctl.len_mean.label", "ctl.len_mean.def", "unit.tokens"), IN),
-    num("classes.input_tokens.sigma", "input_tokens_sigma", ("ctl.len_sigma.label", "ctl.len_sigma.def", ""), IN),
-    select("classes.output_tokens", "output_tokens_kind", ("ctl.output_len", "ctl.len.def"), OUT, Options::Keys(LEN_KINDS)),
-    num("classes.output_tokens.value", "output_tokens_value", ("ctl.len_fixed.label", "ctl.len_fixed.def", "unit.tokens"), OUT),
-    num("classes.output_tokens.min", "output_tokens_min", ("ctl.len_min.label", "ctl.len_min.def", "unit.tokens"), OUT),
-    num("classes.output_tokens.max", "output_tokens_max", ("ctl.len_max.label", "ctl.len_max.def", "unit.tokens"), OUT),
-    num("classes.output_tokens.mean", "output_tokens_mean", ("ctl.len_mean.label", "ctl.len_mean.def", "unit.tokens"), OUT),
-    num("classes.output_tokens.sigma", "output_tokens_sigma", ("ctl.len_sigma.label", "ctl.len_sigma.def", ""), OUT),
+    num("classes.num_requests", "num_requests", "unit.requests", Section::Requests),
+    select("classes.input_tokens", "input_tokens_kind", IN, Options::Keys(LEN_KINDS)),
+    num("classes.input_tokens.value", "input_tokens_value", "unit.tokens", IN),
+    num("classes.input_tokens.min", "input_tokens_min", "unit.tokens", IN),
+    num("classes.input_tokens.max", "input_tokens_max", "unit.tokens", IN),
+    num("classes.input_tokens.mean", "input_tokens_mean", "unit.tokens", IN),
+    num("classes.input_tokens.sigma", "input_tokens_sigma", "", IN),
+    select("classes.output_tokens", "output_tokens_kind", OUT, Options::Keys(LEN_KINDS)),
+    num("classes.output_tokens.value", "output_tokens_value", "unit.tokens", OUT),
+    num("classes.output_tokens.min", "output_tokens_min", "unit.tokens", OUT),
+    num("classes.output_tokens.max", "output_tokens_max", "unit.tokens", OUT),
+    num("classes.output_tokens.mean", "output_tokens_mean", "unit.tokens", OUT),
+    num("classes.output_tokens.sigma", "output_tokens_sigma", "", OUT),
     // ---- each class: SLOs, priority
-    num("classes.slo.ttft_ms", "slo_ttft_ms", ("ctl.slo_ttft.label", "ctl.slo_ttft.def", "ms"), SLO),
-    num("classes.slo.tpot_ms", "slo_tpot_ms", ("ctl.slo_tpot.label", "ctl.slo_tpot.def", "ms"), SLO),
-    num("classes.slo.e2e_ms", "slo_e2e_ms", ("ctl.slo_e2e.label", "ctl.slo_e2e.def", "ms"), SLO),
-    num("classes.priority", "priority", ("ctl.priority.label", "ctl.priority.def", ""), Section::Isolation).when(isolated),
-    num("classes.reserved_share", "reserved_share", ("ctl.reserved.label", "ctl.reserved.def", ""), Section::Isolation).when(isolated),
+    num("classes.slo.ttft_ms", "slo_ttft_ms", "ms", SLO),
+    num("classes.slo.tpot_ms", "slo_tpot_ms", "ms", SLO),
+    num("classes.slo.e2e_ms", "slo_e2e_ms", "ms", SLO),
+    num("classes.priority", "priority", "", Section::Isolation).when(isolated),
+    num("classes.reserved_share", "reserved_share", "", Section::Isolation).when(isolated),
     // ---- batching: the engine profile first (choosing one sets the settings below)
-    select("engine_profile", "engine_profile", ("ctl.engine.label", "ctl.engine.def"), B, Options::Engines),
-    select("scheduler.batching", "batching", ("ctl.batching.label", "ctl.batching.def"), B, Options::Keys(BATCHINGS)),
-    num("scheduler.max_num_seqs", "max_num_seqs", ("ctl.max_seqs.label", "ctl.max_seqs.def", "unit.seqs"), B),
-    num("scheduler.max_num_batched_tokens", "max_num_batched_tokens", ("ctl.max_tokens.label", "ctl.max_tokens.def", "unit.tokens"), B),
-    toggle("scheduler.chunked_prefill", "chunked_prefill", ("ctl.chunked.label", "ctl.chunked.def"), B),
-    num("scheduler.batch_timeout_ms", "batch_timeout_ms", ("ctl.batch_timeout.label", "ctl.batch_timeout.def", "ms"), B).when(static_batching),
+    select("engine_profile", "engine_profile", B, Options::Engines),
+    select("scheduler.batching", "batching", B, Options::Keys(BATCHINGS)),
+    num("scheduler.max_num_seqs", "max_num_seqs", "unit.seqs", B),
+    num("scheduler.max_num_batched_tokens", "max_num_batched_tokens", "unit.tokens", B),
+    toggle("scheduler.chunked_prefill", "chunked_prefill", B),
+    num("scheduler.batch_timeout_ms", "batch_timeout_ms", "ms", B).when(static_batching),
     // speculative decoding: off, or k draft tokens a step (the rest only while it is on)
-    num("speculative.draft_tokens", "draft_tokens", ("ctl.draft_tokens.label", "ctl.draft_tokens.def", "unit.tokens"), B),
-    num("speculative.acceptance_rate", "acceptance_rate", ("ctl.acceptance.label", "ctl.acceptance.def", ""), B),
-    select("speculative.draft_model", "draft_model", ("ctl.draft_model.label", "ctl.draft_model.def"), B, Options::DraftModels),
-    toggle("scheduler.isolation", "isolation", ("ctl.isolation.label", "ctl.isolation.def"), B),
+    num("speculative.draft_tokens", "draft_tokens", "unit.tokens", B),
+    num("speculative.acceptance_rate", "acceptance_rate", "", B),
+    select("speculative.draft_model", "draft_model", B, Options::DraftModels),
+    toggle("scheduler.isolation", "isolation", B),
     // ---- KV cache and memory
-    select("scheduler.kv_layout", "kv_layout", ("ctl.kv_layout.label", "ctl.kv_layout.def"), KV, Options::Keys(KV_LAYOUTS)),
-    num("scheduler.block_size", "block_size", ("ctl.block_size.label", "ctl.block_size.def", "unit.tokens"), KV),
-    toggle("scheduler.prefix_caching", "prefix_caching", ("ctl.prefix_caching.label", "ctl.prefix_caching.def"), KV),
+    select("scheduler.kv_layout", "kv_layout", KV, Options::Keys(KV_LAYOUTS)),
+    num("scheduler.block_size", "block_size", "unit.tokens", KV),
+    toggle("scheduler.prefix_caching", "prefix_caching", KV),
     // the slider ends at the model's context (validation's limit; the page says so under it)
-    Control { slider_max_of: Some(model_context), ..num("scheduler.max_model_len", "max_model_len", ("ctl.max_len.label", "ctl.max_len.def", "unit.tokens"), KV) },
-    num("gpu_memory_utilization", "gpu_memory_utilization", ("ctl.mem_util.label", "ctl.mem_util.def", ""), MEM),
-    num("other_process_gib", "other_process_gib", ("ctl.other_gib.label", "ctl.other_gib.def", "GiB"), MEM),
-    toggle("scheduler.overcommit", "overcommit", ("ctl.overcommit.label", "ctl.overcommit.def"), MEM),
-    toggle("scheduler.retry_on_oom", "retry_on_oom", ("ctl.retry.label", "ctl.retry.def"), MEM),
-    num("scheduler.restart_s", "restart_s", ("ctl.restart_s.label", "ctl.restart_s.def", "s"), MEM),
+    Control { slider_max_of: Some(model_context), ..num("scheduler.max_model_len", "max_model_len", "unit.tokens", KV) },
+    num("gpu_memory_utilization", "gpu_memory_utilization", "", MEM),
+    num("other_process_gib", "other_process_gib", "GiB", MEM),
+    toggle("scheduler.overcommit", "overcommit", MEM),
+    toggle("scheduler.retry_on_oom", "retry_on_oom", MEM),
+    num("scheduler.restart_s", "restart_s", "s", MEM),
     // ---- queue
-    num("scheduler.queue_timeout_ms", "queue_timeout_ms", ("ctl.queue_timeout.label", "ctl.queue_timeout.def", "ms"), Q),
-    num("scheduler.max_queue_len", "max_queue_len", ("ctl.max_queue.label", "ctl.max_queue.def", "unit.requests"), Q),
+    num("scheduler.queue_timeout_ms", "queue_timeout_ms", "ms", Q),
+    num("scheduler.max_queue_len", "max_queue_len", "unit.requests", Q),
 ];
 
 /// The router has a choice: more than one replica (with disaggregation, prefill replica) to send

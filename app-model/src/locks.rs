@@ -4,68 +4,49 @@
 //! covers every SLO of every class), or a scenario path with class indices
 //! (`classes[0].arrival.rate_per_s`: that class only). `classes` alone locks the list of classes
 //! (adding and removing one), not the settings inside them. [`LOCKABLE`] lists what a teacher can
-//! pick, with translation keys; its ids are control ids of [`crate::controls::CONTROLS`], prefixes
-//! of them, or one of [`STRUCTURE`].
+//! pick, with translation keys: it is read from sim-core's settings table (`settings::lock_ids`,
+//! each lockable row and group in table order) — a row by its control's id and the setting's
+//! label (or its lock words, `setting.<id>.lock`), a group or structure id from the lists here.
+
+use std::sync::LazyLock;
 
 use crate::controls::{plain_path, CONTROLS};
+use sim_core::settings::{self, Lock};
 
 /// Lock ids that are not scenario settings of the editor: the seed (the toolbar's), the list of
 /// classes, the classes' names.
 pub const STRUCTURE: [&str; 3] = ["seed", "classes", "classes.name"];
 
-/// What a teacher can lock, in the order the page offers it: (lock id, label translation key).
-/// A label is the control's own where the words are the same.
-pub const LOCKABLE: [(&str, &str); 49] = [
-    ("model", "ctl.model.label"),
-    ("gpu", "ctl.gpu.label"),
-    ("num_gpus", "ctl.num_gpus.label"),
-    ("dtype", "ctl.dtype.label"),
-    ("kv_dtype", "ctl.kv_dtype.label"),
-    ("replicas", "ctl.replicas.label"),
-    ("router.policy", "ctl.router.label"),
-    ("router.load_cap", "ctl.load_cap.label"),
-    ("disaggregation.prefill_replicas", "ctl.prefill_replicas.label"),
-    ("disaggregation.decode_replicas", "ctl.decode_replicas.label"),
-    ("disaggregation.kv_link_gbps", "ctl.kv_link.label"),
-    ("disaggregation.kv_link_latency_us", "ctl.kv_latency.label"),
-    ("gpu_usd_per_hour", "ctl.gpu_price.label"),
-    ("gpu_memory_utilization", "ctl.mem_util.label"),
-    ("other_process_gib", "ctl.other_gib.label"),
-    ("seed", "features.control.seed"),
-    ("engine_profile", "ctl.engine.label"),
-    ("scheduler.batching", "ctl.batching.label"),
-    ("scheduler.max_num_seqs", "ctl.max_seqs.label"),
-    ("scheduler.max_num_batched_tokens", "features.control.max_num_batched_tokens"),
-    ("scheduler.chunked_prefill", "ctl.chunked.label"),
-    ("scheduler.batch_timeout_ms", "ctl.batch_timeout.label"),
-    ("speculative.draft_tokens", "ctl.draft_tokens.label"),
-    ("speculative.acceptance_rate", "ctl.acceptance.label"),
-    ("speculative.draft_model", "ctl.draft_model.label"),
-    ("scheduler.isolation", "ctl.isolation.label"),
-    ("scheduler.kv_layout", "ctl.kv_layout.label"),
-    ("scheduler.block_size", "ctl.block_size.label"),
-    ("scheduler.prefix_caching", "ctl.prefix_caching.label"),
-    ("scheduler.max_model_len", "ctl.max_len.label"),
-    ("scheduler.overcommit", "ctl.overcommit.label"),
-    ("scheduler.retry_on_oom", "ctl.retry.label"),
-    ("scheduler.restart_s", "features.control.restart_s"),
-    ("scheduler.queue_timeout_ms", "ctl.queue_timeout.label"),
-    ("scheduler.max_queue_len", "ctl.max_queue.label"),
-    ("classes", "features.control.classes"),
-    ("classes.name", "features.control.class_name"),
-    ("classes.arrival.kind", "features.control.arrival_kind"),
-    ("classes.arrival.rate_per_s", "ctl.rate.label"),
-    ("classes.arrival.cv", "ctl.cv.label"),
-    ("classes.arrival.users", "ctl.users.label"),
-    ("classes.arrival.think_time_ms", "ctl.think.label"),
-    ("classes.num_requests", "ctl.num_requests.label"),
-    ("classes.input_tokens", "ctl.prompt_len"),
-    ("classes.output_tokens", "ctl.output_len"),
-    ("classes.slo", "features.control.slo"),
-    ("classes.priority", "ctl.priority.label"),
-    ("classes.reserved_share", "features.control.reserved_share"),
-    ("classes.arrival.speedup", "ctl.speedup.label"),
+/// The lock ids that cover several settings (`sim_core::settings::GROUPS`, a test holds them
+/// equal) with their words' keys: `lock.<id>`.
+pub const GROUPS: [(&str, &str); 4] = [
+    ("classes", "lock.classes"),
+    ("classes.input_tokens", "lock.classes.input_tokens"),
+    ("classes.output_tokens", "lock.classes.output_tokens"),
+    ("classes.slo", "lock.classes.slo"),
 ];
+
+/// What a teacher can lock, in the order the page offers it: (lock id, label translation key),
+/// one for each of sim-core's lock ids.
+pub static LOCKABLE: LazyLock<Vec<(&'static str, &'static str)>> =
+    LazyLock::new(|| settings::lock_ids().iter().map(|id| lockable(id)).collect());
+
+/// The lock id `id` with its words' key: a group's, or its setting's (the label, or the words
+/// the row gives the lock list).
+fn lockable(id: &str) -> (&'static str, &'static str) {
+    if let Some(g) = GROUPS.iter().find(|(g, _)| *g == id) {
+        return *g;
+    }
+    let row = settings::by_lock_id(id).unwrap_or_else(|| panic!("lock id {id} names no setting"));
+    let key = if row.lock == Lock::Words { row.keys.lock } else { row.keys.label };
+    let id = CONTROLS
+        .iter()
+        .map(|c| c.id)
+        .chain(STRUCTURE)
+        .find(|c| *c == id)
+        .unwrap_or_else(|| panic!("lock id {id} is no control and no structure"));
+    (id, key)
+}
 
 /// Whether `id` names something a lock can hold: a control, a prefix of controls, or structure.
 pub fn known(id: &str) -> bool {
@@ -137,7 +118,7 @@ mod tests {
 
     #[test]
     fn every_lockable_id_is_known() {
-        for (id, _) in LOCKABLE {
+        for (id, _) in LOCKABLE.iter() {
             assert!(known(id), "lockable {id} is no control, prefix of controls, or structure");
         }
         assert!(!known("scheduler.warp_drive"));

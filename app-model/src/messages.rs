@@ -116,16 +116,16 @@ pub fn control_at(field: &str, class_names: &[String]) -> Option<(Arg, &'static 
     let ctl = control(&plain);
     let label = match (ctl, plain.as_str()) {
         (Some(c), _) => Arg::Key(c.label),
-        (None, "classes.name") => Arg::Key("ctl.class_name"),
+        (None, "classes.name") => Arg::Key("setting.class_name.label"),
         (None, "seed") => Arg::Key("toolbar.seed"),
         _ => return None,
     };
     let label = match (plain.strip_prefix("classes.input_tokens."), plain.strip_prefix("classes.output_tokens.")) {
         (Some(_), _) => {
-            Arg::Msg(Box::new(Msg::new("msg.part").with("part", Arg::Key("ctl.prompt_len")).with("label", label)))
+            Arg::Msg(Box::new(Msg::new("msg.part").with("part", Arg::Key("setting.input_tokens_kind.label")).with("label", label)))
         }
         (_, Some(_)) => {
-            Arg::Msg(Box::new(Msg::new("msg.part").with("part", Arg::Key("ctl.output_len")).with("label", label)))
+            Arg::Msg(Box::new(Msg::new("msg.part").with("part", Arg::Key("setting.output_tokens_kind.label")).with("label", label)))
         }
         _ => label,
     };
@@ -418,8 +418,8 @@ mod tests {
         assert_eq!(m.key, "msg.in_class");
         assert_eq!(m.args[1], ("class", Arg::Text("batch".into())));
         let (label, _) = control_at("classes[0].arrival.rate_per_s", &names[..1]).unwrap();
-        assert_eq!(label, Arg::Key("ctl.rate.label"));
+        assert_eq!(label, Arg::Key("setting.rate_per_s.label"));
         let (label, _) = control_at("workload.scheduler.max_num_seqs", &[]).unwrap();
-        assert_eq!(label, Arg::Key("ctl.max_seqs.label"));
+        assert_eq!(label, Arg::Key("setting.max_num_seqs.label"));
     }
 }

@@ -1,10 +1,13 @@
-//! The control table against the rest of the lab: every id is a scenario path, every translation
-//! key exists in English and Chinese, every lock id is known, every accessor reads what it wrote.
+//! The control table against the rest of the lab: the controls are exactly the settings the
+//! editor shows, every id is a scenario path, every translation key (each the rule's for its
+//! setting) exists in English and Chinese, the lock list is sim-core's lock ids in its order,
+//! every accessor reads what it wrote.
 
 use std::collections::BTreeMap;
 
 use app_model::controls::{plain_path, Kind, Options, Range, CONTROLS, GROUPS};
 use app_model::locks::{self, LOCKABLE};
+use sim_core::settings::{Keys, Lock, SETTINGS};
 use sim_core::Scenario;
 
 /// Every translation table of the app for `locale`, merged.
@@ -36,6 +39,11 @@ fn keys() -> Vec<(String, &'static str)> {
     }
     out.extend(GROUPS.iter().map(|(k, _)| ("group".to_string(), *k)));
     out.extend(LOCKABLE.iter().map(|(id, k)| (format!("lock {id}"), *k)));
+    // every lockable setting's words, and the seed's label (the toolbar's lock)
+    for row in SETTINGS.iter().filter(|r| r.lock != Lock::No) {
+        let key = if row.lock == Lock::Words { row.keys.lock } else { row.keys.label };
+        out.push((format!("setting {}", row.id), key));
+    }
     // what is typed and refused is worded by the msg.typed.* keys (tests/messages.rs)
     out
 }
@@ -60,11 +68,39 @@ fn every_control_is_a_sim_core_setting_and_every_setting_has_a_control() {
         assert_eq!(matches!(c.kind, Kind::Number), row.number().is_some() && c.id != "num_gpus", "{}: kind", c.id);
         assert_eq!(c.per_class(), row.per_class(), "{}", c.id);
     }
-    // the editor shows every setting a learner may change; the seed is the toolbar's, the
-    // class names the class cards'
-    for row in sim_core::settings::SETTINGS.iter().filter(|r| !r.file_only) {
-        let shown = CONTROLS.iter().any(|c| c.setting == row.id) || ["seed", "class_name"].contains(&row.id);
-        assert!(shown, "setting {} has no control", row.id);
+    // the editor shows exactly the settings a learner may change, each once; the seed is the
+    // toolbar's, the class names the class cards'
+    let mut shown: Vec<&str> = CONTROLS.iter().map(|c| c.setting).collect();
+    shown.sort_unstable();
+    let mut editable: Vec<&str> =
+        SETTINGS.iter().filter(|r| !r.file_only && !["seed", "class_name"].contains(&r.id)).map(|r| r.id).collect();
+    editable.sort_unstable();
+    assert_eq!(shown, editable, "the controls and the settings the editor shows");
+}
+
+#[test]
+fn a_controls_words_are_its_settings_by_the_rule() {
+    for c in &CONTROLS {
+        let [label, def, _] = Keys::rule(c.setting);
+        assert_eq!((c.label, c.def), (label.as_str(), def.as_str()), "{}", c.id);
+    }
+}
+
+#[test]
+fn the_lock_list_is_sim_cores_lock_ids_in_its_order() {
+    let ids: Vec<&str> = LOCKABLE.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, sim_core::settings::lock_ids(), "LOCKABLE follows the settings table");
+    let groups: Vec<&str> = locks::GROUPS.iter().map(|(g, _)| *g).collect();
+    assert_eq!(groups, sim_core::settings::GROUPS);
+    for (g, key) in locks::GROUPS {
+        assert_eq!(key, format!("lock.{g}"), "a group's words are lock.<id>");
+    }
+    // a lockable setting is a control, or structure the page locks elsewhere (the seed, names)
+    for row in SETTINGS.iter().filter(|r| r.lock != Lock::No) {
+        let id = row.lock_id();
+        let covered = sim_core::settings::GROUPS[1..].iter().any(|g| id.starts_with(&format!("{g}.")));
+        let known = CONTROLS.iter().any(|c| c.id == id) || locks::STRUCTURE.contains(&id.as_str());
+        assert!(covered || known, "lockable setting {} is no control and no structure", row.id);
     }
 }
 
@@ -76,7 +112,7 @@ fn ids_are_unique_and_lock_ids_known() {
     ids.dedup();
     assert_eq!(ids.len(), n, "control ids repeat");
     let sim_core_ids = sim_core::settings::lock_ids();
-    for (id, _) in LOCKABLE {
+    for (id, _) in LOCKABLE.iter() {
         assert!(locks::known(id), "lock id {id} names no control");
         assert!(sim_core_ids.iter().any(|x| x == id), "lock id {id} is not one of sim-core's lock ids");
     }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use app_model::controls::{control, TypedError};
 use app_model::messages::{self, field_message, typed_message, Arg, Msg};
-use sim_core::memory::{Bound, Fix};
+use sim_core::memory::Bound;
 use sim_core::message::{CannotStart, DoesNotFit, Shortfall};
 use sim_core::scenario::FieldError;
 use sim_core::settings::Value;
@@ -42,10 +42,10 @@ fn every_problem() -> Vec<Problem> {
     };
     let kv = Shortfall::KvPool { kv_gib: 0.5, kv_tokens: 4000, max_model_len: 8192 };
     let fixes = vec![
-        Fix { setting: "num_gpus", value: Value::Number(2.0), bound: Bound::AtLeast },
-        Fix { setting: "dtype", value: Value::Text("fp8".into()), bound: Bound::Exactly },
-        Fix { setting: "gpu_memory_utilization", value: Value::Number(0.22), bound: Bound::AtLeast },
-        Fix { setting: "max_model_len", value: Value::Number(4000.0), bound: Bound::AtMost },
+        sim_core::settings::fix("num_gpus", Value::Number(2.0), Bound::AtLeast),
+        sim_core::settings::fix("dtype", Value::Text("fp8".into()), Bound::Exactly),
+        sim_core::settings::fix("gpu_memory_utilization", Value::Number(0.22), Bound::AtLeast),
+        sim_core::settings::fix("max_model_len", Value::Number(4000.0), Bound::AtMost),
     ];
     let start = CannotStart {
         utilization: 0.99,
@@ -165,7 +165,7 @@ fn every_message() -> Vec<Msg> {
     ];
     for e in &typed {
         for unit in ["req/s", ""] {
-            out.push(typed_message(e, Arg::Key("ctl.rate.label"), unit, 1e-6, 1e6));
+            out.push(typed_message(e, Arg::Key("setting.rate_per_s.label"), unit, 1e-6, 1e6));
         }
     }
     out.push(messages::seed_message("abc"));

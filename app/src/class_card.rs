@@ -31,7 +31,7 @@ pub fn ClassCard(run: Run, i: usize) -> impl IntoView {
                 <input
                     type="text"
                     class="class-name"
-                    aria-label=tx("ctl.class_name")
+                    aria-label=tx("setting.class_name.label")
                     data-testid=format!("field-{name_path}")
                     disabled=move || name_locked.get()
                     prop:value=move || name.get()

@@ -12,6 +12,7 @@
 
 pub mod catalog;
 pub mod decimal;
+mod fix;
 pub mod json_path;
 pub mod message;
 pub mod metric;
@@ -23,6 +24,7 @@ pub mod scenario;
 pub mod settings;
 pub mod share;
 mod tagged;
+mod value;
 
 pub use catalog::{Dtype, GpuSpec, ModelSpec};
 pub use message::Problem;

@@ -9,8 +9,8 @@
 
 use std::fmt;
 
-use crate::settings::fmt_num;
-use crate::settings::Fix;
+use crate::fix::Fix;
+use crate::value::fmt_num;
 
 /// Why one value (or the whole scenario, for the memory problems) cannot be used.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,7 @@
 //! give no grounds to tell the engines' kernels apart, only their schedulers.
 
 use crate::catalog::GpuSpec;
-use crate::scenario::{Batching, KvLayout, SchedulerConfig};
+use crate::scenario::{Batching, KvLayout, SchedulerDefaults};
 use serde::{Deserialize, Serialize};
 
 /// A serving engine the lab can imitate. Defined once here; the scenario's `engine_profile`,
@@ -94,35 +94,6 @@ impl Engine {
             max_model_len,
             prefix_caching: true,
         }
-    }
-}
-
-/// The scheduler settings an engine profile gives a scenario that leaves them out.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SchedulerDefaults {
-    pub batching: Batching,
-    pub max_num_seqs: u32,
-    pub max_num_batched_tokens: u32,
-    pub chunked_prefill: bool,
-    pub kv_layout: KvLayout,
-    pub block_size: u32,
-    pub max_model_len: u32,
-    /// Prefix caching where the engine enables it (all three do by default); it has an effect
-    /// only with paged KV under continuous batching (`Scenario::caches_prefixes`).
-    pub prefix_caching: bool,
-}
-
-impl SchedulerDefaults {
-    /// Writes every profile setting into `s` (choosing a profile in the lab's controls).
-    pub fn apply(&self, s: &mut SchedulerConfig) {
-        s.batching = self.batching;
-        s.max_num_seqs = self.max_num_seqs;
-        s.max_num_batched_tokens = self.max_num_batched_tokens;
-        s.chunked_prefill = self.chunked_prefill;
-        s.kv_layout = self.kv_layout;
-        s.block_size = self.block_size;
-        s.max_model_len = self.max_model_len;
-        s.prefix_caching = self.prefix_caching;
     }
 }
 

@@ -1,6 +1,9 @@
 //! Every scenario setting a learner or a file can set, as one table ([`SETTINGS`]): a stable id,
 //! the JSON path (with `{i}` for a class index), the kind (number with its allowed range, the
-//! editor's slider range and step; a choice among options; a toggle; text) and the unit.
+//! editor's slider range and step; a choice among options; a toggle; text), the unit, whether a
+//! sweep may turn it, whether a lock can hold it ([`Lock`]), what it is when a file leaves it out
+//! ([`Omitted`]: the same for every engine profile, or the profile's own for the GPU), and the
+//! translation keys of its words, derived from the id by one rule ([`Keys`]).
 //!
 //! Scenario validation takes its ranges from the rows, so a field's message
 //! ("scheduler.max_num_seqs must be 1..=4096, got 0") comes from its row; the editor, the
@@ -8,15 +11,17 @@
 //! writing by id goes through the scenario's JSON form, so a row is data, not code, and the
 //! consistency tests check that every path exists.
 
-mod fix;
+mod custom;
 mod rows;
+mod write;
 
 use crate::message::Problem;
 use crate::metric::Unit;
-use crate::scenario::{FieldError, Scenario};
+use crate::scenario::{FieldError, Scenario, SchedulerDefaults};
 use serde_json::Value as Json;
 
-pub use fix::{Bound, Fix};
+pub use crate::fix::{Bound, Fix};
+pub use crate::value::{fmt_num, Value};
 pub use rows::{GROUPS, SETTINGS};
 
 /// A numeric setting's ranges and editor hints.
@@ -80,22 +85,61 @@ pub enum Kind {
     Text,
 }
 
-/// A setting's value, as `get` reads it and `set` takes it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+/// The translation keys of a setting's words, derived from its id by one rule (the rows are
+/// written with `id!`, which applies it; `tests/settings.rs` checks every row against
+/// [`Keys::rule`]): `setting.<id>.label`, `setting.<id>.def` (its definition) and
+/// `setting.<id>.lock` (what the lock list calls it, when that is not its label).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keys {
+    pub label: &'static str,
+    pub def: &'static str,
+    pub lock: &'static str,
+}
+
+impl Keys {
+    /// The rule: the keys of setting `id`.
+    pub fn rule(id: &str) -> [String; 3] {
+        ["label", "def", "lock"].map(|k| format!("setting.{id}.{k}"))
+    }
+}
+
+/// Whether a lock (a teacher's link, an exercise) can hold a setting on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lock {
+    /// No: an engine constant (files only), or what a lock cannot name by itself.
+    No,
+    /// Yes, and the lock list shows the setting's label.
+    Label,
+    /// Yes, and the lock list shows words of its own ([`Keys::lock`]).
+    Words,
+}
+
+/// What a setting is in a scenario whose file leaves it out.
+#[derive(Clone, Copy, Debug)]
+pub enum Omitted {
+    /// Nothing the table says: the file gives it, or it follows from what the file gives.
+    Unsaid,
+    /// The engine profile's: this field of the [`SchedulerDefaults`] that
+    /// `crate::profile::Engine::defaults` gives for the profile, the GPU and the model's context.
+    Profile(fn(&SchedulerDefaults) -> Value),
+    /// The same under every profile.
     Number(f64),
-    Text(String),
     Bool(bool),
-    /// An optional setting switched off.
+    Text(&'static str),
     Off,
 }
 
-impl Value {
-    pub fn as_f64(&self) -> Option<f64> {
-        match self {
-            Value::Number(x) => Some(*x),
-            _ => None,
-        }
+impl Omitted {
+    /// The value a scenario gets under profile defaults `d` (`None`: [`Omitted::Unsaid`]).
+    pub fn value(&self, d: &SchedulerDefaults) -> Option<Value> {
+        Some(match self {
+            Omitted::Unsaid => return None,
+            Omitted::Profile(f) => f(d),
+            Omitted::Number(x) => Value::Number(*x),
+            Omitted::Bool(b) => Value::Bool(*b),
+            Omitted::Text(t) => Value::Text(t.to_string()),
+            Omitted::Off => Value::Off,
+        })
     }
 }
 
@@ -121,6 +165,13 @@ pub struct Setting {
     /// Set in scenario files only; the editor does not show it (the engine's constants).
     pub file_only: bool,
     pub custom: Option<Custom>,
+    /// Whether a lock can hold it on its own (a row a group of [`GROUPS`] covers is locked by
+    /// its group).
+    pub lock: Lock,
+    /// What it is when a file leaves it out.
+    pub omitted: Omitted,
+    /// Its words' translation keys (`setting.<id>.label`, …).
+    pub keys: Keys,
 }
 
 impl Setting {
@@ -199,7 +250,7 @@ impl Setting {
         if !obj.contains_key(&key) && !self.optional() {
             return Err(err(Problem::DoesNotApply));
         }
-        rows::write(s, self.id, i, json).unwrap_or(Err(Problem::DoesNotApply)).map_err(err)
+        write::write(s, self.id, i, json).unwrap_or(Err(Problem::DoesNotApply)).map_err(err)
     }
 
     /// The JSON a value stands for, or why this setting cannot hold it.
@@ -231,6 +282,13 @@ pub fn find(id: &str) -> Option<&'static Setting> {
     SETTINGS.iter().find(|s| s.id == id)
 }
 
+/// The fix that sets row `id` to `value` (`bound`: the least, the most, or the one that fits).
+/// Panics on an id the table does not hold (the fixes name their rows as constants).
+pub fn fix(id: &'static str, value: Value, bound: Bound) -> Fix {
+    let row = find(id).unwrap_or_else(|| panic!("no setting {id}"));
+    Fix { setting: row.id, path: row.path, value, bound }
+}
+
 /// Reads setting `id` (of class `class` for a per-class setting).
 pub fn get(s: &Scenario, id: &str, class: usize) -> Option<Value> {
     find(id)?.get(s, class)
@@ -241,12 +299,33 @@ pub fn set(s: &mut Scenario, id: &str, class: usize, v: &Value) -> Result<(), Fi
     find(id).ok_or_else(|| FieldError::new(id, Problem::UnknownSetting))?.set(s, class, v)
 }
 
-/// Every id a lock (a teacher's link, an exercise) can name, in table order: each row the editor
-/// shows (by its lock id), except the rows a group covers, then the groups ([`GROUPS`]).
+/// Every id a lock (a teacher's link, an exercise) can name, in the order the page offers them
+/// (table order): each lockable row by its lock id; a group of [`GROUPS`] in place of the rows it
+/// covers, at the first of them (`classes`, the list of classes, before the first class row).
 pub fn lock_ids() -> Vec<String> {
-    let covered = |id: &str| GROUPS[1..].iter().any(|g| id.starts_with(g) && id.as_bytes().get(g.len()) == Some(&b'.'));
-    let rows = SETTINGS.iter().filter(|r| !r.file_only).map(Setting::lock_id).filter(|id| !covered(id));
-    rows.chain(GROUPS.iter().map(|g| g.to_string())).collect()
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |id: &str| {
+        if !out.iter().any(|x| x == id) {
+            out.push(id.to_string());
+        }
+    };
+    for row in SETTINGS {
+        let id = row.lock_id();
+        if row.per_class() {
+            push(GROUPS[0]);
+        }
+        match GROUPS[1..].iter().find(|g| id.starts_with(*g) && id.as_bytes().get(g.len()) == Some(&b'.')) {
+            Some(g) => push(g),
+            None if row.lock != Lock::No => push(&id),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The row a lock id names on its own (`None` for a group or an unknown id).
+pub fn by_lock_id(id: &str) -> Option<&'static Setting> {
+    SETTINGS.iter().find(|r| r.lock != Lock::No && r.lock_id() == id)
 }
 
 /// The rows a sweep may turn, in table order.
@@ -284,13 +363,4 @@ fn pointer(path: &str) -> (String, String) {
     let p = format!("/{}", path.replace(['.', '['], "/").replace(']', ""));
     let (parent, key) = p.rsplit_once('/').expect("a path has a key");
     (parent.to_string(), key.to_string())
-}
-
-/// A number as validation messages print it: integers without a fraction.
-pub fn fmt_num(x: f64) -> String {
-    if x.is_finite() && x == x.trunc() && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else {
-        format!("{x}")
-    }
 }

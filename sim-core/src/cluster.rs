@@ -8,6 +8,10 @@
 //! Ties are broken in turn: every policy scans the replicas starting after the one chosen last,
 //! and a later replica wins only when it is strictly better, so equal replicas take turns instead
 //! of the first one taking everything.
+//!
+//! Each policy declares what it reads ([`reads`]: figures of a replica's [`Load`], the turn, the
+//! random stream); the driver works out only the figures the policy reads, and a property test
+//! holds every decision unchanged when anything else changes (`tests/cluster.rs`).
 
 use crate::workload::{class_rng, ClassRng};
 use rand::Rng;
@@ -23,6 +27,65 @@ pub struct Load {
     pub kv_used: f64,
     /// Blocks of this request's shared prefix the replica has cached (0 without one).
     pub cached_blocks: u32,
+}
+
+/// What a policy may read to pick a replica: a figure of each replica's [`Load`], or the
+/// router's own state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// [`Load::outstanding`]: requests queued and running.
+    Outstanding,
+    /// [`Load::kv_used`]: the share of the KV pool in use.
+    KvInUse,
+    /// [`Load::cached_blocks`]: blocks of the request's prefix chain in the replica's cache.
+    PrefixChain,
+    /// The router's seeded random stream.
+    Random,
+    /// The replica chosen last (whose turn is next; every scan starts after it).
+    Turn,
+}
+
+impl Input {
+    pub const ALL: [Input; 5] = [Input::Outstanding, Input::KvInUse, Input::PrefixChain, Input::Random, Input::Turn];
+
+    /// The name the docs use (`docs/model.md`'s table of policies).
+    pub fn name(self) -> &'static str {
+        match self {
+            Input::Outstanding => "outstanding",
+            Input::KvInUse => "kv_in_use",
+            Input::PrefixChain => "prefix_chain",
+            Input::Random => "random",
+            Input::Turn => "turn",
+        }
+    }
+}
+
+/// What `policy` reads to pick a replica: the driver fills only these figures of each
+/// [`Load`] (the others stay 0), and the decision changes with nothing else.
+pub const fn reads(policy: Policy) -> &'static [Input] {
+    match policy {
+        Policy::RoundRobin => &[Input::Turn],
+        Policy::Random => &[Input::Random],
+        // ties in turn
+        Policy::LeastOutstanding => &[Input::Outstanding, Input::Turn],
+        Policy::LeastKv => &[Input::KvInUse, Input::Turn],
+        // the load cap and the fallback read the requests outstanding
+        Policy::PrefixAffinity => &[Input::PrefixChain, Input::Outstanding, Input::Turn],
+    }
+}
+
+impl Load {
+    /// A replica's load with only the figures in `inputs` worked out (`outstanding`, the KV
+    /// pool's `(used, capacity)` in blocks, and the cached blocks of the request's prefix,
+    /// asked for only when read).
+    pub fn of(inputs: &[Input], outstanding: u64, kv: (u64, u64), cached: impl FnOnce() -> u32) -> Load {
+        let reads = |i: Input| inputs.contains(&i);
+        Load {
+            outstanding: if reads(Input::Outstanding) { outstanding } else { 0 },
+            kv_used: if reads(Input::KvInUse) && kv.1 > 0 { kv.0 as f64 / kv.1 as f64 } else { 0.0 },
+            cached_blocks: if reads(Input::PrefixChain) { cached() } else { 0 },
+        }
+    }
 }
 
 /// Why a request went where it went.
@@ -65,6 +128,11 @@ impl Router {
             last: replicas.max(1) - 1,
             rng: class_rng(seed, 0, ROUTER_STREAM),
         }
+    }
+
+    /// What this router's policy reads ([`reads`]).
+    pub fn reads(&self) -> &'static [Input] {
+        reads(self.config.policy)
     }
 
     /// Most a replica may carry, this request included, before `prefix_affinity` looks
@@ -123,6 +191,7 @@ impl Router {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::{prop_assert_eq, proptest, Strategy};
 
     fn loads(outstanding: &[u64]) -> Vec<Load> {
         outstanding.iter().map(|&o| Load { outstanding: o, ..Load::default() }).collect()
@@ -184,6 +253,103 @@ mod tests {
         l[2].outstanding = 6;
         // cap = ⌈1.25 × 19 / 4⌉ = 6 < 7: the least outstanding replica instead
         assert_eq!(r.route(&l), Route { replica: 3, reason: Reason::OverCap });
+    }
+
+    /// Replica loads from small numbers (ties are common): (outstanding, KV quarters, cached).
+    fn loads_of(raw: &[(u64, u8, u32)]) -> Vec<Load> {
+        raw.iter().map(|&(o, k, c)| Load { outstanding: o, kv_used: k as f64 / 4.0, cached_blocks: c }).collect()
+    }
+
+    /// The route `policy` picks among `loads` with the router's stream seeded `seed` and the
+    /// turn after replica `last`.
+    fn decide(policy: Policy, loads: &[Load], seed: u64, last: usize) -> Route {
+        let mut r = Router::new(&RouterConfig { policy, load_cap: 1.25 }, loads.len(), seed);
+        r.last = last % loads.len();
+        r.route(loads)
+    }
+
+    /// `loads` with input `input` taken from `other` (the seed and the turn likewise).
+    fn changed(
+        input: Input,
+        loads: &[Load],
+        other: &[Load],
+        seed: (u64, u64),
+        last: (usize, usize),
+    ) -> (Vec<Load>, u64, usize) {
+        let mut l = loads.to_vec();
+        for (x, y) in l.iter_mut().zip(other) {
+            match input {
+                Input::Outstanding => x.outstanding = y.outstanding,
+                Input::KvInUse => x.kv_used = y.kv_used,
+                Input::PrefixChain => x.cached_blocks = y.cached_blocks,
+                Input::Random | Input::Turn => {}
+            }
+        }
+        let seed = if input == Input::Random { seed.1 } else { seed.0 };
+        let last = if input == Input::Turn { last.1 } else { last.0 };
+        (l, seed, last)
+    }
+
+    type Raw = Vec<(u64, u8, u32)>;
+    fn raw(n: usize) -> impl Strategy<Value = Raw> {
+        proptest::collection::vec((0..5u64, 0..5u8, 0..3u32), n)
+    }
+
+    proptest! {
+        /// A decision changes with nothing its policy does not declare it reads.
+        #[test]
+        fn a_decision_reads_only_what_its_policy_declares(
+            p in 0..Policy::ALL.len(),
+            (a, b) in (2..7usize).prop_flat_map(|n| (raw(n), raw(n))),
+            seed in (0..1000u64, 0..1000u64),
+            last in (0..7usize, 0..7usize),
+        ) {
+            let policy = Policy::ALL[p];
+            let (a, b) = (loads_of(&a), loads_of(&b));
+            let before = decide(policy, &a, seed.0, last.0);
+            for input in Input::ALL.into_iter().filter(|i| !reads(policy).contains(i)) {
+                let (l, s, t) = changed(input, &a, &b, seed, last);
+                prop_assert_eq!(decide(policy, &l, s, t), before, "{:?} changed with {:?}", policy, input);
+            }
+        }
+    }
+
+    #[test]
+    fn every_input_a_policy_declares_can_change_its_decision() {
+        use rand::SeedableRng;
+        let mut rng = ClassRng::seed_from_u64(5);
+        let mut draw = |n: usize| -> Vec<Load> {
+            let raw: Raw = (0..n)
+                .map(|_| (rng.random_range(0..5u64), rng.random_range(0..5u8), rng.random_range(0..3u32)))
+                .collect();
+            loads_of(&raw)
+        };
+        for policy in Policy::ALL {
+            for &input in reads(policy) {
+                let found = (0..2000).any(|k| {
+                    let (a, b) = (draw(4), draw(4));
+                    let (seed, last) = ((k, k + 1), (k as usize % 4, (k as usize + 1) % 4));
+                    let (l, s, t) = changed(input, &a, &b, seed, last);
+                    decide(policy, &l, s, t) != decide(policy, &a, seed.0, last.0)
+                });
+                assert!(found, "{policy:?} declares {input:?} but never reads it");
+            }
+        }
+    }
+
+    #[test]
+    fn load_of_works_out_only_what_is_read() {
+        let asked = std::cell::Cell::new(false);
+        let cached = || {
+            asked.set(true);
+            7
+        };
+        let l = Load::of(reads(Policy::LeastKv), 5, (1, 4), cached);
+        assert_eq!(l, Load { outstanding: 0, kv_used: 0.25, cached_blocks: 0 });
+        assert!(!asked.get(), "the prefix chain is looked up only when read");
+        let l = Load::of(reads(Policy::PrefixAffinity), 5, (1, 4), || 7);
+        assert_eq!(l, Load { outstanding: 5, kv_used: 0.0, cached_blocks: 7 });
+        assert_eq!(Load::of(reads(Policy::LeastKv), 5, (1, 0), || 0).kv_used, 0.0);
     }
 
     #[test]

@@ -293,3 +293,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_docs_table_of_policies_lists_what_each_reads() {
+    // docs/model.md: | `policy` | picks | reads | as in |
+    let doc = include_str!("../../docs/model.md");
+    for p in Policy::ALL {
+        let start = format!("| `{}` |", p.name());
+        let row = doc.lines().find(|l| l.starts_with(&start)).unwrap_or_else(|| panic!("no docs row for {}", p.name()));
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let declared: Vec<&str> = sim_core::cluster::reads(p).iter().map(|i| i.name()).collect();
+        assert_eq!(cells[2], declared.join(", "), "docs/model.md's row for {}", p.name());
+    }
+}

@@ -3,9 +3,9 @@
 //! every lock, exercise and sweep id names a row.
 
 use lab_content::exercise::exercises;
+use lab_content::sweep::SweepParam;
 use sim_core::presets::{self, DEFAULT_PRESET};
 use sim_core::settings::{self, Kind, Setting, Value, GROUPS, SETTINGS};
-use lab_content::sweep::SweepParam;
 use sim_core::Scenario;
 
 /// The default scenario, plus variants in which every row applies to some class: classes 1..4

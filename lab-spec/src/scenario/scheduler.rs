@@ -1,5 +1,6 @@
 //! The scheduler: batching, KV layout and the limits a run uses ([`SchedulerConfig`]), and the
-//! form a file gives it in ([`SchedulerFile`]), whose left-out fields the engine profile fills.
+//! form a file gives it in ([`SchedulerFile`]), whose left-out fields the engine profile fills
+//! ([`SchedulerDefaults`], which `crate::profile::Engine::defaults` gives per engine and GPU).
 
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +13,16 @@ pub enum Batching {
     Continuous,
 }
 
+impl Batching {
+    /// The name files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Batching::Static => "static",
+            Batching::Continuous => "continuous",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KvLayout {
@@ -21,8 +32,18 @@ pub enum KvLayout {
     Contiguous,
 }
 
+impl KvLayout {
+    /// The name files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            KvLayout::Paged => "paged",
+            KvLayout::Contiguous => "contiguous",
+        }
+    }
+}
+
 /// The scheduler as a run uses it, every field set. A file may leave out the fields an engine
-/// profile sets (`crate::profile::SchedulerDefaults`); [`SchedulerFile`] reads it.
+/// profile sets ([`SchedulerDefaults`]); [`SchedulerFile`] reads it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SchedulerConfig {
     pub batching: Batching,
@@ -55,6 +76,37 @@ pub struct SchedulerConfig {
     /// Keep the KV blocks of shared prompt prefixes and reuse them (vLLM's automatic prefix
     /// caching); paged KV and continuous batching only.
     pub prefix_caching: bool,
+}
+
+/// The scheduler settings an engine profile gives a scenario that leaves them out. Each field is
+/// the default of one row of `crate::settings` (`Omitted::Profile`); `tests/settings.rs` holds
+/// the two equal (serialised, its fields are the rows' keys).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SchedulerDefaults {
+    pub batching: Batching,
+    pub max_num_seqs: u32,
+    pub max_num_batched_tokens: u32,
+    pub chunked_prefill: bool,
+    pub kv_layout: KvLayout,
+    pub block_size: u32,
+    pub max_model_len: u32,
+    /// Prefix caching where the engine enables it (all three do by default); it has an effect
+    /// only with paged KV under continuous batching (`Scenario::caches_prefixes`).
+    pub prefix_caching: bool,
+}
+
+impl SchedulerDefaults {
+    /// Writes every profile setting into `s` (choosing a profile in the lab's controls).
+    pub fn apply(&self, s: &mut SchedulerConfig) {
+        s.batching = self.batching;
+        s.max_num_seqs = self.max_num_seqs;
+        s.max_num_batched_tokens = self.max_num_batched_tokens;
+        s.chunked_prefill = self.chunked_prefill;
+        s.kv_layout = self.kv_layout;
+        s.block_size = self.block_size;
+        s.max_model_len = self.max_model_len;
+        s.prefix_caching = self.prefix_caching;
+    }
 }
 
 /// The scheduler as a file gives it: the profile's fields may be left out (`None`).
@@ -101,7 +153,7 @@ impl Default for SchedulerFile {
 
 impl SchedulerFile {
     /// The scheduler with the profile's values where the file gave none.
-    pub(super) fn resolve(self, d: crate::profile::SchedulerDefaults) -> SchedulerConfig {
+    pub(super) fn resolve(self, d: SchedulerDefaults) -> SchedulerConfig {
         let batching = self.batching.unwrap_or(d.batching);
         let kv_layout = self.kv_layout.unwrap_or(d.kv_layout);
         SchedulerConfig {

@@ -56,7 +56,7 @@ impl HbmPlan {
             f(&mut t);
             t
         };
-        let fix = |setting, value, bound| Fix { setting, value, bound };
+        let fix = crate::settings::fix;
         let mut out = Vec::new();
         let gpus = [1u32, 2, 4, 8].into_iter().filter(|&n| n > s.num_gpus);
         if let Some(n) = gpus.into_iter().find(|&n| fits(&with(&|t| t.num_gpus = n))) {

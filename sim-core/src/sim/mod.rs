@@ -405,15 +405,11 @@ impl Simulation {
         if n == 1 {
             return 0;
         }
-        // each policy's own figures (the others are left at zero)
-        let policy = self.scenario.router.policy;
-        let (affinity, kv) = (policy == Policy::PrefixAffinity, policy == Policy::LeastKv);
+        // the figures the policy reads (the others are left at zero)
+        let reads = self.router.reads();
         for (i, (r, o)) in self.replicas[..n].iter().zip(&self.occupancy).enumerate() {
-            self.loads[i] = Load {
-                outstanding: o.queued + o.running,
-                kv_used: if kv && o.kv_capacity > 0 { o.kv_used as f64 / o.kv_capacity as f64 } else { 0.0 },
-                cached_blocks: if affinity { r.cached_prefix_blocks(class, prefix) } else { 0 },
-            };
+            let kv = (o.kv_used, o.kv_capacity);
+            self.loads[i] = Load::of(reads, o.queued + o.running, kv, || r.cached_prefix_blocks(class, prefix));
         }
         let route = self.router.route(&self.loads[..n]);
         match route.reason {

@@ -66,7 +66,7 @@ fn the_solution_names_known_controls_and_waits_for_an_attempt() {
     }
     let mixed = exercises().into_iter().find(|e| e.id == "mixed-20").unwrap();
     let priority = solution(&mixed).into_iter().find(|l| l.path == "classes[1].priority").unwrap();
-    assert_eq!(priority.label, Some("ctl.priority.label"));
+    assert_eq!(priority.label, Some("setting.priority.label"));
     assert_eq!((priority.class.as_deref(), priority.value.as_str()), (Some("batch"), "1"));
     let chat = exercises().into_iter().find(|e| e.id == "chat-cheapest").unwrap();
     assert_eq!(solution(&chat)[0].value, "mi300x");
@@ -126,13 +126,13 @@ fn the_export_has_a_column_per_goal_and_the_attempts_values() {
     assert_eq!(
         lines[2],
         "mixed-20,2,2025-12-01T13:05:09Z,7,scheduler.isolation = true; classes[1].priority = 1,\
-         <ctl.isolation.label> = true; <ctl.priority.label> (batch) = 1,yes,0.5,no,0.5,yes,0.5,yes,1.25,R1.abc.0000"
+         <setting.isolation.label> = true; <setting.priority.label> (batch) = 1,yes,0.5,no,0.5,yes,0.5,yes,1.25,R1.abc.0000"
     );
     assert!(lines[1].starts_with("mixed-20,1,") && lines[1].ends_with(",no,,"), "{}", lines[1]);
     let j = export_json(&ex, &[r], Some(1.25), &label);
     assert_eq!(j["attempts"][0]["goals"][0]["met"], false);
     assert_eq!(j["attempts"][0]["goals"][1]["measured"], 0.5);
-    assert_eq!(j["attempts"][0]["changed_settings_by_label"][1], "<ctl.priority.label> (batch) = 1");
+    assert_eq!(j["attempts"][0]["changed_settings_by_label"][1], "<setting.priority.label> (batch) = 1");
     assert_eq!(j["goals"][0]["metric"], "classes.chat.ttft_ms.p99");
     assert_eq!(csv_cell("a,\"b\""), "\"a,\"\"b\"\"\"");
     assert_eq!(iso_time(0.0), "1970-01-01T00:00:00Z");

@@ -1,7 +1,7 @@
 //! A change of one setting that would make a scenario fit in memory, as a problem names it
-//! (`crate::memory` finds the smallest one).
+//! (`crate::memory` in sim-core finds the smallest one; `crate::settings::fix` makes one).
 
-use super::Value;
+use crate::value::{fmt_num, Value};
 
 /// One change of one setting that would make a scenario that does not fit in memory fit: the
 /// smallest such change, found with the HBM plan's own fit check (`crate::memory`).
@@ -9,6 +9,8 @@ use super::Value;
 pub struct Fix {
     /// The `settings` row (`gpu_memory_utilization`).
     pub setting: &'static str,
+    /// The row's JSON path (`scheduler.max_model_len`), as messages name it.
+    pub path: &'static str,
     /// The value that fits.
     pub value: Value,
     /// How the value relates to the ones that fit: the least (`AtLeast`: utilisation, GPUs),
@@ -28,9 +30,8 @@ impl Fix {
     /// `gpu_memory_utilization ≥ 0.22`, `num_gpus = 2`, `scheduler.max_model_len ≤ 4096`,
     /// `dtype = fp8`: the setting's JSON path and the value.
     pub fn describe(&self) -> String {
-        let path = super::find(self.setting).map_or(self.setting, |r| r.path);
         let value = match &self.value {
-            Value::Number(x) => super::fmt_num(*x),
+            Value::Number(x) => fmt_num(*x),
             Value::Text(t) => t.clone(),
             v => format!("{v:?}"),
         };
@@ -40,6 +41,6 @@ impl Fix {
             (Bound::AtLeast, _) => "≥",
             (Bound::AtMost, _) => "≤",
         };
-        format!("{path} {op} {value}")
+        format!("{} {op} {value}", self.path)
     }
 }
