@@ -8,6 +8,7 @@
 //! It knows no leptos, web-sys or wasm-bindgen; sim-core knows nothing of it.
 
 pub mod ab;
+pub mod charts;
 pub mod control_table;
 pub mod controls;
 pub mod format;
@@ -16,6 +17,7 @@ pub mod limit_badge;
 pub mod link;
 pub mod locks;
 pub mod messages;
+pub mod panels;
 pub mod query;
 pub mod run;
 pub mod scenario_edit;

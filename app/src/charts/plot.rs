@@ -1,9 +1,10 @@
-//! A small canvas chart helper: axes with nice ticks, lines, reference lines, a legend.
+//! A small canvas chart helper: paints axes with their ticks, lines, reference lines and a
+//! legend where `app_model::charts` places them.
 
+use app_model::charts::{Axis, PlotBox, Units};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::format;
 use crate::glyph;
 use crate::theme::{dash, palette};
 
@@ -29,137 +30,13 @@ pub fn canvas_by_id(id: &str) -> Option<HtmlCanvasElement> {
     web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into::<HtmlCanvasElement>().ok()
 }
 
-/// One axis: linear or base-10 logarithmic.
-#[derive(Clone, Copy, Debug)]
-pub enum Axis {
-    Linear { min: f64, max: f64 },
-    Log { min: f64, max: f64 },
-}
-
-impl Axis {
-    fn frac(&self, v: f64) -> f64 {
-        match *self {
-            Axis::Linear { min, max } => {
-                if max > min {
-                    (v - min) / (max - min)
-                } else {
-                    0.0
-                }
-            }
-            Axis::Log { min, max } => {
-                let v = v.max(min);
-                (v.log10() - min.log10()) / (max.log10() - min.log10()).max(1e-9)
-            }
-        }
-    }
-
-    fn ticks(&self) -> Vec<f64> {
-        match *self {
-            Axis::Linear { min, max } => nice_ticks(min, max, 4),
-            Axis::Log { min, max } => {
-                let mut out = Vec::new();
-                let mut d = 10f64.powf(min.log10().floor());
-                while d <= max * 1.0001 {
-                    if d >= min * 0.9999 {
-                        out.push(d);
-                    }
-                    d *= 10.0;
-                }
-                out
-            }
-        }
-    }
-
-    /// A log axis spanning whole decades around [lo, hi].
-    pub fn log_decades(lo: f64, hi: f64) -> Axis {
-        let lo = lo.max(1e-3);
-        let hi = hi.max(lo * 10.0);
-        Axis::Log { min: 10f64.powf(lo.log10().floor()), max: 10f64.powf(hi.log10().ceil()) }
-    }
-
-    /// A linear axis from 0 to a round number at or above `hi`.
-    pub fn zero_to(hi: f64) -> Axis {
-        let hi = if hi.is_finite() && hi > 0.0 { hi } else { 1.0 };
-        let step = nice_step(hi / 4.0);
-        Axis::Linear { min: 0.0, max: (hi / step).ceil() * step }
-    }
-}
-
-fn nice_step(raw: f64) -> f64 {
-    if raw <= 0.0 || !raw.is_finite() {
-        return 1.0;
-    }
-    let mag = 10f64.powf(raw.log10().floor());
-    let n = raw / mag;
-    let m = if n <= 1.0 {
-        1.0
-    } else if n <= 2.0 {
-        2.0
-    } else if n <= 2.5 {
-        2.5
-    } else if n <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    m * mag
-}
-
-fn nice_ticks(min: f64, max: f64, n: usize) -> Vec<f64> {
-    let step = nice_step((max - min) / n.max(1) as f64);
-    let mut out = Vec::new();
-    let mut v = (min / step).ceil() * step;
-    while v <= max + step * 1e-6 {
-        out.push(v);
-        v += step;
-    }
-    out
-}
-
 /// A plot area with its axes drawn.
 pub struct Plot<'a> {
     ctx: &'a CanvasRenderingContext2d,
-    x0: f64,
-    y0: f64,
-    x1: f64,
-    y1: f64,
-    xa: Axis,
-    ya: Axis,
+    frame: PlotBox,
     legend_y: f64,
     /// Stack legend entries upwards from the bottom right (where a CDF leaves room).
     legend_bottom: bool,
-}
-
-/// How tick labels read.
-#[derive(Clone, Copy)]
-pub enum Units {
-    Ms,
-    Seconds,
-    Share,
-    Percent,
-    Count,
-}
-
-fn tick_label(v: f64, u: Units) -> String {
-    match u {
-        Units::Ms => {
-            if v >= 1000.0 {
-                format!("{} s", format::plain(v / 1000.0))
-            } else {
-                format!("{} ms", format::plain(v))
-            }
-        }
-        Units::Seconds => format!("{} s", format::plain(v)),
-        Units::Share => format::plain(v),
-        Units::Percent => format!("{} %", format::plain(v)),
-        Units::Count => {
-            if v >= 10_000.0 {
-                format!("{}k", format::plain(v / 1000.0))
-            } else {
-                format::plain(v)
-            }
-        }
-    }
 }
 
 impl<'a> Plot<'a> {
@@ -183,17 +60,8 @@ impl<'a> Plot<'a> {
         ctx.set_text_baseline("alphabetic");
         let k = pal.chart_scale;
         let _ = ctx.fill_text(title, 8.0, 15.0 * k);
-        let p = Plot {
-            ctx,
-            x0: 46.0 * k,
-            y0: 24.0 * k,
-            x1: w - 20.0 * k,
-            y1: h - 22.0 * k,
-            xa,
-            ya,
-            legend_y: 24.0 * k,
-            legend_bottom: false,
-        };
+        let p = Plot { ctx, frame: PlotBox::new(w, h, k, xa, ya), legend_y: 24.0 * k, legend_bottom: false };
+        let PlotBox { x0, y0, x1, y1, .. } = p.frame;
         ctx.set_font(pal.font_small);
         ctx.set_line_width(1.0);
         // grid and tick labels
@@ -201,37 +69,30 @@ impl<'a> Plot<'a> {
         ctx.set_fill_style_str(pal.muted);
         ctx.set_text_align("right");
         for t in ya.ticks() {
-            let y = p.py(t);
+            let y = p.frame.py(t);
             ctx.begin_path();
-            ctx.move_to(p.x0, y.round() + 0.5);
-            ctx.line_to(p.x1, y.round() + 0.5);
+            ctx.move_to(x0, y.round() + 0.5);
+            ctx.line_to(x1, y.round() + 0.5);
             ctx.stroke();
-            let _ = ctx.fill_text(&tick_label(t, yu), p.x0 - 5.0, y + 3.5);
+            let _ = ctx.fill_text(&yu.label(t), x0 - 5.0, y + 3.5);
         }
         ctx.set_text_align("center");
         for t in xa.ticks() {
-            let x = p.px(t);
+            let x = p.frame.px(t);
             ctx.begin_path();
-            ctx.move_to(x.round() + 0.5, p.y0);
-            ctx.line_to(x.round() + 0.5, p.y1);
+            ctx.move_to(x.round() + 0.5, y0);
+            ctx.line_to(x.round() + 0.5, y1);
             ctx.stroke();
-            let _ = ctx.fill_text(&tick_label(t, xu), x, p.y1 + 14.0 * k);
+            let _ = ctx.fill_text(&xu.label(t), x, y1 + 14.0 * k);
         }
         ctx.set_text_align("left");
         ctx.set_stroke_style_str(pal.axis);
         ctx.begin_path();
-        ctx.move_to(p.x0 + 0.5, p.y0);
-        ctx.line_to(p.x0 + 0.5, p.y1 + 0.5);
-        ctx.line_to(p.x1, p.y1 + 0.5);
+        ctx.move_to(x0 + 0.5, y0);
+        ctx.line_to(x0 + 0.5, y1 + 0.5);
+        ctx.line_to(x1, y1 + 0.5);
         ctx.stroke();
         p
-    }
-
-    fn px(&self, v: f64) -> f64 {
-        self.x0 + self.xa.frac(v).clamp(0.0, 1.0) * (self.x1 - self.x0)
-    }
-    fn py(&self, v: f64) -> f64 {
-        self.y1 - self.ya.frac(v).clamp(0.0, 1.0) * (self.y1 - self.y0)
     }
 
     /// A polyline through `pts` (data coordinates).
@@ -242,7 +103,12 @@ impl<'a> Plot<'a> {
         let ctx = self.ctx;
         ctx.save();
         ctx.begin_path();
-        ctx.rect(self.x0, self.y0 - 2.0, self.x1 - self.x0 + 2.0, self.y1 - self.y0 + 4.0);
+        ctx.rect(
+            self.frame.x0,
+            self.frame.y0 - 2.0,
+            self.frame.x1 - self.frame.x0 + 2.0,
+            self.frame.y1 - self.frame.y0 + 4.0,
+        );
         ctx.clip();
         ctx.set_stroke_style_str(colour);
         ctx.set_line_width(width);
@@ -251,9 +117,9 @@ impl<'a> Plot<'a> {
         ctx.begin_path();
         for (i, &(x, y)) in pts.iter().enumerate() {
             if i == 0 {
-                ctx.move_to(self.px(x), self.py(y));
+                ctx.move_to(self.frame.px(x), self.frame.py(y));
             } else {
-                ctx.line_to(self.px(x), self.py(y));
+                ctx.line_to(self.frame.px(x), self.frame.py(y));
             }
         }
         ctx.stroke();
@@ -264,40 +130,40 @@ impl<'a> Plot<'a> {
     /// line colours are too light for small text).
     pub fn vline(&self, x: f64, colour: &str, label: &str) {
         let ctx = self.ctx;
-        let px = self.px(x).round() + 0.5;
+        let px = self.frame.px(x).round() + 0.5;
         ctx.set_stroke_style_str(colour);
         ctx.set_line_width(1.5);
         let _ = ctx.set_line_dash(&dash(&[2.0, 3.0]));
         ctx.begin_path();
-        ctx.move_to(px, self.y0);
-        ctx.line_to(px, self.y1);
+        ctx.move_to(px, self.frame.y0);
+        ctx.line_to(px, self.frame.y1);
         ctx.stroke();
         let _ = ctx.set_line_dash(&dash(&[]));
         ctx.set_line_width(1.0);
         let pal = palette();
         ctx.set_font(pal.font_small);
         ctx.set_fill_style_str(pal.text);
-        let right = px > (self.x0 + self.x1) / 2.0;
+        let right = px > (self.frame.x0 + self.frame.x1) / 2.0;
         ctx.set_text_align(if right { "right" } else { "left" });
-        let _ = ctx.fill_text(label, if right { px - 3.0 } else { px + 3.0 }, self.y1 - 6.0);
+        let _ = ctx.fill_text(label, if right { px - 3.0 } else { px + 3.0 }, self.frame.y1 - 6.0);
         ctx.set_text_align("left");
     }
 
     /// A horizontal reference line at y with a label.
     pub fn hline(&self, y: f64, colour: &str, label: &str) {
         let ctx = self.ctx;
-        let py = self.py(y).round() + 0.5;
+        let py = self.frame.py(y).round() + 0.5;
         ctx.set_stroke_style_str(colour);
         let _ = ctx.set_line_dash(&dash(&[2.0, 3.0]));
         ctx.begin_path();
-        ctx.move_to(self.x0, py);
-        ctx.line_to(self.x1, py);
+        ctx.move_to(self.frame.x0, py);
+        ctx.line_to(self.frame.x1, py);
         ctx.stroke();
         let _ = ctx.set_line_dash(&dash(&[]));
         let pal = palette();
         ctx.set_font(pal.font_small);
         ctx.set_fill_style_str(pal.text);
-        let _ = ctx.fill_text(label, self.x0 + 4.0, py - 3.0);
+        let _ = ctx.fill_text(label, self.frame.x0 + 4.0, py - 3.0);
     }
 
     /// One legend entry, stacked at the top right.
@@ -316,11 +182,11 @@ impl<'a> Plot<'a> {
         let pal = palette();
         ctx.set_font(pal.font_small);
         let tw = ctx.measure_text(label).map(|m| m.width()).unwrap_or(60.0);
-        let x = self.x1 - tw - 30.0;
+        let x = self.frame.x1 - tw - 30.0;
         // one row of the legend, and how far the text sits below its top
         let (row, k) = (14.0 * pal.chart_scale, pal.chart_scale);
-        if self.legend_bottom && self.legend_y == self.y0 {
-            self.legend_y = self.y1 - 22.0 * k;
+        if self.legend_bottom && self.legend_y == self.frame.y0 {
+            self.legend_y = self.frame.y1 - 22.0 * k;
         }
         let y = self.legend_y + 8.0 * k;
         ctx.set_fill_style_str(pal.legend_bg);
@@ -359,7 +225,7 @@ impl<'a> Plot<'a> {
         ctx.set_font(pal.font_small);
         ctx.set_fill_style_str(pal.muted);
         ctx.set_text_align("center");
-        let _ = ctx.fill_text(text, (self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0);
+        let _ = ctx.fill_text(text, (self.frame.x0 + self.frame.x1) / 2.0, (self.frame.y0 + self.frame.y1) / 2.0);
         ctx.set_text_align("left");
     }
 
@@ -368,7 +234,7 @@ impl<'a> Plot<'a> {
     pub fn dot(&self, x: f64, y: f64, colour: &str, r: f64) {
         let ctx = self.ctx;
         ctx.begin_path();
-        let _ = ctx.arc(self.px(x), self.py(y), r, 0.0, std::f64::consts::TAU);
+        let _ = ctx.arc(self.frame.px(x), self.frame.py(y), r, 0.0, std::f64::consts::TAU);
         ctx.set_fill_style_str(colour);
         ctx.fill();
         ctx.set_stroke_style_str(palette().bg);
