@@ -2,8 +2,8 @@
 //! `app_model::panels::metrics::Panel` (its lines, cells, figures and counts, built from the
 //! run's summary at the calm tick), with their definitions and B's marks against run A.
 
-use app_model::ab::{self, Arrow, Change, Verdict};
-use app_model::panels::metrics::{Panel, Part, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, LINES};
+use app_model::ab::{self, Arrow, Change};
+use app_model::panels::metrics::{slo_of, Panel, Part, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, LINES};
 use app_model::panels::Text;
 use app_model::Run;
 use leptos::prelude::*;
@@ -30,18 +30,8 @@ fn panel(run: Run) -> Memo<Panel> {
         let c = ui.class_view.get()?;
         info.with(|i| i.as_ref().and_then(|i| i.class_names.get(c).cloned()))
     });
-    let slo = Memo::new(move |_| {
-        let c = ui.class_view.get();
-        info.with(|i| {
-            let i = i.as_ref()?;
-            let idx = match c {
-                Some(c) => c,
-                None if i.scenario.classes.len() == 1 => 0,
-                None => return None,
-            };
-            i.scenario.classes.get(idx).map(|c| c.slo.clone())
-        })
-    });
+    let slo =
+        Memo::new(move |_| info.with(|i| i.as_ref().and_then(|i| slo_of(&i.scenario, ui.class_view.get()).cloned())));
     Memo::new(move |_| {
         let name = class_name.get();
         let name = name.as_deref();
@@ -259,16 +249,7 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
 /// B against A: an arrow drawn as a shape (no font needed), coloured by better or worse, the
 /// relative move, and the words for a screen reader.
 fn vs_mark(c: &Change, key: String) -> impl IntoView {
-    let arrow = match c.arrow {
-        Arrow::Up => "up",
-        Arrow::Down => "down",
-        Arrow::Same => "same",
-    };
-    let (verdict, words) = match c.verdict {
-        Verdict::Better => ("better", "ui.ab.better"),
-        Verdict::Worse => ("worse", "ui.ab.worse"),
-        Verdict::Neutral => ("neutral", if c.arrow == Arrow::Same { "ui.ab.same" } else { "ui.ab.moved" }),
-    };
+    let (arrow, verdict, words) = c.mark();
     view! {
         <span class="vs" data-testid=key data-arrow=arrow data-verdict=verdict title=t(words)>
             <svg viewBox="0 0 10 10" aria-hidden="true">

@@ -7,7 +7,7 @@
 
 use sim_core::metric::{Censorable, CensoredStat, Count, Latency, Metric, Stat};
 use sim_core::metrics::{ClassSummary, Summary};
-use sim_core::scenario::Slo;
+use sim_core::scenario::{Scenario, Slo};
 
 use super::defs;
 use crate::ab::{self, Change};
@@ -184,6 +184,17 @@ impl<'a> Part<'a> {
             0.0
         }
     }
+}
+
+/// The SLO the panel marks misses against: the selected class's, or with all traffic shown the
+/// only class's (several classes have no one SLO).
+pub fn slo_of(s: &Scenario, class: Option<usize>) -> Option<&Slo> {
+    match class {
+        Some(c) => s.classes.get(c),
+        None if s.classes.len() == 1 => s.classes.first(),
+        None => None,
+    }
+    .map(|c| &c.slo)
 }
 
 /// One cell of the latency table.

@@ -171,3 +171,15 @@ fn test_ids_name_the_line_and_column() {
     let keys: Vec<&str> = COLUMNS.iter().map(|c| c.0).collect();
     assert_eq!(keys, ["p50", "p95", "p99", "mean"]);
 }
+
+#[test]
+fn the_slo_is_the_selected_classs_or_the_only_ones() {
+    let one = Scenario::from_json(sim_core::presets::find("chat-latency-first").expect("preset").json).expect("valid");
+    assert_eq!(one.classes.len(), 1);
+    assert_eq!(slo_of(&one, None), Some(&one.classes[0].slo));
+    assert_eq!(slo_of(&one, Some(3)), None);
+    let mixed = Scenario::from_json(sim_core::presets::find("mixed-shared").expect("preset").json).expect("valid");
+    assert!(mixed.classes.len() > 1);
+    assert_eq!(slo_of(&mixed, None), None);
+    assert_eq!(slo_of(&mixed, Some(1)), Some(&mixed.classes[1].slo));
+}

@@ -4,7 +4,9 @@
 
 pub mod defs;
 pub mod hbm;
+pub mod legend;
 pub mod metrics;
 pub mod replicas;
+pub mod trust;
 
 pub use crate::limit_badge::Text;
