@@ -30,6 +30,28 @@ pub fn canvas_by_id(id: &str) -> Option<HtmlCanvasElement> {
     web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into::<HtmlCanvasElement>().ok()
 }
 
+/// Strokes a polyline through canvas points with the current style.
+fn stroke(ctx: &CanvasRenderingContext2d, pts: impl IntoIterator<Item = (f64, f64)>) {
+    ctx.begin_path();
+    for (i, (x, y)) in pts.into_iter().enumerate() {
+        if i == 0 {
+            ctx.move_to(x, y);
+        } else {
+            ctx.line_to(x, y);
+        }
+    }
+    ctx.stroke();
+}
+
+/// Writes `text` at (x, y) in the small font, `colour`, aligned `align` (then left again).
+fn label(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, colour: &str, align: &str) {
+    ctx.set_font(palette().font_small);
+    ctx.set_fill_style_str(colour);
+    ctx.set_text_align(align);
+    let _ = ctx.fill_text(text, x, y);
+    ctx.set_text_align("left");
+}
+
 /// A plot area with its axes drawn.
 pub struct Plot<'a> {
     ctx: &'a CanvasRenderingContext2d,
@@ -52,47 +74,32 @@ impl<'a> Plot<'a> {
         yu: Units,
     ) -> Plot<'a> {
         let pal = palette();
+        let k = pal.chart_scale;
         ctx.set_fill_style_str(pal.bg);
         ctx.fill_rect(0.0, 0.0, w, h);
         ctx.set_font(pal.font_title);
         ctx.set_fill_style_str(pal.text);
         ctx.set_text_align("left");
         ctx.set_text_baseline("alphabetic");
-        let k = pal.chart_scale;
         let _ = ctx.fill_text(title, 8.0, 15.0 * k);
-        let p = Plot { ctx, frame: PlotBox::new(w, h, k, xa, ya), legend_y: 24.0 * k, legend_bottom: false };
-        let PlotBox { x0, y0, x1, y1, .. } = p.frame;
-        ctx.set_font(pal.font_small);
+        let frame = PlotBox::new(w, h, k, xa, ya);
+        let PlotBox { x0, y0, x1, y1, .. } = frame;
         ctx.set_line_width(1.0);
         // grid and tick labels
         ctx.set_stroke_style_str(pal.grid);
-        ctx.set_fill_style_str(pal.muted);
-        ctx.set_text_align("right");
         for t in ya.ticks() {
-            let y = p.frame.py(t);
-            ctx.begin_path();
-            ctx.move_to(x0, y.round() + 0.5);
-            ctx.line_to(x1, y.round() + 0.5);
-            ctx.stroke();
-            let _ = ctx.fill_text(&yu.label(t), x0 - 5.0, y + 3.5);
+            let y = frame.py(t);
+            stroke(ctx, [(x0, y.round() + 0.5), (x1, y.round() + 0.5)]);
+            label(ctx, &yu.label(t), x0 - 5.0, y + 3.5, pal.muted, "right");
         }
-        ctx.set_text_align("center");
         for t in xa.ticks() {
-            let x = p.frame.px(t);
-            ctx.begin_path();
-            ctx.move_to(x.round() + 0.5, y0);
-            ctx.line_to(x.round() + 0.5, y1);
-            ctx.stroke();
-            let _ = ctx.fill_text(&xu.label(t), x, y1 + 14.0 * k);
+            let x = frame.px(t);
+            stroke(ctx, [(x.round() + 0.5, y0), (x.round() + 0.5, y1)]);
+            label(ctx, &xu.label(t), x, y1 + 14.0 * k, pal.muted, "center");
         }
-        ctx.set_text_align("left");
         ctx.set_stroke_style_str(pal.axis);
-        ctx.begin_path();
-        ctx.move_to(x0 + 0.5, y0);
-        ctx.line_to(x0 + 0.5, y1 + 0.5);
-        ctx.line_to(x1, y1 + 0.5);
-        ctx.stroke();
-        p
+        stroke(ctx, [(x0 + 0.5, y0), (x0 + 0.5, y1 + 0.5), (x1, y1 + 0.5)]);
+        Plot { ctx, frame, legend_y: 24.0 * k, legend_bottom: false }
     }
 
     /// A polyline through `pts` (data coordinates).
@@ -100,70 +107,46 @@ impl<'a> Plot<'a> {
         if pts.is_empty() {
             return;
         }
-        let ctx = self.ctx;
+        let (ctx, f) = (self.ctx, &self.frame);
         ctx.save();
         ctx.begin_path();
-        ctx.rect(
-            self.frame.x0,
-            self.frame.y0 - 2.0,
-            self.frame.x1 - self.frame.x0 + 2.0,
-            self.frame.y1 - self.frame.y0 + 4.0,
-        );
+        ctx.rect(f.x0, f.y0 - 2.0, f.x1 - f.x0 + 2.0, f.y1 - f.y0 + 4.0);
         ctx.clip();
         ctx.set_stroke_style_str(colour);
         ctx.set_line_width(width);
         ctx.set_line_join("round");
         let _ = ctx.set_line_dash(&dash(pattern));
-        ctx.begin_path();
-        for (i, &(x, y)) in pts.iter().enumerate() {
-            if i == 0 {
-                ctx.move_to(self.frame.px(x), self.frame.py(y));
-            } else {
-                ctx.line_to(self.frame.px(x), self.frame.py(y));
-            }
-        }
-        ctx.stroke();
+        stroke(ctx, pts.iter().map(|&(x, y)| (f.px(x), f.py(y))));
         ctx.restore();
+    }
+
+    /// A dotted reference line between two canvas points.
+    fn reference(&self, from: (f64, f64), to: (f64, f64), colour: &str) {
+        self.ctx.set_stroke_style_str(colour);
+        let _ = self.ctx.set_line_dash(&dash(&[2.0, 3.0]));
+        stroke(self.ctx, [from, to]);
+        let _ = self.ctx.set_line_dash(&dash(&[]));
     }
 
     /// A vertical reference line at x with a label near its foot (the label in the text colour:
     /// line colours are too light for small text).
-    pub fn vline(&self, x: f64, colour: &str, label: &str) {
-        let ctx = self.ctx;
-        let px = self.frame.px(x).round() + 0.5;
-        ctx.set_stroke_style_str(colour);
-        ctx.set_line_width(1.5);
-        let _ = ctx.set_line_dash(&dash(&[2.0, 3.0]));
-        ctx.begin_path();
-        ctx.move_to(px, self.frame.y0);
-        ctx.line_to(px, self.frame.y1);
-        ctx.stroke();
-        let _ = ctx.set_line_dash(&dash(&[]));
-        ctx.set_line_width(1.0);
-        let pal = palette();
-        ctx.set_font(pal.font_small);
-        ctx.set_fill_style_str(pal.text);
-        let right = px > (self.frame.x0 + self.frame.x1) / 2.0;
-        ctx.set_text_align(if right { "right" } else { "left" });
-        let _ = ctx.fill_text(label, if right { px - 3.0 } else { px + 3.0 }, self.frame.y1 - 6.0);
-        ctx.set_text_align("left");
+    pub fn vline(&self, x: f64, colour: &str, text: &str) {
+        let f = &self.frame;
+        let px = f.px(x).round() + 0.5;
+        self.ctx.set_line_width(1.5);
+        self.reference((px, f.y0), (px, f.y1), colour);
+        self.ctx.set_line_width(1.0);
+        let right = px > (f.x0 + f.x1) / 2.0;
+        let (x, align) = if right { (px - 3.0, "right") } else { (px + 3.0, "left") };
+        label(self.ctx, text, x, f.y1 - 6.0, palette().text, align);
     }
 
     /// A horizontal reference line at y with a label.
-    pub fn hline(&self, y: f64, colour: &str, label: &str) {
-        let ctx = self.ctx;
-        let py = self.frame.py(y).round() + 0.5;
-        ctx.set_stroke_style_str(colour);
-        let _ = ctx.set_line_dash(&dash(&[2.0, 3.0]));
-        ctx.begin_path();
-        ctx.move_to(self.frame.x0, py);
-        ctx.line_to(self.frame.x1, py);
-        ctx.stroke();
-        let _ = ctx.set_line_dash(&dash(&[]));
-        let pal = palette();
-        ctx.set_font(pal.font_small);
-        ctx.set_fill_style_str(pal.text);
-        let _ = ctx.fill_text(label, self.frame.x0 + 4.0, py - 3.0);
+    pub fn hline(&self, y: f64, colour: &str, text: &str) {
+        let f = &self.frame;
+        let py = f.py(y).round() + 0.5;
+        self.reference((f.x0, py), (f.x1, py), colour);
+        label(self.ctx, text, f.x0 + 4.0, py - 3.0, palette().text, "left");
     }
 
     /// One legend entry, stacked at the top right.
@@ -177,11 +160,11 @@ impl<'a> Plot<'a> {
         self.legend_entry(label, glyph::colour(class), &[], Some(class));
     }
 
-    fn legend_entry(&mut self, label: &str, colour: &str, pattern: &[f64], class: Option<usize>) {
+    fn legend_entry(&mut self, text: &str, colour: &str, pattern: &[f64], class: Option<usize>) {
         let ctx = self.ctx;
         let pal = palette();
         ctx.set_font(pal.font_small);
-        let tw = ctx.measure_text(label).map(|m| m.width()).unwrap_or(60.0);
+        let tw = ctx.measure_text(text).map(|m| m.width()).unwrap_or(60.0);
         let x = self.frame.x1 - tw - 30.0;
         // one row of the legend, and how far the text sits below its top
         let (row, k) = (14.0 * pal.chart_scale, pal.chart_scale);
@@ -194,10 +177,7 @@ impl<'a> Plot<'a> {
         ctx.set_stroke_style_str(colour);
         ctx.set_line_width(2.0);
         let _ = ctx.set_line_dash(&dash(pattern));
-        ctx.begin_path();
-        ctx.move_to(x, y - 3.0 * k);
-        ctx.line_to(x + 22.0, y - 3.0 * k);
-        ctx.stroke();
+        stroke(ctx, [(x, y - 3.0 * k), (x + 22.0, y - 3.0 * k)]);
         let _ = ctx.set_line_dash(&dash(&[]));
         ctx.set_line_width(1.0);
         if let Some(c) = class {
@@ -208,8 +188,7 @@ impl<'a> Plot<'a> {
             ctx.set_stroke_style_str(pal.bg);
             ctx.stroke();
         }
-        ctx.set_fill_style_str(pal.text);
-        let _ = ctx.fill_text(label, x + 26.0, y + k);
+        label(ctx, text, x + 26.0, y + k, pal.text, "left");
         self.legend_y += if self.legend_bottom { -row } else { row };
     }
 
@@ -220,13 +199,8 @@ impl<'a> Plot<'a> {
 
     /// A note in the middle of an empty plot.
     pub fn note(&self, text: &str) {
-        let ctx = self.ctx;
-        let pal = palette();
-        ctx.set_font(pal.font_small);
-        ctx.set_fill_style_str(pal.muted);
-        ctx.set_text_align("center");
-        let _ = ctx.fill_text(text, (self.frame.x0 + self.frame.x1) / 2.0, (self.frame.y0 + self.frame.y1) / 2.0);
-        ctx.set_text_align("left");
+        let f = &self.frame;
+        label(self.ctx, text, (f.x0 + f.x1) / 2.0, (f.y0 + f.y1) / 2.0, palette().muted, "center");
     }
 
     /// A filled dot at (x, y) in data coordinates, ringed with the background colour (a sweep's
