@@ -4,9 +4,16 @@
 
 use leptos::prelude::*;
 
-use crate::i18n::{t, tx};
+use app_model::panels::Text;
+
+use crate::i18n::{t, tf, tx};
 
 pub use app_model::panels::defs::*;
+
+/// Words a model composed (a translation key with its values) in the page's language.
+pub fn say(x: &Text) -> String {
+    tf(x.key, &x.args)
+}
 
 /// A label with its definition one hover, tap or keyboard focus away. `label` and `def` are
 /// translation keys; text that is not a key shows as written.

@@ -9,10 +9,9 @@ use app_model::panels::hbm::{self as model, Formula, Gauge, SEGMENTS};
 use app_model::Run;
 use leptos::prelude::*;
 
-use crate::defs::{self, Term};
+use crate::defs::{self, say, Term};
 use crate::engine::RunInfo;
 use crate::i18n::{t, tf, tx};
-use crate::metrics_panel::say;
 use crate::ui::use_ui;
 
 /// Memory of `run`.

@@ -4,21 +4,15 @@
 
 use app_model::ab::{self, Arrow, Change};
 use app_model::panels::metrics::{slo_of, Panel, Part, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, LINES};
-use app_model::panels::Text;
 use app_model::Run;
 use leptos::prelude::*;
 
-use crate::defs::{self, Term};
+use crate::defs::{self, say, Term};
 use crate::engine::RunView;
 use crate::format;
 use crate::glyph;
 use crate::i18n::{t, tf, tx};
 use crate::ui::use_ui;
-
-/// A model's words in the page's language.
-pub(crate) fn say(x: &Text) -> String {
-    tf(x.key, &x.args)
-}
 
 /// The panel's numbers for `run`: its summary's part for the selected class (or all), that
 /// class's SLO (or the only class's), and run A's for B in A/B mode.

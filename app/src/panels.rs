@@ -8,12 +8,12 @@ use leptos::prelude::*;
 use sim_core::metric::Count;
 
 use crate::charts;
+use crate::defs::say;
 use crate::engine::STAGE_IDS;
 use crate::first::LimitBadge;
 use crate::glyph;
 use crate::hbm::HbmGauge;
 use crate::i18n::{t, tf, tx};
-use crate::metrics_panel::say;
 use crate::presets::scenario_title;
 use crate::ui::use_ui;
 

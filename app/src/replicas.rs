@@ -7,9 +7,8 @@ use app_model::panels::replicas::Replicas;
 use app_model::Run;
 use leptos::prelude::*;
 
-use crate::defs::{self, Term};
+use crate::defs::{self, say, Term};
 use crate::i18n::{t, tf};
-use crate::metrics_panel::say;
 use crate::ui::use_ui;
 
 #[component]

@@ -6,8 +6,8 @@ use app_model::panels::trust::{cells, engine_line};
 use lab_content::trust;
 use leptos::prelude::*;
 
+use crate::defs::say;
 use crate::i18n::{t, tx};
-use crate::metrics_panel::say;
 use crate::ui::use_ui;
 
 /// The table's column heads (translation keys, or text shown as written).
