@@ -8,10 +8,11 @@
 use app_model::panels::hbm::{self as model, Formula, Gauge, SEGMENTS};
 use app_model::Run;
 use leptos::prelude::*;
+use sim_core::{ModelSpec, Scenario};
 
 use crate::defs::{self, say, Term};
 use crate::engine::RunInfo;
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{t, tx};
 use crate::ui::use_ui;
 
 /// Memory of `run`.
@@ -61,26 +62,13 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
         })
         .collect_view();
 
-    let watermark_label = move || {
-        info.with(|i| {
-            i.as_ref()
-                .map(|i| tf("hbm.limit", &[("pct", format!("{:.0}", i.scenario.gpu_memory_utilization * 100.0))]))
-                .unwrap_or_default()
-        })
-    };
-    let peak_label =
-        move || peak.get().map(|p| tf("hbm.peak", &[("size", app_model::format::gib(p))])).unwrap_or_default();
+    let watermark_label =
+        move || info.with(|i| i.as_ref().map(|i| say(&model::watermark(&i.scenario))).unwrap_or_default());
+    let peak_label = move || peak.get().map(|p| say(&model::peak(p))).unwrap_or_default();
     let info_text = move |f: fn(&RunInfo) -> String| move || info.with(|i| i.as_ref().map(f).unwrap_or_default());
     // In A/B mode B's formula is shown only when it differs from A's (another model or KV dtype).
-    let show_formula = move || {
-        run == Run::A
-            || ui.infos[0].with(|a| {
-                info.with(|b| match (a, b) {
-                    (Some(a), Some(b)) => a.model != b.model || a.scenario.kv_dtype() != b.scenario.kv_dtype(),
-                    _ => true,
-                })
-            })
-    };
+    let show_formula =
+        move || run == Run::A || ui.infos[0].with(|a| info.with(|b| model::b_formula_differs(parts(a), parts(b))));
     // the split in words, for screen readers
     let gauge_label = move || {
         let parts = view_sig.with(|v| v.is_some()).then(|| {
@@ -131,6 +119,10 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
             {move || show_formula().then(|| view! { <KvFormula info=info/> })}
         </section>
     }
+}
+
+fn parts(i: &Option<RunInfo>) -> Option<(&ModelSpec, &Scenario)> {
+    i.as_ref().map(|i| (&i.model, &i.scenario))
 }
 
 /// The KV-cache-per-token formula with the current model's numbers, and the article's.

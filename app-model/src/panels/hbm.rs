@@ -222,6 +222,25 @@ impl Formula {
     }
 }
 
+/// Whether run B shows its own formula beside run A's: only when it differs (another model or
+/// KV dtype; or nothing to compare with yet).
+pub fn b_formula_differs(a: Option<(&ModelSpec, &Scenario)>, b: Option<(&ModelSpec, &Scenario)>) -> bool {
+    match (a, b) {
+        (Some((ma, sa)), Some((mb, sb))) => ma != mb || sa.kv_dtype() != sb.kv_dtype(),
+        _ => true,
+    }
+}
+
+/// The watermark's label: the share of HBM the server may use.
+pub fn watermark(s: &Scenario) -> Text {
+    t("hbm.limit", vec![("pct", format!("{:.0}", s.gpu_memory_utilization * 100.0))])
+}
+
+/// The peak mark's label: the most KV held at once so far.
+pub fn peak(kv_peak_bytes: f64) -> Text {
+    t("hbm.peak", vec![("size", format::gib(kv_peak_bytes))])
+}
+
 /// The capacity line: the replica's HBM, its GPUs and their name.
 pub fn capacity(plan: &HbmPlan, s: &Scenario, gpu: &sim_core::catalog::GpuSpec) -> Text {
     let name = if gpu.name.is_empty() { gpu.id.clone() } else { gpu.name.clone() };
@@ -311,5 +330,15 @@ mod tests {
         assert_eq!(f.article.args[0], ("layers", sim.model().num_layers.to_string()));
         assert!(f.why.key.starts_with("hbm.why_"));
         assert_eq!(pool(sim.hbm_plan()).key, "hbm.pool");
+        assert_eq!(watermark(&s).args, vec![("pct", format!("{:.0}", s.gpu_memory_utilization * 100.0))]);
+        assert_eq!(peak(1.5 * GIB).args, vec![("size", "1.5 GiB".to_string())]);
+        // B's formula beside A's only when the model or the KV dtype differs
+        let m = sim.model();
+        assert!(!b_formula_differs(Some((m, &s)), Some((m, &s))));
+        let mut fp8 = s.clone();
+        fp8.kv_dtype = Some(sim_core::catalog::Dtype::parse("fp8").expect("fp8"));
+        assert_ne!(fp8.kv_dtype(), s.kv_dtype());
+        assert!(b_formula_differs(Some((m, &s)), Some((m, &fp8))));
+        assert!(b_formula_differs(None, Some((m, &s))));
     }
 }
