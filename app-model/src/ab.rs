@@ -132,6 +132,25 @@ pub struct Change {
     pub relative: Option<f64>,
 }
 
+impl Change {
+    /// How the page marks it: its arrow and verdict as data attributes (`up`, `better`) and its
+    /// words for a screen reader (a translation key).
+    pub fn mark(&self) -> (&'static str, &'static str, &'static str) {
+        let arrow = match self.arrow {
+            Arrow::Up => "up",
+            Arrow::Down => "down",
+            Arrow::Same => "same",
+        };
+        let (verdict, words) = match self.verdict {
+            Verdict::Better => ("better", "ui.ab.better"),
+            Verdict::Worse => ("worse", "ui.ab.worse"),
+            Verdict::Neutral if self.arrow == Arrow::Same => ("neutral", "ui.ab.same"),
+            Verdict::Neutral => ("neutral", "ui.ab.moved"),
+        };
+        (arrow, verdict, words)
+    }
+}
+
 /// Moves smaller than this share of the larger number count as the same.
 pub const SAME_WITHIN: f64 = 0.005;
 
@@ -198,6 +217,13 @@ mod tests {
         assert_eq!(relative_text(&c), "+20 %");
         // arrivals are neither better nor worse
         assert_eq!(compare(Metric::Requests(sim_core::metric::Count::Arrived), 10.0, 20.0).verdict, Verdict::Neutral);
+        assert_eq!(
+            compare(Metric::Requests(sim_core::metric::Count::Arrived), 10.0, 20.0).mark(),
+            ("up", "neutral", "ui.ab.moved")
+        );
+        assert_eq!(compare(p99, 200.0, 100.0).mark(), ("down", "better", "ui.ab.better"));
+        assert_eq!(compare(p99, 100.0, 100.0).mark(), ("same", "neutral", "ui.ab.same"));
+        assert_eq!(compare(Metric::GoodputTokens, 100.0, 50.0).mark(), ("down", "worse", "ui.ab.worse"));
         // a tiny move is no move; nothing against zero has no ratio
         assert_eq!(compare(p99, 100.0, 100.2).arrow, Arrow::Same);
         let z = compare(Metric::SloAttainment, 0.0, 0.5);

@@ -2,12 +2,14 @@
 //!
 //! Everything the page decides that does not touch the DOM lives here, so that `cargo test` on
 //! the host runs it: the table of controls with their translation keys, locks, share state,
-//! the budgeted job runner behind lessons, sweeps, contracts and exercises, number formatting and
-//! the stage's layout maths. `app` (leptos) only renders it.
+//! the budgeted job runner behind lessons, sweeps, contracts and exercises, number formatting, the
+//! stage's layout maths, the panels' rows and cells and the charts' lines, axes and words. `app`
+//! (leptos) only renders it.
 //!
 //! It knows no leptos, web-sys or wasm-bindgen; sim-core knows nothing of it.
 
 pub mod ab;
+pub mod charts;
 pub mod control_table;
 pub mod controls;
 pub mod format;
@@ -16,6 +18,7 @@ pub mod limit_badge;
 pub mod link;
 pub mod locks;
 pub mod messages;
+pub mod panels;
 pub mod query;
 pub mod run;
 pub mod scenario_edit;

@@ -1,46 +1,19 @@
 //! Definitions shown one hover or focus away from every metric and setting
 //! (metrics follow vLLM's benchmark definitions, as sim-core measures them).
-//! The constants are translation keys (`app/i18n/ui.*.json`); [`Term`] looks them up.
+//! The definitions' translation keys are `app_model::panels::defs`'s; [`Term`] looks them up.
 
 use leptos::prelude::*;
 
-use crate::i18n::{t, tx};
+use app_model::panels::Text;
 
-pub const TTFT: &str = "def.ttft";
-pub const TPOT: &str = "def.tpot";
-pub const ITL: &str = "def.itl";
-pub const E2E: &str = "def.e2e";
-pub const TTFT_CENSORED: &str = "def.ttft_censored";
-pub const E2E_CENSORED: &str = "def.e2e_censored";
-pub const P50: &str = "def.p50";
-pub const P95: &str = "def.p95";
-pub const P99: &str = "def.p99";
-pub const MEAN: &str = "def.mean";
-pub const THROUGHPUT: &str = "def.throughput";
-pub const GOODPUT: &str = "def.goodput";
-pub const SLO_ATTAINMENT: &str = "def.slo_attainment";
-pub const COST_OUTPUT: &str = "def.cost_output";
-pub const COST_GOOD: &str = "def.cost_good";
-pub const COMPLETED: &str = "def.completed";
-pub const REJECTED: &str = "def.rejected";
-pub const TIMED_OUT: &str = "def.timed_out";
-pub const PREEMPTED: &str = "def.preempted";
-pub const OOM: &str = "def.oom";
-pub const FAILED: &str = "def.failed";
-pub const IN_FLIGHT: &str = "def.in_flight";
+use crate::i18n::{t, tf, tx};
 
-pub const HBM: &str = "def.hbm";
-pub const KV_USED: &str = "def.kv_used";
-pub const KV_WASTE: &str = "def.kv_waste";
-pub const KV_FREE: &str = "def.kv_free";
-pub const KV_CACHED: &str = "def.kv_cached";
-pub const PREFIX_CACHE: &str = "def.prefix_cache";
-pub const ROUTER_IMBALANCE: &str = "def.router_imbalance";
-pub const KV_TRANSFER: &str = "def.kv_transfer";
-pub const HEADROOM: &str = "def.headroom";
-pub const OUTSIDE: &str = "def.outside";
-pub const WEIGHTS: &str = "def.weights";
-pub const ACTIVATIONS: &str = "def.activations";
+pub use app_model::panels::defs::*;
+
+/// Words a model composed (a translation key with its values) in the page's language.
+pub fn say(x: &Text) -> String {
+    tf(x.key, &x.args)
+}
 
 /// A label with its definition one hover, tap or keyboard focus away. `label` and `def` are
 /// translation keys; text that is not a key shows as written.

@@ -2,11 +2,13 @@
 //! configuration-error banner, the A/B bar and the charts row.
 
 use app_model::ab::Difference;
-use app_model::stage_layout::FULL_REPLICAS;
+use app_model::panels::legend;
 use app_model::Run;
 use leptos::prelude::*;
+use sim_core::metric::Count;
 
 use crate::charts;
+use crate::defs::say;
 use crate::engine::STAGE_IDS;
 use crate::first::LimitBadge;
 use crate::glyph;
@@ -53,19 +55,17 @@ pub fn StageBlock(run: Run) -> impl IntoView {
     let legend = move || {
         info.with(|i| {
             let i = i.as_ref()?;
-            let isolation = i.scenario.lane_per_class();
             Some(
                 i.class_names
                     .iter()
                     .enumerate()
                     .map(|(c, name)| {
-                        let prio = isolation.then(|| tf("panels.priority", &[("n", i.scenario.classes.get(c).map_or(0, |c| c.priority).to_string())]));
                         view! {
                             <li>
                                 <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(c) fill=glyph::colour(c)/></svg>
                                 <span class="sr-only">{t(glyph::shape_name(c))}</span>
                                 {name.clone()}
-                                {prio}
+                                {legend::priority(&i.scenario, c).as_ref().map(say)}
                             </li>
                         }
                     })
@@ -73,6 +73,18 @@ pub fn StageBlock(run: Run) -> impl IntoView {
             )
         })
     };
+    let marks = legend::MARKS
+        .iter()
+        .map(|m| {
+            let hidden = move || !info.with(|i| i.as_ref().is_some_and(|i| (m.shown)(&i.scenario)));
+            view! {
+                <li class:hidden=hidden data-testid=m.test_id>
+                    {m.mark.map(|mk| view! { <span class=format!("mk {mk}") aria-hidden="true"></span> })}
+                    {tx(m.key)}
+                </li>
+            }
+        })
+        .collect_view();
     view! {
         <section class="stage-block" data-testid=format!("stage-{}", run.slug())>
             <header class="stage-head">
@@ -93,7 +105,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                                 ("t", crate::format::sim_time(v.now_s)),
                                 ("queued", v.queued.to_string()),
                                 ("running", v.running.to_string()),
-                                ("done", v.summary.all.requests.completed.to_string()),
+                                ("done", Count::Completed.of(&v.summary.all.requests).to_string()),
                             ]
                         })
                     });
@@ -107,30 +119,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
             <ul class="legend stage-legend" aria-label=tx("panels.legend")>
                 <li class="legend-note muted">{tx("panels.legend_classes")}</li>
                 {legend}
-                <li><span class="mk mk-bar" aria-hidden="true"></span>{tx("panels.legend_bar")}</li>
-                <li><span class="mk mk-ring" aria-hidden="true"></span>{tx("panels.legend_ring")}</li>
-                <li><span class="mk mk-hatch" aria-hidden="true"></span>{tx("panels.legend_hatch")}</li>
-                <li class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.caches_prefixes()))>
-                    <span class="mk mk-cached" aria-hidden="true"></span>{tx("panels.legend_cached")}
-                </li>
-                <li
-                    data-testid="legend-bands"
-                    class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| (2..=FULL_REPLICAS).contains(&i.scenario.replica_count())))
-                >
-                    {tx("panels.legend_bands")}
-                </li>
-                <li
-                    data-testid="legend-link"
-                    class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.disaggregation.is_some()))
-                >
-                    <span class="mk mk-link" aria-hidden="true"></span>{tx("panels.legend_link")}
-                </li>
-                <li
-                    data-testid="legend-drafts"
-                    class:hidden=move || !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.speculative.is_some()))
-                >
-                    <span class="mk mk-drafts" aria-hidden="true"></span>{tx("panels.legend_drafts")}
-                </li>
+                {marks}
             </ul>
             <crate::replicas::ReplicaGrid run=run/>
             <HbmGauge run=run/>

@@ -1,9 +1,10 @@
-//! A small canvas chart helper: axes with nice ticks, lines, reference lines, a legend.
+//! A small canvas chart helper: paints axes with their ticks, lines, reference lines and a
+//! legend where `app_model::charts` places them.
 
+use app_model::charts::{Axis, PlotBox, Units};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::format;
 use crate::glyph;
 use crate::theme::{dash, palette};
 
@@ -29,137 +30,35 @@ pub fn canvas_by_id(id: &str) -> Option<HtmlCanvasElement> {
     web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into::<HtmlCanvasElement>().ok()
 }
 
-/// One axis: linear or base-10 logarithmic.
-#[derive(Clone, Copy, Debug)]
-pub enum Axis {
-    Linear { min: f64, max: f64 },
-    Log { min: f64, max: f64 },
-}
-
-impl Axis {
-    fn frac(&self, v: f64) -> f64 {
-        match *self {
-            Axis::Linear { min, max } => {
-                if max > min {
-                    (v - min) / (max - min)
-                } else {
-                    0.0
-                }
-            }
-            Axis::Log { min, max } => {
-                let v = v.max(min);
-                (v.log10() - min.log10()) / (max.log10() - min.log10()).max(1e-9)
-            }
+/// Strokes a polyline through canvas points with the current style.
+fn stroke(ctx: &CanvasRenderingContext2d, pts: impl IntoIterator<Item = (f64, f64)>) {
+    ctx.begin_path();
+    for (i, (x, y)) in pts.into_iter().enumerate() {
+        if i == 0 {
+            ctx.move_to(x, y);
+        } else {
+            ctx.line_to(x, y);
         }
     }
-
-    fn ticks(&self) -> Vec<f64> {
-        match *self {
-            Axis::Linear { min, max } => nice_ticks(min, max, 4),
-            Axis::Log { min, max } => {
-                let mut out = Vec::new();
-                let mut d = 10f64.powf(min.log10().floor());
-                while d <= max * 1.0001 {
-                    if d >= min * 0.9999 {
-                        out.push(d);
-                    }
-                    d *= 10.0;
-                }
-                out
-            }
-        }
-    }
-
-    /// A log axis spanning whole decades around [lo, hi].
-    pub fn log_decades(lo: f64, hi: f64) -> Axis {
-        let lo = lo.max(1e-3);
-        let hi = hi.max(lo * 10.0);
-        Axis::Log { min: 10f64.powf(lo.log10().floor()), max: 10f64.powf(hi.log10().ceil()) }
-    }
-
-    /// A linear axis from 0 to a round number at or above `hi`.
-    pub fn zero_to(hi: f64) -> Axis {
-        let hi = if hi.is_finite() && hi > 0.0 { hi } else { 1.0 };
-        let step = nice_step(hi / 4.0);
-        Axis::Linear { min: 0.0, max: (hi / step).ceil() * step }
-    }
+    ctx.stroke();
 }
 
-fn nice_step(raw: f64) -> f64 {
-    if raw <= 0.0 || !raw.is_finite() {
-        return 1.0;
-    }
-    let mag = 10f64.powf(raw.log10().floor());
-    let n = raw / mag;
-    let m = if n <= 1.0 {
-        1.0
-    } else if n <= 2.0 {
-        2.0
-    } else if n <= 2.5 {
-        2.5
-    } else if n <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    m * mag
-}
-
-fn nice_ticks(min: f64, max: f64, n: usize) -> Vec<f64> {
-    let step = nice_step((max - min) / n.max(1) as f64);
-    let mut out = Vec::new();
-    let mut v = (min / step).ceil() * step;
-    while v <= max + step * 1e-6 {
-        out.push(v);
-        v += step;
-    }
-    out
+/// Writes `text` at (x, y) in the small font, `colour`, aligned `align` (then left again).
+fn label(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, colour: &str, align: &str) {
+    ctx.set_font(palette().font_small);
+    ctx.set_fill_style_str(colour);
+    ctx.set_text_align(align);
+    let _ = ctx.fill_text(text, x, y);
+    ctx.set_text_align("left");
 }
 
 /// A plot area with its axes drawn.
 pub struct Plot<'a> {
     ctx: &'a CanvasRenderingContext2d,
-    x0: f64,
-    y0: f64,
-    x1: f64,
-    y1: f64,
-    xa: Axis,
-    ya: Axis,
+    frame: PlotBox,
     legend_y: f64,
     /// Stack legend entries upwards from the bottom right (where a CDF leaves room).
     legend_bottom: bool,
-}
-
-/// How tick labels read.
-#[derive(Clone, Copy)]
-pub enum Units {
-    Ms,
-    Seconds,
-    Share,
-    Percent,
-    Count,
-}
-
-fn tick_label(v: f64, u: Units) -> String {
-    match u {
-        Units::Ms => {
-            if v >= 1000.0 {
-                format!("{} s", format::plain(v / 1000.0))
-            } else {
-                format!("{} ms", format::plain(v))
-            }
-        }
-        Units::Seconds => format!("{} s", format::plain(v)),
-        Units::Share => format::plain(v),
-        Units::Percent => format!("{} %", format::plain(v)),
-        Units::Count => {
-            if v >= 10_000.0 {
-                format!("{}k", format::plain(v / 1000.0))
-            } else {
-                format::plain(v)
-            }
-        }
-    }
 }
 
 impl<'a> Plot<'a> {
@@ -175,63 +74,32 @@ impl<'a> Plot<'a> {
         yu: Units,
     ) -> Plot<'a> {
         let pal = palette();
+        let k = pal.chart_scale;
         ctx.set_fill_style_str(pal.bg);
         ctx.fill_rect(0.0, 0.0, w, h);
         ctx.set_font(pal.font_title);
         ctx.set_fill_style_str(pal.text);
         ctx.set_text_align("left");
         ctx.set_text_baseline("alphabetic");
-        let k = pal.chart_scale;
         let _ = ctx.fill_text(title, 8.0, 15.0 * k);
-        let p = Plot {
-            ctx,
-            x0: 46.0 * k,
-            y0: 24.0 * k,
-            x1: w - 20.0 * k,
-            y1: h - 22.0 * k,
-            xa,
-            ya,
-            legend_y: 24.0 * k,
-            legend_bottom: false,
-        };
-        ctx.set_font(pal.font_small);
+        let frame = PlotBox::new(w, h, k, xa, ya);
+        let PlotBox { x0, y0, x1, y1, .. } = frame;
         ctx.set_line_width(1.0);
         // grid and tick labels
         ctx.set_stroke_style_str(pal.grid);
-        ctx.set_fill_style_str(pal.muted);
-        ctx.set_text_align("right");
         for t in ya.ticks() {
-            let y = p.py(t);
-            ctx.begin_path();
-            ctx.move_to(p.x0, y.round() + 0.5);
-            ctx.line_to(p.x1, y.round() + 0.5);
-            ctx.stroke();
-            let _ = ctx.fill_text(&tick_label(t, yu), p.x0 - 5.0, y + 3.5);
+            let y = frame.py(t);
+            stroke(ctx, [(x0, y.round() + 0.5), (x1, y.round() + 0.5)]);
+            label(ctx, &yu.label(t), x0 - 5.0, y + 3.5, pal.muted, "right");
         }
-        ctx.set_text_align("center");
         for t in xa.ticks() {
-            let x = p.px(t);
-            ctx.begin_path();
-            ctx.move_to(x.round() + 0.5, p.y0);
-            ctx.line_to(x.round() + 0.5, p.y1);
-            ctx.stroke();
-            let _ = ctx.fill_text(&tick_label(t, xu), x, p.y1 + 14.0 * k);
+            let x = frame.px(t);
+            stroke(ctx, [(x.round() + 0.5, y0), (x.round() + 0.5, y1)]);
+            label(ctx, &xu.label(t), x, y1 + 14.0 * k, pal.muted, "center");
         }
-        ctx.set_text_align("left");
         ctx.set_stroke_style_str(pal.axis);
-        ctx.begin_path();
-        ctx.move_to(p.x0 + 0.5, p.y0);
-        ctx.line_to(p.x0 + 0.5, p.y1 + 0.5);
-        ctx.line_to(p.x1, p.y1 + 0.5);
-        ctx.stroke();
-        p
-    }
-
-    fn px(&self, v: f64) -> f64 {
-        self.x0 + self.xa.frac(v).clamp(0.0, 1.0) * (self.x1 - self.x0)
-    }
-    fn py(&self, v: f64) -> f64 {
-        self.y1 - self.ya.frac(v).clamp(0.0, 1.0) * (self.y1 - self.y0)
+        stroke(ctx, [(x0 + 0.5, y0), (x0 + 0.5, y1 + 0.5), (x1, y1 + 0.5)]);
+        Plot { ctx, frame, legend_y: 24.0 * k, legend_bottom: false }
     }
 
     /// A polyline through `pts` (data coordinates).
@@ -239,65 +107,46 @@ impl<'a> Plot<'a> {
         if pts.is_empty() {
             return;
         }
-        let ctx = self.ctx;
+        let (ctx, f) = (self.ctx, &self.frame);
         ctx.save();
         ctx.begin_path();
-        ctx.rect(self.x0, self.y0 - 2.0, self.x1 - self.x0 + 2.0, self.y1 - self.y0 + 4.0);
+        ctx.rect(f.x0, f.y0 - 2.0, f.x1 - f.x0 + 2.0, f.y1 - f.y0 + 4.0);
         ctx.clip();
         ctx.set_stroke_style_str(colour);
         ctx.set_line_width(width);
         ctx.set_line_join("round");
         let _ = ctx.set_line_dash(&dash(pattern));
-        ctx.begin_path();
-        for (i, &(x, y)) in pts.iter().enumerate() {
-            if i == 0 {
-                ctx.move_to(self.px(x), self.py(y));
-            } else {
-                ctx.line_to(self.px(x), self.py(y));
-            }
-        }
-        ctx.stroke();
+        stroke(ctx, pts.iter().map(|&(x, y)| (f.px(x), f.py(y))));
         ctx.restore();
+    }
+
+    /// A dotted reference line between two canvas points.
+    fn reference(&self, from: (f64, f64), to: (f64, f64), colour: &str) {
+        self.ctx.set_stroke_style_str(colour);
+        let _ = self.ctx.set_line_dash(&dash(&[2.0, 3.0]));
+        stroke(self.ctx, [from, to]);
+        let _ = self.ctx.set_line_dash(&dash(&[]));
     }
 
     /// A vertical reference line at x with a label near its foot (the label in the text colour:
     /// line colours are too light for small text).
-    pub fn vline(&self, x: f64, colour: &str, label: &str) {
-        let ctx = self.ctx;
-        let px = self.px(x).round() + 0.5;
-        ctx.set_stroke_style_str(colour);
-        ctx.set_line_width(1.5);
-        let _ = ctx.set_line_dash(&dash(&[2.0, 3.0]));
-        ctx.begin_path();
-        ctx.move_to(px, self.y0);
-        ctx.line_to(px, self.y1);
-        ctx.stroke();
-        let _ = ctx.set_line_dash(&dash(&[]));
-        ctx.set_line_width(1.0);
-        let pal = palette();
-        ctx.set_font(pal.font_small);
-        ctx.set_fill_style_str(pal.text);
-        let right = px > (self.x0 + self.x1) / 2.0;
-        ctx.set_text_align(if right { "right" } else { "left" });
-        let _ = ctx.fill_text(label, if right { px - 3.0 } else { px + 3.0 }, self.y1 - 6.0);
-        ctx.set_text_align("left");
+    pub fn vline(&self, x: f64, colour: &str, text: &str) {
+        let f = &self.frame;
+        let px = f.px(x).round() + 0.5;
+        self.ctx.set_line_width(1.5);
+        self.reference((px, f.y0), (px, f.y1), colour);
+        self.ctx.set_line_width(1.0);
+        let right = px > (f.x0 + f.x1) / 2.0;
+        let (x, align) = if right { (px - 3.0, "right") } else { (px + 3.0, "left") };
+        label(self.ctx, text, x, f.y1 - 6.0, palette().text, align);
     }
 
     /// A horizontal reference line at y with a label.
-    pub fn hline(&self, y: f64, colour: &str, label: &str) {
-        let ctx = self.ctx;
-        let py = self.py(y).round() + 0.5;
-        ctx.set_stroke_style_str(colour);
-        let _ = ctx.set_line_dash(&dash(&[2.0, 3.0]));
-        ctx.begin_path();
-        ctx.move_to(self.x0, py);
-        ctx.line_to(self.x1, py);
-        ctx.stroke();
-        let _ = ctx.set_line_dash(&dash(&[]));
-        let pal = palette();
-        ctx.set_font(pal.font_small);
-        ctx.set_fill_style_str(pal.text);
-        let _ = ctx.fill_text(label, self.x0 + 4.0, py - 3.0);
+    pub fn hline(&self, y: f64, colour: &str, text: &str) {
+        let f = &self.frame;
+        let py = f.py(y).round() + 0.5;
+        self.reference((f.x0, py), (f.x1, py), colour);
+        label(self.ctx, text, f.x0 + 4.0, py - 3.0, palette().text, "left");
     }
 
     /// One legend entry, stacked at the top right.
@@ -311,16 +160,16 @@ impl<'a> Plot<'a> {
         self.legend_entry(label, glyph::colour(class), &[], Some(class));
     }
 
-    fn legend_entry(&mut self, label: &str, colour: &str, pattern: &[f64], class: Option<usize>) {
+    fn legend_entry(&mut self, text: &str, colour: &str, pattern: &[f64], class: Option<usize>) {
         let ctx = self.ctx;
         let pal = palette();
         ctx.set_font(pal.font_small);
-        let tw = ctx.measure_text(label).map(|m| m.width()).unwrap_or(60.0);
-        let x = self.x1 - tw - 30.0;
+        let tw = ctx.measure_text(text).map(|m| m.width()).unwrap_or(60.0);
+        let x = self.frame.x1 - tw - 30.0;
         // one row of the legend, and how far the text sits below its top
         let (row, k) = (14.0 * pal.chart_scale, pal.chart_scale);
-        if self.legend_bottom && self.legend_y == self.y0 {
-            self.legend_y = self.y1 - 22.0 * k;
+        if self.legend_bottom && self.legend_y == self.frame.y0 {
+            self.legend_y = self.frame.y1 - 22.0 * k;
         }
         let y = self.legend_y + 8.0 * k;
         ctx.set_fill_style_str(pal.legend_bg);
@@ -328,10 +177,7 @@ impl<'a> Plot<'a> {
         ctx.set_stroke_style_str(colour);
         ctx.set_line_width(2.0);
         let _ = ctx.set_line_dash(&dash(pattern));
-        ctx.begin_path();
-        ctx.move_to(x, y - 3.0 * k);
-        ctx.line_to(x + 22.0, y - 3.0 * k);
-        ctx.stroke();
+        stroke(ctx, [(x, y - 3.0 * k), (x + 22.0, y - 3.0 * k)]);
         let _ = ctx.set_line_dash(&dash(&[]));
         ctx.set_line_width(1.0);
         if let Some(c) = class {
@@ -342,8 +188,7 @@ impl<'a> Plot<'a> {
             ctx.set_stroke_style_str(pal.bg);
             ctx.stroke();
         }
-        ctx.set_fill_style_str(pal.text);
-        let _ = ctx.fill_text(label, x + 26.0, y + k);
+        label(ctx, text, x + 26.0, y + k, pal.text, "left");
         self.legend_y += if self.legend_bottom { -row } else { row };
     }
 
@@ -354,13 +199,8 @@ impl<'a> Plot<'a> {
 
     /// A note in the middle of an empty plot.
     pub fn note(&self, text: &str) {
-        let ctx = self.ctx;
-        let pal = palette();
-        ctx.set_font(pal.font_small);
-        ctx.set_fill_style_str(pal.muted);
-        ctx.set_text_align("center");
-        let _ = ctx.fill_text(text, (self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0);
-        ctx.set_text_align("left");
+        let f = &self.frame;
+        label(self.ctx, text, (f.x0 + f.x1) / 2.0, (f.y0 + f.y1) / 2.0, palette().muted, "center");
     }
 
     /// A filled dot at (x, y) in data coordinates, ringed with the background colour (a sweep's
@@ -368,7 +208,7 @@ impl<'a> Plot<'a> {
     pub fn dot(&self, x: f64, y: f64, colour: &str, r: f64) {
         let ctx = self.ctx;
         ctx.begin_path();
-        let _ = ctx.arc(self.px(x), self.py(y), r, 0.0, std::f64::consts::TAU);
+        let _ = ctx.arc(self.frame.px(x), self.frame.py(y), r, 0.0, std::f64::consts::TAU);
         ctx.set_fill_style_str(colour);
         ctx.fill();
         ctx.set_stroke_style_str(palette().bg);

@@ -3,6 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::metric::{Censorable, CensoredStat, Latency, Stat};
+use crate::metrics::ClassSummary;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClassConfig {
@@ -129,4 +132,73 @@ pub struct Slo {
     pub tpot_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub e2e_ms: Option<f64>,
+}
+
+impl Slo {
+    /// The SLO on `latency`, ms: TTFT, TPOT and E2E can have one, the other latencies none.
+    pub fn limit_ms(&self, latency: Latency) -> Option<f64> {
+        match latency {
+            Latency::Ttft => self.ttft_ms,
+            Latency::Tpot => self.tpot_ms,
+            Latency::E2e => self.e2e_ms,
+            Latency::Itl | Latency::Queue | Latency::Prefill => None,
+        }
+    }
+
+    /// Whether `latency`'s p99 in `c` is over its SLO by the answered-only view or, where the
+    /// latency has one, by the every-arrival view (the unanswered at a lower bound). A view that
+    /// counts nothing yet misses nothing; a latency without an SLO is never missed.
+    pub fn missed_at_p99(&self, latency: Latency, c: &ClassSummary) -> bool {
+        let Some(limit) = self.limit_ms(latency) else { return false };
+        let done = latency.of(c);
+        let answered = done.count > 0 && Stat::P99.of(done) > limit;
+        let every = Censorable::of_latency(latency)
+            .map(|v| v.of(c))
+            .is_some_and(|all| all.count > 0 && CensoredStat::Stat(Stat::P99).of(all) > limit);
+        answered || every
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slo() -> Slo {
+        Slo { ttft_ms: Some(500.0), tpot_ms: Some(50.0), e2e_ms: None }
+    }
+
+    #[test]
+    fn limits_are_the_fields_of_their_latency() {
+        let s = slo();
+        assert_eq!(s.limit_ms(Latency::Ttft), Some(500.0));
+        assert_eq!(s.limit_ms(Latency::Tpot), Some(50.0));
+        assert_eq!(s.limit_ms(Latency::E2e), None);
+        assert_eq!(s.limit_ms(Latency::Itl), None);
+        assert_eq!(s.limit_ms(Latency::Queue), None);
+    }
+
+    #[test]
+    fn missed_at_p99_by_either_view_and_only_when_counted() {
+        let s = slo();
+        let mut c = ClassSummary::default();
+        // nothing counted: nothing missed, even with a p99 over the limit
+        c.ttft_ms.p99 = 900.0;
+        assert!(!s.missed_at_p99(Latency::Ttft, &c));
+        // answered-only over the limit
+        c.ttft_ms.count = 10;
+        assert!(s.missed_at_p99(Latency::Ttft, &c));
+        // at the limit is not over it
+        c.ttft_ms.p99 = 500.0;
+        assert!(!s.missed_at_p99(Latency::Ttft, &c));
+        // the every-arrival view over it while the answered ones are within
+        c.ttft_ms_censored.count = 12;
+        c.ttft_ms_censored.censored = 2;
+        c.ttft_ms_censored.p99 = 700.0;
+        assert!(s.missed_at_p99(Latency::Ttft, &c));
+        // TPOT has no every-arrival view; E2E has no SLO here
+        c.tpot_ms = crate::metrics::Dist { count: 3, p99: 49.0, ..Default::default() };
+        assert!(!s.missed_at_p99(Latency::Tpot, &c));
+        c.e2e_ms = crate::metrics::Dist { count: 3, p99: 1e9, ..Default::default() };
+        assert!(!s.missed_at_p99(Latency::E2e, &c));
+    }
 }

@@ -1,0 +1,39 @@
+//! The definitions shown one hover or focus away from every metric and setting of the panels
+//! (metrics follow vLLM's benchmark definitions, as sim-core measures them): translation keys
+//! (`app/i18n/ui.*.json`) the page looks up.
+
+pub const TTFT: &str = "def.ttft";
+pub const TPOT: &str = "def.tpot";
+pub const ITL: &str = "def.itl";
+pub const E2E: &str = "def.e2e";
+pub const TTFT_CENSORED: &str = "def.ttft_censored";
+pub const E2E_CENSORED: &str = "def.e2e_censored";
+pub const P50: &str = "def.p50";
+pub const P95: &str = "def.p95";
+pub const P99: &str = "def.p99";
+pub const MEAN: &str = "def.mean";
+pub const THROUGHPUT: &str = "def.throughput";
+pub const GOODPUT: &str = "def.goodput";
+pub const SLO_ATTAINMENT: &str = "def.slo_attainment";
+pub const COST_OUTPUT: &str = "def.cost_output";
+pub const COST_GOOD: &str = "def.cost_good";
+pub const COMPLETED: &str = "def.completed";
+pub const REJECTED: &str = "def.rejected";
+pub const TIMED_OUT: &str = "def.timed_out";
+pub const PREEMPTED: &str = "def.preempted";
+pub const OOM: &str = "def.oom";
+pub const FAILED: &str = "def.failed";
+pub const IN_FLIGHT: &str = "def.in_flight";
+
+pub const HBM: &str = "def.hbm";
+pub const KV_USED: &str = "def.kv_used";
+pub const KV_WASTE: &str = "def.kv_waste";
+pub const KV_FREE: &str = "def.kv_free";
+pub const KV_CACHED: &str = "def.kv_cached";
+pub const PREFIX_CACHE: &str = "def.prefix_cache";
+pub const ROUTER_IMBALANCE: &str = "def.router_imbalance";
+pub const KV_TRANSFER: &str = "def.kv_transfer";
+pub const HEADROOM: &str = "def.headroom";
+pub const OUTSIDE: &str = "def.outside";
+pub const WEIGHTS: &str = "def.weights";
+pub const ACTIVATIONS: &str = "def.activations";

@@ -1,0 +1,61 @@
+//! Every translation key the panels' and charts' models name (`src/panels`, `src/charts`: the
+//! lines' labels, the definitions, the words they build) exists in English and Chinese, with the
+//! same placeholders. The browser test of the tables only reads `app/src`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn table(locale: &str) -> BTreeMap<String, String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../app/i18n");
+    let mut all = BTreeMap::new();
+    for part in ["ui", "features", "lessons"] {
+        let path = dir.join(format!("{part}.{locale}.json"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let map: BTreeMap<String, String> =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        all.extend(map);
+    }
+    all
+}
+
+/// The quoted strings of the models' sources that look like keys of the tables' namespaces.
+fn keys_named(spaces: &[&str]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for dir in ["src/panels", "src/charts"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        for entry in std::fs::read_dir(&dir).expect("source folder") {
+            let path = entry.expect("entry").path();
+            let text = std::fs::read_to_string(&path).expect("source");
+            for (i, quoted) in text.split('"').enumerate() {
+                let key_shaped = i % 2 == 1
+                    && quoted.split_once('.').is_some_and(|(space, rest)| {
+                        spaces.contains(&space)
+                            && rest.ends_with(|c: char| c.is_ascii_alphanumeric())
+                            && rest.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-".contains(c))
+                    });
+                if key_shaped {
+                    out.push((path.file_name().expect("name").to_string_lossy().into_owned(), quoted.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn placeholders(s: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = s.split('{').skip(1).filter_map(|p| p.split_once('}').map(|(name, _)| name)).collect();
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn every_key_the_models_name_exists_in_both_languages() {
+    let (en, zh) = (table("en"), table("zh"));
+    let spaces = ["metrics", "hbm", "chart", "a11y", "replicas", "trust", "def", "panels"];
+    let keys = keys_named(&spaces);
+    assert!(keys.len() > 60, "the models name their words: {}", keys.len());
+    for (file, key) in keys {
+        let (Some(e), Some(z)) = (en.get(&key), zh.get(&key)) else { panic!("{file}: {key} is not in both tables") };
+        assert_eq!(placeholders(e), placeholders(z), "{key}");
+    }
+}
