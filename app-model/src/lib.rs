@@ -8,6 +8,7 @@
 //! It knows no leptos, web-sys or wasm-bindgen; sim-core knows nothing of it.
 
 pub mod ab;
+pub mod address;
 pub mod control_table;
 pub mod controls;
 pub mod format;
