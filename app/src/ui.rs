@@ -3,16 +3,16 @@
 //! simple and shown in the page: every scenario change restarts from t = 0 with the same seed.
 
 use app_model::tabs::lesson::{Step, WatchState};
+use app_model::transport::PlayAction;
 use app_model::Run;
 use leptos::prelude::*;
 use sim_core::presets;
 use sim_core::{Scenario, ScenarioError, Simulation};
 
-use crate::engine::{self, RunInfo, RunView};
+use crate::engine::{EngineCell, RunInfo, RunView};
 
 /// Speeds the slider spans, simulated seconds per wall-clock second.
-pub const MIN_SPEED: f64 = 0.1;
-pub const MAX_SPEED: f64 = 100.0;
+pub use app_model::transport::{MAX_SPEED, MIN_SPEED};
 
 /// Signals shared by every panel. `Copy`. Provided once at mount ([`provide`]); components
 /// take it with [`use_ui`]. Per-run arrays are indexed by [`Run::index`].
@@ -62,6 +62,9 @@ pub struct Ui {
     pub exercise: RwSignal<Option<String>>,
     /// Compact layout for iframes (`embed=1`).
     pub embed: RwSignal<bool>,
+    /// The simulations on screen and their stages (the animation loop reaches them through the
+    /// copy of `Ui` it captured at mount).
+    pub engine: EngineCell,
 }
 
 impl Ui {
@@ -93,6 +96,7 @@ impl Ui {
             preset_choices: RwSignal::new(0),
             exercise: RwSignal::new(None),
             embed: RwSignal::new(false),
+            engine: EngineCell::new(),
         }
     }
 
@@ -120,7 +124,7 @@ impl Ui {
     pub fn apply(&self, force: bool) {
         let n = self.run_count();
         let drafts: Vec<Scenario> = (0..n).map(|i| self.drafts[i].get_untracked()).collect();
-        let running = engine::with(|e| e.scenarios()).unwrap_or_default();
+        let running = self.engine.with(|e| e.scenarios()).unwrap_or_default();
         if !force && running.len() >= n && running[..n] == drafts[..] {
             for e in &self.errors {
                 if e.with_untracked(Option::is_some) {
@@ -128,7 +132,7 @@ impl Ui {
                 }
             }
             if running.len() > n {
-                engine::with(|e| e.truncate(n));
+                self.engine.with(|e| e.truncate(n));
                 self.infos[1].set(None);
                 self.views[1].set(None);
             }
@@ -151,7 +155,7 @@ impl Ui {
         if failed {
             return;
         }
-        let installed = engine::with(|e| {
+        let installed = self.engine.with(|e| {
             e.replace(sims);
             e.infos()
         });
@@ -186,7 +190,7 @@ impl Ui {
 
     /// Restarts every run from t = 0 with the scenarios on screen.
     pub fn reset(&self) {
-        if engine::with(|e| e.reset()).is_some() {
+        if self.engine.with(|e| e.reset()).is_some() {
             self.fast_forward.set(false);
             self.playing.set(true);
             self.restarts.update(|r| *r += 1);
@@ -321,7 +325,7 @@ impl Ui {
     /// Publishes fresh numbers from the engine (the calm tick, or right after a step).
     pub fn refresh(&self, force: bool) {
         let class = self.class_view.get_untracked();
-        let Some(Some(views)) = engine::with(|e| e.calm(force, class)) else { return };
+        let Some(Some(views)) = self.engine.with(|e| e.calm(force, class)) else { return };
         for i in 0..2 {
             let next = views.get(i).cloned();
             if self.views[i].with_untracked(|cur| *cur != next) {
@@ -337,7 +341,7 @@ impl Ui {
         }
         self.playing.set(false);
         self.fast_forward.set(false);
-        engine::with(|e| e.step_iteration());
+        self.engine.with(|e| e.step_iteration());
         self.refresh(true);
     }
 
@@ -349,6 +353,20 @@ impl Ui {
 
     pub fn withheld_untracked(&self) -> bool {
         self.lesson.with_untracked(|l| l.as_ref().is_some_and(|(_, s)| s.before_prediction()))
+    }
+
+    /// The play button and Space: replay a finished run, pause a running one, else play.
+    pub fn toggle_play(&self) {
+        let running = self.playing.get_untracked() || self.fast_forward.get_untracked();
+        match PlayAction::of(self.finished(), running, false) {
+            PlayAction::Replay => self.reset(),
+            PlayAction::Pause => {
+                self.playing.set(false);
+                self.fast_forward.set(false);
+                self.refresh(true);
+            }
+            PlayAction::Play => self.playing.set(true),
+        }
     }
 
     /// True when every run on screen has ended all its requests.

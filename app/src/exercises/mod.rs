@@ -12,7 +12,9 @@ mod teacher;
 use teacher::{teacher, verifier};
 
 use app_model::share::Hidden;
-use app_model::tabs::exercise::{self as model, Attempts, CodeJob, CodeVerdict, Record, Teacher, STORAGE_KEY};
+use app_model::tabs::exercise::{
+    self as model, metric_value, Attempts, CodeJob, CodeVerdict, Record, Teacher, STORAGE_KEY,
+};
 use leptos::prelude::*;
 
 use class_table::ClassTable;
@@ -24,7 +26,6 @@ use crate::i18n::{t, tf, tx};
 use crate::kit::{self, button, data_url, storage_get, storage_set, Jobs};
 use crate::ui::{self, use_ui, Ui};
 use crate::{address, share};
-use app_model::locks::covers as lock_covers;
 
 /// Local-storage key of the teacher-mode switch.
 const TEACHER_KEY: &str = "llm-serving-lab.teacher-mode";
@@ -90,44 +91,11 @@ fn solution(ex: &Exercise, recs: &[Record]) -> Option<AnyView> {
 
 /// A summary path in words: `classes.chat.ttft_ms.p99` → "p99 TTFT of class chat".
 fn metric_label(path: &str) -> String {
-    let (class, rest) = match path.strip_prefix("classes.") {
-        Some(r) => match r.split_once('.') {
-            Some((c, rest)) => (Some(c), rest),
-            None => (None, path),
-        },
-        None => (None, path),
-    };
-    let name = match rest {
-        "ttft_ms.p99" => t("features.num.ttft_p99"),
-        "ttft_ms.p95" => t("features.num.ttft_p95"),
-        "ttft_ms.mean" => t("features.num.ttft_mean"),
-        "tpot_ms.p99" => t("features.num.tpot_p99"),
-        "e2e_ms.p99" => t("features.num.e2e_p99"),
-        "goodput.slo_attainment" => t("features.num.attainment"),
-        "goodput.output_tokens_per_s" => t("features.num.goodput"),
-        "throughput.output_tokens_per_s" => t("features.num.throughput"),
-        "cost.usd_per_million_good_tokens" => t("features.num.cost_good"),
-        "cost.usd_per_million_output_tokens" => t("features.num.cost_output"),
-        "requests.oom_restarts" => t("features.num.oom"),
-        other => other.to_string(),
-    };
-    match class {
+    let m = model::metric_name(path);
+    let name = m.name.map_or_else(str::to_string, t);
+    match m.class {
         Some(c) => tf("features.ex.of_class", &[("metric", name), ("class", c.to_string())]),
         None => name,
-    }
-}
-
-fn metric_value(path: &str, v: f64) -> String {
-    if path.contains("_ms.") {
-        format::ms(v)
-    } else if path.ends_with("slo_attainment") {
-        format::pct(v)
-    } else if path.contains("usd") {
-        format::usd(v)
-    } else if path.ends_with("tokens_per_s") {
-        format!("{} tok/s", format::rate(v))
-    } else {
-        format::plain(v)
     }
 }
 
@@ -143,6 +111,7 @@ fn goal_text(metric: &str, op: Op, v: f64) -> String {
 #[derive(Clone, Copy)]
 struct State {
     ui: Ui,
+    links: share::Links,
     attempts: RwSignal<Attempts>,
     /// (exercise, restart count) of the last run looked at: each finished run counts once.
     seen: StoredValue<Option<(String, u32)>>,
@@ -231,10 +200,7 @@ impl State {
         let Some(summary) = ui.views[0].with_untracked(|v| v.as_ref().map(|v| v.summary.clone())) else { return };
         let Some(scenario) = ui.infos[0].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) else { return };
         let changed = ui::differences(&ex.scenario, &scenario);
-        let locks = ui.locked.get_untracked();
-        let mut outside: Vec<String> =
-            changed.iter().filter(|p| locks.iter().any(|l| lock_covers(l, p))).map(|p| model::control_of(p)).collect();
-        outside.dedup();
+        let outside = ui.locked.with_untracked(|locks| model::changed_under_locks(&changed, locks));
         if !outside.is_empty() {
             let names: Vec<String> = outside.iter().map(|c| control_label(c)).collect();
             self.note.set(Some(tf("features.ex.not_counted", &[("controls", names.join(", "))])));
@@ -309,9 +275,9 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
     // the teacher's locks (not another open exercise's) decide what this card offers
     let open = st.ui.exercise.get_untracked().and_then(|id| exercise(&id));
     let locks_now = st.ui.locked.with_untracked(|l| model::teacher_locks(l, open.as_ref()));
-    let allowed: Vec<String> = model::allowed_under(&ex, &locks_now).into_iter().map(control_label).collect();
-    let by_teacher: Vec<String> =
-        ex.allowed.iter().filter(|a| !allowed.contains(&control_label(a))).map(|a| control_label(a)).collect();
+    let (allowed, by_teacher) = model::card_controls(&ex, &locks_now);
+    let allowed: Vec<String> = allowed.into_iter().map(control_label).collect();
+    let by_teacher: Vec<String> = by_teacher.into_iter().map(control_label).collect();
     let by_teacher = (!by_teacher.is_empty()).then(|| {
         view! { <p class="small muted" data-testid="teacher-locked">{tf("features.class.teacher_locked", &[("controls", by_teacher.join(" · "))])}</p> }
     });
@@ -427,6 +393,7 @@ pub fn ExercisesPanel() -> impl IntoView {
     let ui = use_ui();
     let st = State {
         ui,
+        links: share::use_links(),
         attempts: RwSignal::new(Attempts::parse(storage_get(STORAGE_KEY).as_deref())),
         seen: StoredValue::new(None),
         note: RwSignal::new(None),

@@ -1,10 +1,10 @@
 //! The content of each step of a lesson: the note after set-up, the question and its choices,
 //! the run, the explanation with the runs' numbers, and what to try next.
 
-use leptos::prelude::*;
+use app_model::tabs::explain::{class_value, run_tag, CLASS_ROWS, ROWS};
 use lab_content::lessons::Lesson;
-use sim_core::metrics::{ClassSummary, Summary};
 use lab_content::sweep::SweepParam;
+use leptos::prelude::*;
 
 use super::{
     explanation, load_scenarios, moment_text, open, set_step, shown_watch, skip_to_explanation, text_of, variant_label,
@@ -284,52 +284,17 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
     .into_any()
 }
 
-/// One row of the per-run numbers: label, value, the highlight key it belongs to.
-type Row = (fn() -> String, fn(&Summary) -> String, &'static str);
-
-const ROWS: [Row; 12] = [
-    (|| t("features.num.ttft_p99"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99), "ttft.p99"),
-    (|| t("features.num.ttft_mean"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.mean), "ttft.mean"),
-    (|| t("features.num.tpot_p99"), |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99), ""),
-    (|| t("features.num.tpot_mean"), |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.mean), "tpot.mean"),
-    (|| t("features.num.itl_p99"), |s| format::dist_ms(s.all.itl_ms.count, s.all.itl_ms.p99), "itl.p99"),
-    (|| t("features.num.throughput"), |s| format!("{} tok/s", format::rate(s.all.throughput.output_tokens_per_s)), ""),
-    (|| t("features.num.goodput"), |s| format!("{} tok/s", format::rate(s.all.goodput.output_tokens_per_s)), "goodput"),
-    (|| t("features.num.attainment"), |s| format::pct(s.all.goodput.slo_attainment), ""),
-    (|| t("features.num.cost_good"), |s| format::usd(s.cost.usd_per_million_good_tokens), "cost"),
-    (|| t("features.num.oom"), |s| format::int(s.all.requests.oom_restarts), "oom"),
-    (|| t("features.num.peak_running"), |s| format::int(s.memory.peak_running), ""),
-    (|| t("features.num.kv_peak"), |s| format::gib(s.memory.kv_peak_bytes), "hbm"),
-];
-
-/// One row of a class's numbers, for a lesson about that class.
-type ClassRow = (fn() -> String, fn(&ClassSummary) -> String, &'static str);
-
-const CLASS_ROWS: [ClassRow; 4] = [
-    (|| t("features.num.ttft_p99"), |c| format::dist_ms(c.ttft_ms.count, c.ttft_ms.p99), "ttft.p99"),
-    (|| t("features.num.tpot_p99"), |c| format::dist_ms(c.tpot_ms.count, c.tpot_ms.p99), ""),
-    (|| t("features.num.goodput"), |c| format!("{} tok/s", format::rate(c.goodput.output_tokens_per_s)), "goodput"),
-    (|| t("features.num.attainment"), |c| format::pct(c.goodput.slo_attainment), ""),
-];
-
 /// The focus class's rows first (a lesson about one class of traffic), then every class's.
 fn class_rows(lesson: &'static Lesson, fin: &Finished) -> AnyView {
     let Some(class) = lesson.focus_class else { return ().into_any() };
     CLASS_ROWS
         .iter()
-        .map(|(label, value, key)| {
-            let hl = !key.is_empty() && *key == model::highlight_key(lesson.highlight);
-            let cells = fin
-                .sums
-                .iter()
-                .map(|s| {
-                    let v = s.classes.get(class).map(value).unwrap_or_else(|| format::NONE.to_string());
-                    view! { <td class="num">{v}</td> }
-                })
-                .collect_view();
+        .map(|row| {
+            let cells =
+                fin.sums.iter().map(|s| view! { <td class="num">{class_value(row, s, class)}</td> }).collect_view();
             view! {
-                <tr class="class-row" class:hl-row=hl data-class=class>
-                    <th scope="row">{tf("features.lesson.class_row", &[("class", class.to_string()), ("what", label())])}</th>
+                <tr class="class-row" class:hl-row=row.highlighted(lesson) data-class=class>
+                    <th scope="row">{tf("features.lesson.class_row", &[("class", class.to_string()), ("what", t(row.label))])}</th>
                     {cells}
                 </tr>
             }
@@ -340,24 +305,20 @@ fn class_rows(lesson: &'static Lesson, fin: &Finished) -> AnyView {
 
 fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
     let focus = lesson.focus_class.is_some();
-    let two = fin.variants.len() == 2;
+    let n = fin.variants.len();
     let heads = fin
         .variants
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            let tag = if two { ["A · ", "B · "][i.min(1)] } else { "" };
-            view! { <th scope="col">{tag}{variant_label(lesson.id, v)}</th> }
-        })
+        .map(|(i, v)| view! { <th scope="col">{run_tag(i, n)}{variant_label(lesson.id, v)}</th> })
         .collect_view();
     let rows = ROWS
         .iter()
-        .map(|(label, value, key)| {
-            let hl = !focus && !key.is_empty() && *key == model::highlight_key(lesson.highlight);
-            let cells = fin.sums.iter().map(|s| view! { <td class="num">{value(s)}</td> }).collect_view();
-            let label = if focus { tf("features.lesson.all_row", &[("what", label())]) } else { label() };
+        .map(|row| {
+            let cells = fin.sums.iter().map(|s| view! { <td class="num">{(row.value)(s)}</td> }).collect_view();
+            let label = if focus { tf("features.lesson.all_row", &[("what", t(row.label))]) } else { t(row.label) };
             view! {
-                <tr class:hl-row=hl>
+                <tr class:hl-row=!focus && row.highlighted(lesson)>
                     <th scope="row">{label}</th>
                     {cells}
                 </tr>

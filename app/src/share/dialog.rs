@@ -9,9 +9,8 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::{base_url, share_url, state_of};
+use super::{base_url, use_links};
 use crate::i18n::{t, tx};
-use crate::ui::use_ui;
 
 /// Copies `text` to the clipboard when the browser allows it; `done(true)` once copied (boxed:
 /// one copy of the function serves every caller).
@@ -74,7 +73,7 @@ fn focus_share_button() {
 /// The toolbar's Share button: makes the link, copies it when allowed, and shows it to copy by hand.
 #[component]
 pub fn ShareButton() -> impl IntoView {
-    let ui = use_ui();
+    let links = use_links();
     let link = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<&'static str>);
     let close = move || {
@@ -86,7 +85,7 @@ pub fn ShareButton() -> impl IntoView {
             link.set(None);
             return;
         }
-        let url = share_url(&ui, &[]);
+        let url = links.url();
         link.set(Some(url.clone()));
         status.set(None);
         copy_text(&url, Box::new(move |ok| status.set(Some(if ok { "share.copied" } else { "share.copy_hint" }))));
@@ -140,14 +139,13 @@ pub fn ShareButton() -> impl IntoView {
 fn EmbedCode() -> impl IntoView {
     use app_model::query::embed_src;
     use app_model::share::{embed_code, embed_size, EMBED_SIZES};
-    let ui = use_ui();
     // the index into EMBED_SIZES, or EMBED_SIZES.len() for a custom size
     let size = RwSignal::new(0usize);
     let custom = RwSignal::new(("720".to_string(), "450".to_string()));
     let parts = RwSignal::new(Part::EMBED_DEFAULT.to_vec());
     let status = RwSignal::new(None::<&'static str>);
     let previewing = RwSignal::new(false);
-    let state = state_of(&ui, &[]);
+    let state = use_links().state(&[]);
     let chosen = Memo::new(move |_| {
         let i = size.get();
         EMBED_SIZES.get(i).copied().map(Ok).unwrap_or_else(|| custom.with(|(w, h)| embed_size(w, h)))
