@@ -17,6 +17,7 @@ pub mod limit_badge;
 pub mod link;
 pub mod locks;
 pub mod messages;
+pub mod page;
 pub mod query;
 pub mod run;
 pub mod scenario_edit;

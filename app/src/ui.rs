@@ -4,7 +4,7 @@
 
 use app_model::tabs::lesson::{Step, WatchState};
 use app_model::transport::PlayAction;
-use app_model::Run;
+use app_model::{page, Run};
 use leptos::prelude::*;
 use sim_core::presets;
 use sim_core::{Scenario, ScenarioError, Simulation};
@@ -69,10 +69,7 @@ pub struct Ui {
 
 impl Ui {
     pub fn new() -> Ui {
-        let preset = presets::find(presets::DEFAULT_PRESET).or_else(|| presets::PRESETS.first());
-        let scenario = preset.and_then(|p| Scenario::from_json(p.json).ok()).unwrap_or_else(fallback_scenario);
-        let scenario = opening(scenario);
-        let id = preset.map(|p| p.id.to_string()).unwrap_or_default();
+        let (id, scenario) = page::opening_scenario();
         Ui {
             drafts: [RwSignal::new(scenario.clone()), RwSignal::new(scenario.clone())],
             origins: [RwSignal::new(scenario.clone()), RwSignal::new(scenario)],
@@ -125,13 +122,13 @@ impl Ui {
         let n = self.run_count();
         let drafts: Vec<Scenario> = (0..n).map(|i| self.drafts[i].get_untracked()).collect();
         let running = self.engine.with(|e| e.scenarios()).unwrap_or_default();
-        if !force && running.len() >= n && running[..n] == drafts[..] {
+        if let page::Apply::Keep { drop_b } = page::apply(&running, &drafts, force) {
             for e in &self.errors {
                 if e.with_untracked(Option::is_some) {
                     e.set(None);
                 }
             }
-            if running.len() > n {
+            if drop_b {
                 self.engine.with(|e| e.truncate(n));
                 self.infos[1].set(None);
                 self.views[1].set(None);
@@ -183,7 +180,7 @@ impl Ui {
         // a class view beyond the classes on screen falls back to all classes
         let classes = infos.first().map_or(0, |i| i.class_names.len());
         let selected = self.class_view.get_untracked();
-        if selected.is_some_and(|c| c >= classes || classes <= 1) {
+        if page::class_view_after(selected, classes) != selected {
             self.class_view.set(None);
         }
     }
@@ -283,42 +280,6 @@ impl Default for Ui {
     fn default() -> Self {
         Ui::new()
     }
-}
-
-/// Arrivals per second of the page's default opening: twice the default preset's 8, so within
-/// a few seconds the queue builds behind max batch 32 (with most of the KV free) and the p99
-/// TTFT crosses its SLO. The preset itself is unchanged: choosing it gives its own numbers.
-pub const OPENING_RATE_PER_S: f64 = 16.0;
-
-/// The scenario the page opens on without parameters: the default preset under a rush.
-pub fn opening(mut s: sim_core::Scenario) -> sim_core::Scenario {
-    if let Some(c) = s.classes.first_mut() {
-        if let sim_core::scenario::Arrival::Poisson { rate_per_s } = &mut c.arrival {
-            *rate_per_s = OPENING_RATE_PER_S;
-        }
-    }
-    s
-}
-
-/// Used only if the built-in presets could not be read: a minimal valid chat scenario.
-fn fallback_scenario() -> Scenario {
-    let json = r#"{"version":1,"seed":7,"model":"llama-3-8b","gpu":"h100-sxm","dtype":"bf16","gpu_memory_utilization":0.9,
-      "scheduler":{"batching":"continuous","max_num_seqs":32,"max_num_batched_tokens":2048,"chunked_prefill":true,"kv_layout":"paged","max_model_len":8192},
-      "classes":[{"name":"chat","arrival":{"kind":"poisson","rate_per_s":8.0},"num_requests":2000,
-      "input_tokens":{"kind":"lognormal","mean":1000,"sigma":0.7},"output_tokens":{"kind":"lognormal","mean":250,"sigma":0.6},
-      "slo":{"ttft_ms":500,"tpot_ms":50}}]}"#;
-    match Scenario::from_json(json) {
-        Ok(s) => s,
-        Err(e) => {
-            // Not reachable with a valid literal; surfaces through the panic view if it ever is.
-            panic!("fallback scenario is invalid: {e}")
-        }
-    }
-}
-
-/// Paths of the values where two scenarios differ ("scheduler.batching"), the name aside.
-pub fn differences(a: &Scenario, b: &Scenario) -> Vec<String> {
-    app_model::ab::json_paths(a, b).into_iter().filter(|p| p != "name").collect()
 }
 
 impl Ui {

@@ -50,6 +50,7 @@ mod tests {
             keys.extend(contract::line_key(f.path));
         }
         keys.extend(bench::Tab::ALL.iter().map(|t| t.key().to_string()));
+        keys.extend(contract::COLUMNS.iter().map(|k| k.to_string()));
         keys.extend(sweep_chart::COLUMNS.iter().map(|k| k.to_string()));
         keys.extend(explain::keys().into_iter().map(str::to_string));
         keys.extend(exercise::metric_keys().into_iter().map(str::to_string));

@@ -24,7 +24,7 @@ use sim_core::metric::{Direction, Op};
 use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::kit::{self, button, data_url, storage_get, storage_set, Jobs};
-use crate::ui::{self, use_ui, Ui};
+use crate::ui::{use_ui, Ui};
 use crate::{address, share};
 
 /// Local-storage key of the teacher-mode switch.
@@ -199,7 +199,7 @@ impl State {
         let Some(ex) = exercises().into_iter().find(|e| e.id == id) else { return };
         let Some(summary) = ui.views[0].with_untracked(|v| v.as_ref().map(|v| v.summary.clone())) else { return };
         let Some(scenario) = ui.infos[0].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) else { return };
-        let changed = ui::differences(&ex.scenario, &scenario);
+        let changed = app_model::page::differences(&ex.scenario, &scenario);
         let outside = ui.locked.with_untracked(|locks| model::changed_under_locks(&changed, locks));
         if !outside.is_empty() {
             let names: Vec<String> = outside.iter().map(|c| control_label(c)).collect();
