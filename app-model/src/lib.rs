@@ -11,6 +11,7 @@ pub mod ab;
 pub mod address;
 pub mod control_table;
 pub mod controls;
+pub mod embed;
 pub mod format;
 pub mod jobs;
 pub mod limit_badge;

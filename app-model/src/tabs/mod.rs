@@ -5,6 +5,7 @@ pub mod contract;
 pub mod exercise;
 pub mod explain;
 pub mod lesson;
+pub mod lesson_view;
 pub mod progress;
 pub mod sweep;
 pub mod sweep_chart;
