@@ -16,6 +16,7 @@ pub mod format;
 pub mod jobs;
 pub mod limit_badge;
 pub mod link;
+pub mod locale;
 pub mod locks;
 pub mod messages;
 pub mod page;

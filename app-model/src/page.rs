@@ -96,12 +96,14 @@ mod tests {
         let (_, a) = opening_scenario();
         let mut b = a.clone();
         b.seed += 1;
-        assert_eq!(apply(&[a.clone()], &[a.clone()], false), Apply::Keep { drop_b: false });
-        assert_eq!(apply(&[a.clone()], &[a.clone()], true), Apply::Restart);
-        assert_eq!(apply(&[a.clone(), b.clone()], &[a.clone()], false), Apply::Keep { drop_b: true });
-        assert_eq!(apply(&[a.clone()], &[a.clone(), b.clone()], false), Apply::Restart);
-        assert_eq!(apply(&[a.clone()], &[b.clone()], false), Apply::Restart);
-        assert_eq!(apply(&[], &[a], false), Apply::Restart);
+        let (one_a, one_b) = (std::slice::from_ref(&a), std::slice::from_ref(&b));
+        let both = [a.clone(), b.clone()];
+        assert_eq!(apply(one_a, one_a, false), Apply::Keep { drop_b: false });
+        assert_eq!(apply(one_a, one_a, true), Apply::Restart);
+        assert_eq!(apply(&both, one_a, false), Apply::Keep { drop_b: true });
+        assert_eq!(apply(one_a, &both, false), Apply::Restart);
+        assert_eq!(apply(one_a, one_b, false), Apply::Restart);
+        assert_eq!(apply(&[], one_a, false), Apply::Restart);
     }
 
     #[test]

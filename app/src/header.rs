@@ -40,7 +40,7 @@ pub fn PageHeader() -> impl IntoView {
                 class="chip"
                 class:active=move || locale.get() == l
                 aria-pressed=move || (locale.get() == l).to_string()
-                lang=if l == Locale::Zh { "zh-CN" } else { "en" }
+                lang=l.html_lang()
                 aria-label=name
                 data-testid=format!("locale-{}", l.code())
                 on:click=move |_| locale.switch(l)
@@ -78,7 +78,7 @@ pub fn PageHeader() -> impl IntoView {
 fn set_document_language(l: Locale) {
     if let Some(doc) = window().document() {
         if let Some(root) = doc.document_element() {
-            let _ = root.set_attribute("lang", if l == Locale::Zh { "zh-CN" } else { "en" });
+            let _ = root.set_attribute("lang", l.html_lang());
         }
         doc.set_title(&i18n::lookup(l, "app.title"));
     }

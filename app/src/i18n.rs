@@ -15,46 +15,15 @@ use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Response;
 
-/// Languages of the lab.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Locale {
-    En,
-    Zh,
-}
+/// Languages of the lab (`app_model::locale`: reading tags, the language the page opens in).
+pub use app_model::locale::LocaleCode as Locale;
 
-impl Locale {
-    pub const ALL: [Locale; 2] = [Locale::En, Locale::Zh];
-
-    pub fn code(self) -> &'static str {
-        match self {
-            Locale::En => "en",
-            Locale::Zh => "zh",
-        }
-    }
-
-    /// `en`, `zh`, or a BCP 47 tag such as `zh-CN` / `en-GB`.
-    pub fn parse(s: &str) -> Option<Locale> {
-        let s = s.trim().to_ascii_lowercase();
-        if s == "zh" || s.starts_with("zh-") || s.starts_with("zh_") {
-            Some(Locale::Zh)
-        } else if s == "en" || s.starts_with("en-") || s.starts_with("en_") {
-            Some(Locale::En)
-        } else {
-            None
-        }
-    }
-
-    /// The browser's preferred language when it is one of ours, else English.
-    pub fn from_browser() -> Locale {
-        let nav = window().navigator();
-        let langs = nav.languages();
-        for i in 0..langs.length() {
-            if let Some(l) = langs.get(i).as_string().and_then(|s| Locale::parse(&s)) {
-                return l;
-            }
-        }
-        nav.language().and_then(|s| Locale::parse(&s)).unwrap_or(Locale::En)
-    }
+/// The browser's preferred language when it is one of ours, else English.
+pub fn browser_locale() -> Locale {
+    let nav = window().navigator();
+    let mut tags: Vec<String> = nav.languages().iter().filter_map(|v| v.as_string()).collect();
+    tags.extend(nav.language());
+    Locale::preferred(tags.iter().map(String::as_str))
 }
 
 type Table = HashMap<String, String>;
@@ -181,29 +150,18 @@ fn js_text(e: &JsValue) -> String {
     e.as_string().or_else(|| js_sys::JSON::stringify(e).ok().map(String::from)).unwrap_or_default()
 }
 
-/// The language the page opens in: `?locale=`, else the language inside a `lab=` share link,
-/// else the browser's (the same order `share::init` applies them in).
-pub fn initial_locale(q: &app_model::query::Query) -> Locale {
-    let from_link = || {
-        let state = app_model::share::ShareState::decode(q.lab.as_deref()?.trim()).ok()?;
-        Locale::parse(state.locale.as_deref()?)
-    };
-    q.locale.and_then(|l| Locale::parse(l.code())).or_else(from_link).unwrap_or_else(Locale::from_browser)
-}
-
 /// Loads the page's language before anything is drawn, so the first paint is already in it
 /// ([`provide`] then makes it the page's). With no table at all the lab could only show keys:
 /// then the error is returned to be shown.
 pub async fn init(q: &app_model::query::Query) -> Result<(), String> {
-    let l = initial_locale(q);
+    let l = q.opening_locale(browser_locale);
     let first = load(l).await;
     let shown = if first.is_ok() {
         l
     } else {
         // the other language rather than keys
-        let other = if l == Locale::En { Locale::Zh } else { Locale::En };
-        load(other).await.map_err(|e| format!("{} ({e})", first.unwrap_err()))?;
-        other
+        load(l.other()).await.map_err(|e| format!("{} ({e})", first.unwrap_err()))?;
+        l.other()
     };
     SHOWN_ZH.store(shown == Locale::Zh, Ordering::Relaxed);
     Ok(())

@@ -17,7 +17,8 @@ pub use watch::{follow_stage, StageCallouts};
 
 use app_model::jobs::{Runs, Status};
 use app_model::tabs::explain;
-use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState, Watching};
+use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState};
+use app_model::tabs::lesson_view::AfterRun;
 use app_model::tabs::progress::{self, Progress};
 use lab_content::lessons::{self as core, Lesson, Outcome, LESSONS};
 use lab_content::sweep::SweepParam;
@@ -30,7 +31,7 @@ use crate::address;
 use crate::i18n::{self, t, tf};
 use crate::kit::{self, text, Jobs};
 use crate::sweep_panel;
-use crate::ui::{use_ui, Ui, MAX_SPEED, MIN_SPEED};
+use crate::ui::{use_ui, Ui};
 
 /// Class the page puts on the element a lesson points at.
 const HIGHLIGHT_CLASS: &str = "lesson-highlight";
@@ -126,10 +127,7 @@ impl Ctx {
 
     /// Plays the finished runs on the stage again from t = 0 (the runs are put back first).
     fn replay(self, lesson: &'static Lesson) {
-        let w = self
-            .panel
-            .with_untracked(|p| p.finished().map(|f| Watching::new(lesson, f.seed, &f.sums, (MIN_SPEED, MAX_SPEED))));
-        match w {
+        match self.panel.with_untracked(|p| p.watching(lesson)) {
             Some(w) => {
                 set_step(self.ui, Step::Run);
                 begin_watch(self.ui, lesson, w);
@@ -153,33 +151,22 @@ impl Ctx {
                 Status::Finished(Ok(runs)) => runs,
             };
             let sums: Vec<Summary> = runs.into_iter().map(|r| r.summary).collect();
-            let Some((answer, predicted)) = panel.try_update(|p| {
-                let f = p.finish(lesson, variants.clone(), sums);
-                (f.outcome.answer, f.predicted)
-            }) else {
-                return;
-            };
-            let correct = predicted.map(|p| p == answer);
+            let Some(fin) = panel.try_update(|p| p.finish(lesson, variants.clone(), sums).clone()) else { return };
             progress.update(|pr| {
-                pr.record(lesson.id, correct == Some(true));
+                pr.record(lesson.id, fin.correct() == Some(true));
                 kit::storage_set(progress::STORAGE_KEY, &pr.to_text());
             });
-            address::post_event(
-                "lesson-completed",
-                serde_json::json!({ "id": lesson.id, "predicted": predicted, "answer": answer, "correct": correct }),
-            );
-            // watching: the lesson's runs play on the stage from t = 0, the explanation follows;
-            // else the lab on the page catches up, so the numbers it shows are the ones the text
-            // quotes
-            if ui.lesson.with_untracked(|l| l.as_ref().is_some_and(|(id, s)| id == lesson.id && *s == Step::Run)) {
-                let w = panel.with_untracked(|p| {
-                    p.finished().map(|f| Watching::new(lesson, f.seed, &f.sums, (MIN_SPEED, MAX_SPEED)))
-                });
-                if let Some(w) = w {
-                    begin_watch(ui, lesson, w);
+            address::post_event("lesson-completed", fin.completed_event());
+            let at_run =
+                ui.lesson.with_untracked(|l| l.as_ref().is_some_and(|(id, s)| id == lesson.id && *s == Step::Run));
+            match AfterRun::of(at_run, ui.finished()) {
+                AfterRun::Watch => {
+                    if let Some(w) = panel.with_untracked(|p| p.watching(lesson)) {
+                        begin_watch(ui, lesson, w);
+                    }
                 }
-            } else if !ui.finished() {
-                ui.fast_forward.set(true);
+                AfterRun::CatchUp => ui.fast_forward.set(true),
+                AfterRun::Nothing => {}
             }
         });
     }

@@ -4,7 +4,51 @@
 
 use lab_content::lessons::{Lesson, Moment};
 
-use super::lesson::Watching;
+use super::lesson::{Finished, LessonPanel, Watching};
+use crate::transport::{MAX_SPEED, MIN_SPEED};
+
+impl LessonPanel {
+    /// The finished runs as the stage plays them (at the page's speeds), if they are here.
+    pub fn watching(&self, lesson: &'static Lesson) -> Option<Watching> {
+        self.finished().map(|f| Watching::new(lesson, f.seed, &f.sums, (MIN_SPEED, MAX_SPEED)))
+    }
+}
+
+impl Finished {
+    /// Whether the prediction was the outcome (`None` without a prediction).
+    pub fn correct(&self) -> Option<bool> {
+        self.predicted.map(|p| p == self.outcome.answer)
+    }
+
+    /// The `lesson-completed` event an embedding page receives.
+    pub fn completed_event(&self) -> serde_json::Value {
+        serde_json::json!({ "id": self.id, "predicted": self.predicted, "answer": self.outcome.answer, "correct": self.correct() })
+    }
+}
+
+/// What the page does when a lesson's runs finish.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterRun {
+    /// The lesson is still at its run step: its runs play on the stage, the explanation follows.
+    Watch,
+    /// The learner moved on: the lab on the page runs to its end, so the numbers it shows are
+    /// the ones the explanation quotes.
+    CatchUp,
+    /// The lab on the page has ended already.
+    Nothing,
+}
+
+impl AfterRun {
+    pub fn of(at_run_step: bool, page_finished: bool) -> AfterRun {
+        if at_run_step {
+            AfterRun::Watch
+        } else if !page_finished {
+            AfterRun::CatchUp
+        } else {
+            AfterRun::Nothing
+        }
+    }
+}
 
 /// The set-up step's note: its key, and (runs, shown) when the lesson runs more scenarios than
 /// the stage shows.
@@ -126,6 +170,28 @@ mod tests {
             assert_eq!(w.moment_when(m, false, "1 s".into()), "1 s");
             assert!(w.moment_when(m, true, "1 s".into()).ends_with(" · 1 s"));
         }
+    }
+
+    #[test]
+    fn a_finished_lesson_says_whether_the_prediction_was_right() {
+        let l = &LESSONS[0];
+        let (sums, outcome) = l.run(DEFAULT_SEED);
+        let mut panel = LessonPanel::default();
+        panel.follow(Some((l.id, super::super::lesson::Step::Predict)), DEFAULT_SEED);
+        assert!(panel.watching(l).is_none());
+        panel.choose(outcome.answer);
+        let variants = l.scenarios(DEFAULT_SEED).iter().map(|r| r.variant).collect();
+        let f = panel.finish(l, variants, sums).clone();
+        assert_eq!(f.correct(), Some(true));
+        let e = f.completed_event();
+        assert_eq!((e["id"].as_str(), e["correct"].as_bool()), (Some(l.id), Some(true)));
+        assert_eq!(panel.watching(l).map(|w| w.id), Some(l.id));
+        let none = Finished { predicted: None, ..f };
+        assert_eq!(none.correct(), None);
+        assert!(none.completed_event()["correct"].is_null());
+        assert_eq!(AfterRun::of(true, true), AfterRun::Watch);
+        assert_eq!(AfterRun::of(false, false), AfterRun::CatchUp);
+        assert_eq!(AfterRun::of(false, true), AfterRun::Nothing);
     }
 
     #[test]

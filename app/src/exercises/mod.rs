@@ -13,7 +13,7 @@ use teacher::{teacher, verifier};
 
 use app_model::share::Hidden;
 use app_model::tabs::exercise::{
-    self as model, metric_value, Attempts, CodeJob, CodeVerdict, Record, Teacher, STORAGE_KEY,
+    self as model, metric_value, Attempts, CodeJob, CodeVerdict, Record, RunsSeen, Teacher, STORAGE_KEY,
 };
 use leptos::prelude::*;
 
@@ -114,7 +114,7 @@ struct State {
     links: share::Links,
     attempts: RwSignal<Attempts>,
     /// (exercise, restart count) of the last run looked at: each finished run counts once.
-    seen: StoredValue<Option<(String, u32)>>,
+    seen: StoredValue<RunsSeen>,
     note: RwSignal<Option<String>>,
     teacher: RwSignal<Teacher>,
     link: RwSignal<String>,
@@ -148,7 +148,7 @@ fn exercise(id: &str) -> Option<Exercise> {
 impl State {
     fn start(self, id: &str) {
         let ui = self.ui;
-        self.seen.set_value(Some((id.to_string(), ui.restarts.get_untracked())));
+        self.seen.update_value(|s| s.start(id, ui.restarts.get_untracked()));
         self.note.set(None);
         ui.open_exercise(id);
     }
@@ -192,10 +192,9 @@ impl State {
             return;
         }
         let r = ui.restarts.get_untracked();
-        if self.seen.get_value() == Some((id.clone(), r)) {
+        if !self.seen.try_update_value(|s| s.first_look(&id, r)).unwrap_or(false) {
             return;
         }
-        self.seen.set_value(Some((id.clone(), r)));
         let Some(ex) = exercises().into_iter().find(|e| e.id == id) else { return };
         let Some(summary) = ui.views[0].with_untracked(|v| v.as_ref().map(|v| v.summary.clone())) else { return };
         let Some(scenario) = ui.infos[0].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) else { return };
@@ -395,7 +394,7 @@ pub fn ExercisesPanel() -> impl IntoView {
         ui,
         links: share::use_links(),
         attempts: RwSignal::new(Attempts::parse(storage_get(STORAGE_KEY).as_deref())),
-        seen: StoredValue::new(None),
+        seen: StoredValue::new(RunsSeen::default()),
         note: RwSignal::new(None),
         teacher: RwSignal::new(Teacher { chosen: ui.locked.get_untracked(), version: 0 }),
         link: RwSignal::new(String::new()),

@@ -137,7 +137,7 @@ impl Links {
         if q.paused {
             ui.playing.set(false);
         }
-        if let Some(l) = q.locale.and_then(|l| Locale::parse(l.code())).or(locale) {
+        if let Some(l) = q.locale.or(locale) {
             self.lang.set(l);
         }
     }

@@ -77,6 +77,26 @@ pub fn card_controls<'a>(ex: &'a Exercise, locked: &[String]) -> (Vec<&'a str>, 
     (allowed, by_teacher)
 }
 
+/// The finished runs an open exercise has looked at: each counts once as an attempt (by the
+/// exercise and the page's restart count when it ended).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunsSeen(Option<(String, u32)>);
+
+impl RunsSeen {
+    /// Exercise `id` starts with the run at restart `restarts` (that run is not an attempt).
+    pub fn start(&mut self, id: &str, restarts: u32) {
+        self.0 = Some((id.to_string(), restarts));
+    }
+
+    /// Whether the run of exercise `id` that ended at restart `restarts` is new (then it is seen).
+    pub fn first_look(&mut self, id: &str, restarts: u32) -> bool {
+        let now = Some((id.to_string(), restarts));
+        let new = self.0 != now;
+        self.0 = now;
+        new
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +149,15 @@ mod tests {
         let (allowed, by_teacher) = card_controls(&ex, std::slice::from_ref(&first));
         assert!(!allowed.contains(&first.as_str()));
         assert_eq!(by_teacher, vec![first.as_str()]);
+    }
+
+    #[test]
+    fn each_finished_run_counts_once() {
+        let mut seen = RunsSeen::default();
+        seen.start("a", 3);
+        assert!(!seen.first_look("a", 3), "the run the exercise started with");
+        assert!(seen.first_look("a", 4));
+        assert!(!seen.first_look("a", 4));
+        assert!(seen.first_look("b", 4));
     }
 }
