@@ -3,6 +3,8 @@
 //! (`docs/embed.md` lists them). Below every panel: the translations read the language from
 //! here, the editor the controls shown, the share links and the tabs post their events.
 
+use std::sync::Arc;
+
 use app_model::query::Query;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -26,21 +28,26 @@ pub fn read() -> Query {
 /// The page's address as it was opened: provided once by the app ([`provide`]); components take
 /// it with [`use_address`].
 #[derive(Clone, Copy)]
-pub struct Address(StoredValue<Query>);
+pub struct Address(StoredValue<Arc<Query>>);
 
 impl Address {
+    /// The query, shared (one copy of the arena's code for every reader).
+    fn query(self) -> Arc<Query> {
+        self.0.get_value()
+    }
+
     pub fn with<R>(self, f: impl FnOnce(&Query) -> R) -> R {
-        self.0.with_value(f)
+        f(&self.query())
     }
 
     pub fn get(self) -> Query {
-        self.0.get_value()
+        Query::clone(&self.query())
     }
 }
 
 /// Makes `q` the page's address for every component below (once, at mount).
 pub fn provide(q: Query) -> Address {
-    let address = Address(StoredValue::new(q));
+    let address = Address(StoredValue::new(Arc::new(q)));
     provide_context(address);
     address
 }

@@ -7,13 +7,14 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use sim_core::memory::{article_kv_elements_per_token, kv_bytes_per_token};
 use sim_core::metrics::Summary;
 use sim_core::sim::{HbmUse, StepInfo};
 use sim_core::{GpuSpec, HbmPlan, ModelSpec, Scenario, Simulation};
 
-use leptos::prelude::{LocalStorage, StoredValue, WithValue};
+use leptos::prelude::{GetValue, LocalStorage, StoredValue};
 
 use crate::charts;
 use crate::stage::{StageCalm, StageConfig, StageState};
@@ -24,31 +25,32 @@ use crate::stage::{StageCalm, StageConfig, StageState};
 /// owner. The engine holds browser objects, so it is stored locally (`LocalStorage`), not `Send`.
 /// Every access is a `try_borrow_mut`, so a re-entrant call is skipped instead of panicking.
 #[derive(Clone, Copy)]
-pub struct EngineCell(StoredValue<RefCell<Option<Engine>>, LocalStorage>);
+pub struct EngineCell(StoredValue<Rc<RefCell<Option<Engine>>>, LocalStorage>);
 
 impl EngineCell {
     /// An empty cell (no simulations yet), owned by the current reactive owner.
     pub fn new() -> EngineCell {
-        EngineCell(StoredValue::new_local(RefCell::new(None)))
+        EngineCell(StoredValue::new_local(Rc::new(RefCell::new(None))))
+    }
+
+    /// The engine's cell, taken out of the reactive arena once per access (not generic: one copy
+    /// of the arena's code serves every caller).
+    fn cell(self) -> Option<Rc<RefCell<Option<Engine>>>> {
+        self.0.try_get_value()
     }
 
     /// Runs `f` on the engine; `None` when it is not installed, already borrowed or disposed.
     pub fn with<R>(self, f: impl FnOnce(&mut Engine) -> R) -> Option<R> {
-        self.0
-            .try_with_value(|cell| {
-                let mut guard = cell.try_borrow_mut().ok()?;
-                guard.as_mut().map(f)
-            })
-            .flatten()
+        let cell = self.cell()?;
+        let mut guard = cell.try_borrow_mut().ok()?;
+        guard.as_mut().map(f)
     }
 
     /// Installs the engine with ready simulations.
     pub fn install(self, sims: Vec<Simulation>) {
-        self.0.try_with_value(|cell| {
-            if let Ok(mut guard) = cell.try_borrow_mut() {
-                *guard = Some(Engine::new(sims));
-            }
-        });
+        if let Some(mut guard) = self.cell().as_deref().and_then(|c| c.try_borrow_mut().ok()) {
+            *guard = Some(Engine::new(sims));
+        }
     }
 }
 

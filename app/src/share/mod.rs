@@ -26,6 +26,9 @@ mod dialog;
 pub(crate) use dialog::copy_text;
 pub use dialog::ShareButton;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use app_model::address::{self as addr, AddressHistory, Follow};
 use app_model::link::{self, LinkProblem};
 use app_model::query::{Param, Part, Query};
@@ -54,10 +57,16 @@ pub struct Links {
     address: Address,
     /// The problem with the page's link, if there was one (shown until dismissed).
     pub problem: RwSignal<Option<LinkProblem>>,
-    /// What the address bar holds and what the page opened with.
-    history: StoredValue<Option<AddressHistory>>,
+    /// The address bar: what it holds, what the page opened with, the pending update.
+    bar: StoredValue<Rc<RefCell<AddressBar>>, LocalStorage>,
+}
+
+/// What [`Links`] keeps of the address bar.
+#[derive(Default)]
+struct AddressBar {
+    history: Option<AddressHistory>,
     /// The pending address update (dropping it cancels it).
-    timer: StoredValue<Option<Timeout>, LocalStorage>,
+    timer: Option<Timeout>,
 }
 
 /// The page's share links, as provided at mount.
@@ -75,6 +84,11 @@ pub(crate) fn base_url() -> String {
 }
 
 impl Links {
+    /// The address bar's cell (not generic: one copy of the arena's code serves every access).
+    fn bar(self) -> Rc<RefCell<AddressBar>> {
+        self.bar.get_value()
+    }
+
     pub fn provide(ui: Ui, lang: Lang, theme: Theme, address: Address) -> Links {
         let links = Links {
             ui,
@@ -82,8 +96,7 @@ impl Links {
             theme,
             address,
             problem: RwSignal::new(None),
-            history: StoredValue::new(None),
-            timer: StoredValue::new_local(None),
+            bar: StoredValue::new_local(Rc::default()),
         };
         provide_context(links);
         links
@@ -185,7 +198,7 @@ impl Links {
     /// first frame.
     pub fn watch(self) {
         let ui = self.ui;
-        self.history.set_value(Some(AddressHistory::new(self.state(&[]))));
+        self.bar().borrow_mut().history = Some(AddressHistory::new(self.state(&[])));
         let _ = window_event_listener(leptos::ev::popstate, move |_| self.on_history());
         Effect::new(move |prev: Option<()>| {
             for d in &ui.drafts {
@@ -200,9 +213,14 @@ impl Links {
                 // a new lesson, step, preset or exercise is written at once (Back returns to it);
                 // a slider drag changes the draft many times a second: written once it rests
                 let now = self.state(&[]);
-                match self.history.with_value(|h| h.as_ref().map(|h| h.follow(&now))) {
+                let follow = self.bar().borrow().history.as_ref().map(|h| h.follow(&now));
+                match follow {
                     Some(Follow::Now) => self.update_address(),
-                    _ => self.timer.set_value(Some(Timeout::new(400, move || self.update_address()))),
+                    _ => {
+                        let timer = Timeout::new(400, move || self.update_address());
+                        // the one pending before is dropped (cancelled) outside the borrow
+                        let _before = self.bar().borrow_mut().timer.replace(timer);
+                    }
                 }
             }
         });
@@ -238,7 +256,7 @@ impl Links {
 
     /// Writes the current state into the address (a new history entry, or a rewrite of this one).
     fn update_address(self) {
-        self.timer.set_value(None);
+        let _pending = self.bar().borrow_mut().timer.take();
         let ui = self.ui;
         let runs = if ui.ab.get_untracked() { 2 } else { 1 };
         if (0..runs).any(|i| ui.drafts[i].with_untracked(|d| d.validate().is_err())) {
@@ -247,7 +265,7 @@ impl Links {
         let state = self.state(&[]);
         let kept = self.address.with(|q| q.kept(&Param::SHOWN));
         let url = addr::address_of(&href(), &kept, &state);
-        let new_entry = self.history.try_update_value(|h| h.as_mut().is_some_and(|h| h.write(state))).unwrap_or(false);
+        let new_entry = self.bar().borrow_mut().history.as_mut().is_some_and(|h| h.write(state));
         if let Ok(history) = window().history() {
             let _ = if new_entry {
                 history.push_state_with_url(&JsValue::NULL, "", Some(&url))
@@ -259,14 +277,11 @@ impl Links {
 
     /// Back and Forward: the address's state goes back onto the page (the teacher's locks stay).
     fn on_history(self) {
-        self.timer.set_value(None);
+        let _pending = self.bar().borrow_mut().timer.take();
         let search = window().location().search().unwrap_or_default();
         let lab = Query::parse(&search).lab;
-        let Some(Some(state)) =
-            self.history.try_update_value(|h| h.as_mut().and_then(|h| h.returned_to(lab.as_deref())))
-        else {
-            return;
-        };
+        let state = self.bar().borrow_mut().history.as_mut().and_then(|h| h.returned_to(lab.as_deref()));
+        let Some(state) = state else { return };
         if let Some(l) = state.locale.as_deref().and_then(Locale::parse) {
             self.lang.set(l);
         }
