@@ -9,15 +9,19 @@
 //! It knows no leptos, web-sys or wasm-bindgen; sim-core knows nothing of it.
 
 pub mod ab;
+pub mod address;
 pub mod charts;
 pub mod control_table;
 pub mod controls;
+pub mod embed;
 pub mod format;
 pub mod jobs;
 pub mod limit_badge;
 pub mod link;
+pub mod locale;
 pub mod locks;
 pub mod messages;
+pub mod page;
 pub mod panels;
 pub mod query;
 pub mod run;

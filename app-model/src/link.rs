@@ -71,6 +71,16 @@ pub fn preset_of(s: &Scenario) -> String {
         .unwrap_or_default()
 }
 
+/// The built-in preset whose JSON gives it the name `name` (the English one), if any: a
+/// scenario's heading then uses the preset's translated name.
+pub fn preset_named(name: &str) -> Option<&'static str> {
+    // parsed once: constant data built into the binary, not page state
+    static NAMES: std::sync::LazyLock<Vec<(&'static str, Option<String>)>> = std::sync::LazyLock::new(|| {
+        presets::PRESETS.iter().map(|p| (p.id, Scenario::from_json(p.json).ok().and_then(|s| s.name))).collect()
+    });
+    NAMES.iter().find(|(_, n)| n.as_deref() == Some(name)).map(|(id, _)| *id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +133,17 @@ mod tests {
         let p = open(&state.encode()).expect_err("refused");
         assert!(matches!(p, LinkProblem::Refused(_)));
         assert_eq!(p.event_kind(), "config");
+    }
+
+    #[test]
+    fn a_preset_is_found_by_its_own_name_and_nothing_else_is() {
+        for p in presets::PRESETS {
+            if let Some(name) = preset(p.id).name {
+                let id = preset_named(&name).expect("a preset's name names a preset");
+                assert_eq!(preset(id).name.as_deref(), Some(name.as_str()));
+            }
+        }
+        assert_eq!(preset_named("my own scenario"), None);
+        assert_eq!(preset_named(""), None);
     }
 }

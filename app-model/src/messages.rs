@@ -81,6 +81,42 @@ impl Msg {
 
 /// A number for people: whole numbers with thousands separators (`1,000,000`), others with up
 /// to six decimals and no trailing zeros (`0.000001`, `0.9`).
+/// Fills `{name}` placeholders of a translated template from `args`; a name not in `args` stays
+/// as written (`{name}`), and so does an unclosed brace.
+pub fn fill(template: &str, args: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let name = &after[..close];
+        match args.iter().find(|(n, _)| *n == name) {
+            Some((_, v)) => out.push_str(v),
+            None => {
+                out.push('{');
+                out.push_str(name);
+                out.push('}');
+            }
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A list in words: `a, b and c` with the language's separators (`sep` between, `last` before
+/// the last); one item alone, nothing for none.
+pub fn list_words(items: &[String], sep: &str, last: &str) -> String {
+    match items.split_last() {
+        Some((tail, head)) if !head.is_empty() => format!("{}{last}{tail}", head.join(sep)),
+        _ => items.join(""),
+    }
+}
+
 pub fn number(x: f64) -> String {
     if !x.is_finite() {
         return if x.is_nan() {
@@ -421,5 +457,29 @@ mod tests {
         assert_eq!(label, Arg::Key("setting.rate_per_s.label"));
         let (label, _) = control_at("workload.scheduler.max_num_seqs", &[]).unwrap();
         assert_eq!(label, Arg::Key("setting.max_num_seqs.label"));
+    }
+}
+
+#[cfg(test)]
+mod fill_tests {
+    use super::{fill, list_words};
+
+    #[test]
+    fn fill_puts_values_in_and_keeps_unknown_names_and_open_braces() {
+        let args = [("n", "3".to_string()), ("total", "7".to_string())];
+        assert_eq!(fill("step {n} of {total}", &args), "step 3 of 7");
+        assert_eq!(fill("{n}{n}", &args), "33");
+        assert_eq!(fill("keep {other} here", &args), "keep {other} here");
+        assert_eq!(fill("open { brace", &args), "open { brace");
+        assert_eq!(fill("no placeholders", &[]), "no placeholders");
+    }
+
+    #[test]
+    fn lists_join_with_the_last_separator() {
+        let words = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(list_words(&words(&["a", "b", "c"]), ", ", " and "), "a, b and c");
+        assert_eq!(list_words(&words(&["a", "b"]), ", ", " and "), "a and b");
+        assert_eq!(list_words(&words(&["a"]), ", ", " and "), "a");
+        assert_eq!(list_words(&[], ", ", " and "), "");
     }
 }

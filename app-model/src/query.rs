@@ -135,34 +135,7 @@ impl Part {
     }
 }
 
-/// The language a `locale` value asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LocaleCode {
-    En,
-    Zh,
-}
-
-impl LocaleCode {
-    /// `en`, `zh`, or a BCP 47 tag such as `zh-CN` / `en-GB` (any case).
-    pub fn parse(s: &str) -> Option<LocaleCode> {
-        let s = s.trim().to_ascii_lowercase();
-        let is = |code: &str| s == code || s.strip_prefix(code).is_some_and(|r| r.starts_with(['-', '_']));
-        if is("zh") {
-            Some(LocaleCode::Zh)
-        } else if is("en") {
-            Some(LocaleCode::En)
-        } else {
-            None
-        }
-    }
-
-    pub fn code(self) -> &'static str {
-        match self {
-            LocaleCode::En => "en",
-            LocaleCode::Zh => "zh",
-        }
-    }
-}
+pub use crate::locale::LocaleCode;
 
 /// What the address asks for.
 #[derive(Clone, Debug, Default, PartialEq)]

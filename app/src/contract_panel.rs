@@ -5,11 +5,10 @@
 //! `app_model::tabs::contract`; the run is an `app_model::jobs::Acceptance` job.
 
 use app_model::jobs::{Acceptance, Status};
-use app_model::tabs::contract::{self as model, ContractForm, Field, Group, Message, Reported};
-use leptos::prelude::*;
-use sim_core::catalog;
+use app_model::tabs::contract::{self as model, ContractForm, ContractRun, Field, Group, Message, Said, Verdict};
 use lab_content::contract::{CheckLine, Contract, EXAMPLE};
-use sim_core::{Dtype, ScenarioError};
+use leptos::prelude::*;
+use sim_core::ScenarioError;
 
 use crate::format;
 use crate::i18n::{t, tf, tx};
@@ -23,14 +22,9 @@ fn line_label(field: &str) -> String {
 
 /// A value of a report line with its unit, as the page shows it.
 fn line_value(l: &CheckLine, v: f64) -> String {
-    match l.unit {
-        "ms" => format::ms(v),
-        "GiB KV at full length" => tf("features.contract.unit.kv_full", &[("v", format!("{v:.1}"))]),
-        "req/s offered" | "req/s" => format!("{} req/s", format::rate(v)),
-        "of requests" | "of KV pool free at peak" => format::pct(v),
-        "restarts" => format::int(v.max(0.0).round() as u64),
-        "$" => format::usd(v),
-        _ => format!("{} {}", format::plain(v), l.unit),
+    match model::line_value(l, v) {
+        Said::Text(s) => s,
+        Said::Fill(key, args) => tf(key, &args),
     }
 }
 
@@ -39,56 +33,44 @@ struct State {
     form: RwSignal<ContractForm>,
     effective: Memo<Contract>,
     errors: Memo<Option<ScenarioError>>,
-    reported: RwSignal<Option<Reported>>,
-    running: RwSignal<bool>,
+    run: RwSignal<ContractRun>,
+    /// Whether the acceptance run is going (changes only at its start and end).
+    running: Memo<bool>,
     progress: RwSignal<f64>,
     runner: Jobs<Acceptance>,
     import_text: RwSignal<String>,
-    import_errors: RwSignal<Option<ScenarioError>>,
-    imported: RwSignal<bool>,
 }
 
 impl State {
     fn run(self) {
         let st = self;
-        if st.errors.with_untracked(Option::is_some) || st.running.get_untracked() {
+        let invalid = st.errors.with_untracked(Option::is_some);
+        if !st.run.with_untracked(|r| r.may_start(invalid)) {
             return;
         }
         let c = st.effective.get_untracked();
         let job = match Acceptance::new(c.clone()) {
             Ok(job) => job,
-            Err(e) => return st.import_errors.set(Some(e)),
+            Err(e) => return st.run.update(|r| r.refused(e)),
         };
-        st.running.set(true);
+        st.run.update(ContractRun::started);
         st.progress.set(0.0);
         kit::start(st.runner, job, move |status| match status {
             Status::Working(share) => st.progress.set(share),
-            Status::Finished(report) => {
-                match report {
-                    Ok(report) => st.reported.set(Some(Reported { contract: c.clone(), report })),
-                    Err(e) => st.import_errors.set(Some(ScenarioError::one("", sim_core::Problem::Text(e)))),
-                }
-                st.running.set(false);
-            }
+            Status::Finished(report) => st.run.update(|r| r.finished(c.clone(), report)),
             Status::Stopped => {}
         });
     }
 
     fn cancel(self) {
         kit::cancel(self.runner);
-        self.running.set(false);
+        self.run.update(ContractRun::cancelled);
     }
 
     fn import(self) {
-        self.imported.set(false);
         let text = self.import_text.get_untracked();
-        match self.form.try_update(|f| f.import(&text)) {
-            Some(Ok(())) => {
-                self.import_errors.set(None);
-                self.imported.set(true);
-            }
-            Some(Err(e)) => self.import_errors.set(Some(e)),
-            None => {}
+        if let Some(result) = self.form.try_update(|f| f.import(&text)) {
+            self.run.update(|r| r.import_result(result));
         }
     }
 }
@@ -164,19 +146,23 @@ fn form(st: State) -> AnyView {
             .into_iter()
             .map(|g| {
                 let mut inner: Vec<AnyView> = match g {
-                    Group::Model => {
-                        let models = catalog::models().into_iter().map(|m| (m.id, m.name)).collect();
-                        let dtypes = Dtype::ALL.iter().map(|d| (d.name().to_string(), d.name().to_string())).collect();
-                        let dtype = c.model.dtype.name().to_string();
-                        vec![
-                            select(st, "features.contract.f.model", "model.id", models, c.model.id.clone()),
-                            select(st, "features.contract.f.dtype", "model.dtype", dtypes, dtype),
-                        ]
-                    }
-                    Group::Resources => {
-                        let gpus = catalog::gpus().into_iter().map(|g| (g.id, g.name)).collect();
-                        vec![select(st, "features.contract.f.gpu", "resources.gpu", gpus, c.resources.gpu.clone())]
-                    }
+                    Group::Model => vec![
+                        select(st, "features.contract.f.model", "model.id", model::model_options(), c.model.id.clone()),
+                        select(
+                            st,
+                            "features.contract.f.dtype",
+                            "model.dtype",
+                            model::dtype_options(),
+                            c.model.dtype.name().to_string(),
+                        ),
+                    ],
+                    Group::Resources => vec![select(
+                        st,
+                        "features.contract.f.gpu",
+                        "resources.gpu",
+                        model::gpu_options(),
+                        c.resources.gpu.clone(),
+                    )],
                     Group::Workload => vec![workload(st, use_lab)],
                     _ => Vec::new(),
                 };
@@ -230,16 +216,11 @@ fn buttons(st: State) -> AnyView {
 
 fn report(st: State) -> AnyView {
     let body = move || {
-        let stale = st.reported.with(|r| r.as_ref().is_some_and(|r| st.effective.with(|c| r.stale(c))));
-        st.reported.with(|r| {
-            let r = r.as_ref()?;
-            let total = r.report.lines.len();
-            let (class, icon, text) = if r.report.pass {
-                ("pass", "✓", tf("features.contract.accepted", &[("n", total.to_string())]))
-            } else {
-                let args = [("n", r.failed().to_string()), ("total", total.to_string())];
-                ("fail", "✗", tf("features.contract.rejected", &args))
-            };
+        st.run.with(|run| {
+            let r = run.reported.as_ref()?;
+            let stale = st.effective.with(|c| r.stale(c));
+            let Verdict { class, icon, key, args } = r.verdict();
+            let text = tf(key, &args);
             let (pass, fail) = (t("features.contract.pass"), t("features.contract.fail"));
             let lines = r
                 .report
@@ -257,8 +238,7 @@ fn report(st: State) -> AnyView {
                     }
                 })
                 .collect_view();
-            let cols = ["field", "target", "measured", "result"]
-                .map(|c| view! { <th scope="col">{t(&format!("features.contract.col.{c}"))}</th> });
+            let cols = model::COLUMNS.map(|c| view! { <th scope="col">{t(c)}</th> });
             Some(view! {
                 <p class=format!("verdict-box {class}") data-testid="contract-verdict" data-pass=r.report.pass.to_string()>
                     <span aria-hidden="true">{icon}" "</span>{text}
@@ -279,10 +259,12 @@ fn report(st: State) -> AnyView {
 
 fn import(st: State) -> AnyView {
     let result = move || {
-        let note =
-            st.imported.get().then(|| view! { <p class="small good-text">{t("features.contract.imported")}</p> });
-        let errors = st.import_errors.with(|e| {
-            e.as_ref().map(|e| {
+        let note = st
+            .run
+            .with(|r| r.imported)
+            .then(|| view! { <p class="small good-text">{t("features.contract.imported")}</p> });
+        let errors = st.run.with(|r| {
+            r.errors.as_ref().map(|e| {
                 view! { <div class="banner error" role="alert" data-testid="contract-import-errors">{error_list(e)}</div> }
             })
         });
@@ -321,17 +303,16 @@ pub fn ContractPanel() -> impl IntoView {
         let lab = form_state.with(|f| f.use_lab).then(|| ui.drafts[0].get());
         form_state.with(|f| f.effective(lab.as_ref()))
     });
+    let run = RwSignal::new(ContractRun::default());
     let st = State {
         form: form_state,
         effective,
         errors: Memo::new(move |_| effective.with(model::validate)),
-        reported: RwSignal::new(None),
-        running: RwSignal::new(false),
+        run,
+        running: Memo::new(move |_| run.with(|r| r.running)),
         progress: RwSignal::new(0.0),
         runner: kit::jobs(),
         import_text: RwSignal::new(String::new()),
-        import_errors: RwSignal::new(None),
-        imported: RwSignal::new(false),
     };
     let errors = move || {
         st.errors.with(|e| {

@@ -130,9 +130,10 @@ pub fn ControlField(run: Run, ctl: &'static Control, #[prop(default = 0)] class:
 /// built once and kept while it applies (a drag keeps its slider, a choice keeps the focus).
 pub fn section_view(run: Run, section: Section, class: usize, wrap: Option<&'static str>) -> impl IntoView {
     let draft = use_ui().drafts[run.index()];
+    let address = crate::address::use_address();
     let fields = move || {
         in_section(section)
-            .filter(|ctl| crate::address::query().shows_control(ctl.id))
+            .filter(|ctl| address.with(|q| q.shows_control(ctl.id)))
             .map(|ctl| {
                 let applies = Memo::new(move |_| draft.with(|s| ctl.applies_to(s, class)));
                 move || {
@@ -146,7 +147,7 @@ pub fn section_view(run: Run, section: Section, class: usize, wrap: Option<&'sta
         Some(wrap) => {
             let any = Memo::new(move |_| {
                 draft.with(|s| {
-                    in_section(section).any(|c| crate::address::query().shows_control(c.id) && c.applies_to(s, class))
+                    in_section(section).any(|c| address.with(|q| q.shows_control(c.id)) && c.applies_to(s, class))
                 })
             });
             (move || any.get().then(|| view! { <div class=wrap>{fields()}</div> })).into_any()

@@ -2,40 +2,62 @@
 //! animation frame by the frame's wall time × speed, draws their stages, and at the calm tick
 //! hands the panels fresh numbers and redraws the charts.
 //!
-//! It lives in a thread-local so the animation loop, the timer and the event handlers reach it
-//! without reference-counted captures; every access is a `try_borrow_mut`, so a re-entrant call
-//! is skipped instead of panicking.
+//! It lives in an [`EngineCell`] made at mount: the components reach it through `Ui`, the
+//! animation loop and the timers through the copy they captured.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use sim_core::memory::{article_kv_elements_per_token, kv_bytes_per_token};
 use sim_core::metrics::Summary;
 use sim_core::sim::{HbmUse, StepInfo};
 use sim_core::{GpuSpec, HbmPlan, ModelSpec, Scenario, Simulation};
 
+use leptos::prelude::{GetValue, LocalStorage, StoredValue};
+
 use crate::charts;
 use crate::stage::{StageCalm, StageConfig, StageState};
 
-thread_local! {
-    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
-}
+/// The page's engine: made once when the app mounts, kept by the app's reactive owner and handed
+/// out as a `Copy` handle — through `Ui` (context) to the components, and captured at mount by
+/// the animation loop, the calm tick and the event listeners, which run outside the reactive
+/// owner. The engine holds browser objects, so it is stored locally (`LocalStorage`), not `Send`.
+/// Every access is a `try_borrow_mut`, so a re-entrant call is skipped instead of panicking.
+#[derive(Clone, Copy)]
+pub struct EngineCell(StoredValue<Rc<RefCell<Option<Engine>>>, LocalStorage>);
 
-/// Runs `f` on the engine; `None` when it is not installed or already borrowed.
-pub fn with<R>(f: impl FnOnce(&mut Engine) -> R) -> Option<R> {
-    ENGINE.with(|cell| {
+impl EngineCell {
+    /// An empty cell (no simulations yet), owned by the current reactive owner.
+    pub fn new() -> EngineCell {
+        EngineCell(StoredValue::new_local(Rc::new(RefCell::new(None))))
+    }
+
+    /// The engine's cell, taken out of the reactive arena once per access (not generic: one copy
+    /// of the arena's code serves every caller).
+    fn cell(self) -> Option<Rc<RefCell<Option<Engine>>>> {
+        self.0.try_get_value()
+    }
+
+    /// Runs `f` on the engine; `None` when it is not installed, already borrowed or disposed.
+    pub fn with<R>(self, f: impl FnOnce(&mut Engine) -> R) -> Option<R> {
+        let cell = self.cell()?;
         let mut guard = cell.try_borrow_mut().ok()?;
         guard.as_mut().map(f)
-    })
-}
+    }
 
-/// Installs the engine with ready simulations.
-pub fn install(sims: Vec<Simulation>) {
-    ENGINE.with(|cell| {
-        if let Ok(mut guard) = cell.try_borrow_mut() {
+    /// Installs the engine with ready simulations.
+    pub fn install(self, sims: Vec<Simulation>) {
+        if let Some(mut guard) = self.cell().as_deref().and_then(|c| c.try_borrow_mut().ok()) {
             *guard = Some(Engine::new(sims));
         }
-    });
+    }
+}
+
+impl Default for EngineCell {
+    fn default() -> Self {
+        EngineCell::new()
+    }
 }
 
 /// Canvas ids of the stages of run A and run B.

@@ -8,7 +8,6 @@ use leptos::prelude::*;
 
 use crate::a11y::SkipLinks;
 use crate::defs::DefsToggle;
-use crate::engine;
 use crate::i18n::{self, tx, Locale};
 use crate::theme;
 use crate::ui::{use_ui, Ui};
@@ -16,8 +15,8 @@ use crate::ui::{use_ui, Ui};
 #[component]
 pub fn PageHeader() -> impl IntoView {
     let ui = use_ui();
-    let locale = i18n::locale();
-    let projector = theme::projector();
+    let locale = i18n::use_lang();
+    let projector = theme::use_theme();
 
     // at once (the panic view reads it), then whenever the language changes
     set_document_language(locale.get_untracked());
@@ -29,7 +28,7 @@ pub fn PageHeader() -> impl IntoView {
         }
     });
     Effect::new(move |prev: Option<()>| {
-        projector.track();
+        projector.projector();
         if prev.is_some() {
             redraw(ui);
         }
@@ -41,10 +40,10 @@ pub fn PageHeader() -> impl IntoView {
                 class="chip"
                 class:active=move || locale.get() == l
                 aria-pressed=move || (locale.get() == l).to_string()
-                lang=if l == Locale::Zh { "zh-CN" } else { "en" }
+                lang=l.html_lang()
                 aria-label=name
                 data-testid=format!("locale-{}", l.code())
-                on:click=move |_| i18n::set_locale(l)
+                on:click=move |_| locale.switch(l)
             >{text}</button>
         }
     };
@@ -63,11 +62,11 @@ pub fn PageHeader() -> impl IntoView {
                 </div>
                 <button
                     class="chip"
-                    class:active=move || projector.get()
-                    aria-pressed=move || projector.get().to_string()
+                    class:active=move || projector.projector()
+                    aria-pressed=move || projector.projector().to_string()
                     title=tx("app.projector_title")
                     data-testid="projector"
-                    on:click=move |_| theme::set_projector(!projector.get_untracked())
+                    on:click=move |_| projector.set(!projector.projector_untracked())
                 >{tx("app.projector")}</button>
                 <DefsToggle/>
             </div>
@@ -79,7 +78,7 @@ pub fn PageHeader() -> impl IntoView {
 fn set_document_language(l: Locale) {
     if let Some(doc) = window().document() {
         if let Some(root) = doc.document_element() {
-            let _ = root.set_attribute("lang", if l == Locale::Zh { "zh-CN" } else { "en" });
+            let _ = root.set_attribute("lang", l.html_lang());
         }
         doc.set_title(&i18n::lookup(l, "app.title"));
     }
@@ -87,7 +86,7 @@ fn set_document_language(l: Locale) {
 
 /// Canvases draw their words and colours when drawn: draw everything again now.
 fn redraw(ui: Ui) {
-    engine::with(|e| e.touch());
+    ui.engine.with(|e| e.touch());
     ui.refresh(true);
 }
 

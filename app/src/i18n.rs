@@ -3,58 +3,27 @@
 //! and [`tf`] for templates with `{name}` placeholders.
 //!
 //! The tables are not compiled in: the page fetches the language it shows ([`init`] before the
-//! first paint, [`set_locale`] on a switch). That keeps about 40 KB of gzipped text per build out
+//! first paint, [`Lang::switch`] on a switch). That keeps about 40 KB of gzipped text per build out
 //! of the wasm, and a learner downloads one language, not both (docs/wasm-size.md).
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use js_sys::futures::{spawn_local, JsFuture};
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Response;
 
-/// Languages of the lab.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Locale {
-    En,
-    Zh,
-}
+/// Languages of the lab (`app_model::locale`: reading tags, the language the page opens in).
+pub use app_model::locale::LocaleCode as Locale;
 
-impl Locale {
-    pub const ALL: [Locale; 2] = [Locale::En, Locale::Zh];
-
-    pub fn code(self) -> &'static str {
-        match self {
-            Locale::En => "en",
-            Locale::Zh => "zh",
-        }
-    }
-
-    /// `en`, `zh`, or a BCP 47 tag such as `zh-CN` / `en-GB`.
-    pub fn parse(s: &str) -> Option<Locale> {
-        let s = s.trim().to_ascii_lowercase();
-        if s == "zh" || s.starts_with("zh-") || s.starts_with("zh_") {
-            Some(Locale::Zh)
-        } else if s == "en" || s.starts_with("en-") || s.starts_with("en_") {
-            Some(Locale::En)
-        } else {
-            None
-        }
-    }
-
-    /// The browser's preferred language when it is one of ours, else English.
-    pub fn from_browser() -> Locale {
-        let nav = window().navigator();
-        let langs = nav.languages();
-        for i in 0..langs.length() {
-            if let Some(l) = langs.get(i).as_string().and_then(|s| Locale::parse(&s)) {
-                return l;
-            }
-        }
-        nav.language().and_then(|s| Locale::parse(&s)).unwrap_or(Locale::En)
-    }
+/// The browser's preferred language when it is one of ours, else English.
+pub fn browser_locale() -> Locale {
+    let nav = window().navigator();
+    let mut tags: Vec<String> = nav.languages().iter().filter_map(|v| v.as_string()).collect();
+    tags.extend(nav.language());
+    Locale::preferred(tags.iter().map(String::as_str))
 }
 
 type Table = HashMap<String, String>;
@@ -64,10 +33,77 @@ type Table = HashMap<String, String>;
 /// text. The address is relative to the page, like the wasm's own: the lab works under any path.
 const PARTS: [&str; 3] = ["ui", "features", "lessons"];
 
-thread_local! {
-    /// The tables fetched so far, indexed like [`Locale::ALL`].
-    static TABLES: RefCell<[Option<Rc<Table>>; 2]> = const { RefCell::new([None, None]) };
-    static LOCALE: RefCell<Option<RwSignal<Locale>>> = const { RefCell::new(None) };
+/// The tables fetched so far, indexed like [`Locale::ALL`]. A cache of constant data, not page
+/// state: a language's table is fetched once and never changes (which language the page shows is
+/// [`Lang`], in context).
+static TABLES: [OnceLock<Table>; 2] = [OnceLock::new(), OnceLock::new()];
+
+/// The language on screen for code outside the reactive tree (the canvases draw at animation
+/// frames, with no reactive owner): a copy [`Lang::set`] keeps, read by [`t_untracked`]; Chinese
+/// when true. The page's language itself is the [`Lang`] signal.
+static SHOWN_ZH: AtomicBool = AtomicBool::new(false);
+
+fn shown() -> Locale {
+    if SHOWN_ZH.load(Ordering::Relaxed) {
+        Locale::Zh
+    } else {
+        Locale::En
+    }
+}
+
+/// The page's language: a signal provided once by the app ([`provide`]); components take it with
+/// [`use_lang`], listeners outside the reactive owner use the copy they captured at mount.
+#[derive(Clone, Copy)]
+pub struct Lang(RwSignal<Locale>);
+
+impl Lang {
+    /// The language shown (tracked).
+    pub fn get(self) -> Locale {
+        self.0.get()
+    }
+
+    pub fn get_untracked(self) -> Locale {
+        self.0.get_untracked()
+    }
+
+    pub fn track(self) {
+        self.0.track();
+    }
+
+    /// Shows `l` (its tables must be here: [`Lang::switch`] fetches them first).
+    pub fn set(self, l: Locale) {
+        SHOWN_ZH.store(l == Locale::Zh, Ordering::Relaxed);
+        if self.0.get_untracked() != l {
+            self.0.set(l);
+        }
+    }
+
+    /// Switches the language: at once when its tables are here, else once they have been fetched
+    /// (the page keeps the current language meanwhile, never showing keys).
+    pub fn switch(self, l: Locale) {
+        if loaded(l) {
+            self.set(l);
+            return;
+        }
+        spawn_local(async move {
+            match load(l).await {
+                Ok(()) => self.set(l),
+                Err(e) => web_sys::console::error_1(&format!("the {} texts could not be loaded: {e}", l.code()).into()),
+            }
+        });
+    }
+}
+
+/// Makes the language [`init`] loaded the page's, for every component below (once, at mount).
+pub fn provide() -> Lang {
+    let lang = Lang(RwSignal::new(shown()));
+    provide_context(lang);
+    lang
+}
+
+/// The page's language, as provided at mount.
+pub fn use_lang() -> Lang {
+    expect_context::<Lang>()
 }
 
 fn index(l: Locale) -> usize {
@@ -77,12 +113,12 @@ fn index(l: Locale) -> usize {
     }
 }
 
-fn table(l: Locale) -> Option<Rc<Table>> {
-    TABLES.with(|t| t.borrow()[index(l)].clone())
+fn table(l: Locale) -> Option<&'static Table> {
+    TABLES[index(l)].get()
 }
 
 fn loaded(l: Locale) -> bool {
-    TABLES.with(|t| t.borrow()[index(l)].is_some())
+    table(l).is_some()
 }
 
 /// Fetches one language's tables (all parts at once) unless they are here already.
@@ -106,7 +142,7 @@ pub async fn load(l: Locale) -> Result<(), String> {
             serde_json::from_str(&text.as_string().unwrap_or_default()).map_err(|e| failed(e.to_string()))?;
         all.extend(part);
     }
-    TABLES.with(|t| t.borrow_mut()[index(l)] = Some(Rc::new(all)));
+    let _ = TABLES[index(l)].set(all);
     Ok(())
 }
 
@@ -114,52 +150,27 @@ fn js_text(e: &JsValue) -> String {
     e.as_string().or_else(|| js_sys::JSON::stringify(e).ok().map(String::from)).unwrap_or_default()
 }
 
-/// The language the page opens in: `?locale=`, else the language inside a `lab=` share link,
-/// else the browser's (the same order `share::init` applies them in).
-pub fn initial_locale() -> Locale {
-    let q = crate::address::query();
-    let from_link = || {
-        let state = app_model::share::ShareState::decode(q.lab.as_deref()?.trim()).ok()?;
-        Locale::parse(state.locale.as_deref()?)
-    };
-    q.locale.and_then(|l| Locale::parse(l.code())).or_else(from_link).unwrap_or_else(Locale::from_browser)
-}
-
-/// Loads the page's language before anything is drawn, so the first paint is already in it.
-/// With no table at all the lab could only show keys: then the error is returned to be shown.
-pub async fn init() -> Result<(), String> {
-    let l = initial_locale();
+/// Loads the page's language before anything is drawn, so the first paint is already in it
+/// ([`provide`] then makes it the page's). With no table at all the lab could only show keys:
+/// then the error is returned to be shown.
+pub async fn init(q: &app_model::query::Query) -> Result<(), String> {
+    let l = q.opening_locale(browser_locale);
     let first = load(l).await;
-    if first.is_ok() {
-        locale().set(l);
-        return first;
-    }
-    // the other language rather than keys
-    let other = if l == Locale::En { Locale::Zh } else { Locale::En };
-    load(other).await.map_err(|e| format!("{} ({e})", first.unwrap_err()))?;
-    locale().set(other);
+    let shown = if first.is_ok() {
+        l
+    } else {
+        // the other language rather than keys
+        load(l.other()).await.map_err(|e| format!("{} ({e})", first.unwrap_err()))?;
+        l.other()
+    };
+    SHOWN_ZH.store(shown == Locale::Zh, Ordering::Relaxed);
     Ok(())
 }
 
-/// Switches the language: at once when its tables are here, else once they have been fetched
-/// (the page keeps the current language meanwhile, never showing keys).
-pub fn set_locale(l: Locale) {
-    if loaded(l) {
-        locale().set(l);
-        return;
-    }
-    spawn_local(async move {
-        match load(l).await {
-            Ok(()) => locale().set(l),
-            Err(e) => web_sys::console::error_1(&format!("the {} texts could not be loaded: {e}", l.code()).into()),
-        }
-    });
-}
-
-/// The locale signal (created on first use with the browser's language). Set it through
-/// [`set_locale`], which fetches the language's tables first.
-pub fn locale() -> RwSignal<Locale> {
-    LOCALE.with(|cell| *cell.borrow_mut().get_or_insert_with(|| RwSignal::new(Locale::from_browser())))
+/// The language shown, tracked in a reactive owner (a view, an effect, a memo) and read from the
+/// copy elsewhere (an event listener, an animation frame).
+fn current() -> Locale {
+    use_context::<Lang>().map_or_else(shown, Lang::get)
 }
 
 /// Text for `key` in `locale`; falls back to the other loaded language, then to the key itself.
@@ -170,12 +181,12 @@ pub fn lookup(locale: Locale, key: &str) -> String {
 
 /// Whether a key exists (in the tables loaded; the languages hold the same keys).
 pub fn has(key: &str) -> bool {
-    TABLES.with(|t| t.borrow().iter().flatten().any(|t| t.contains_key(key)))
+    TABLES.iter().filter_map(OnceLock::get).any(|t| t.contains_key(key))
 }
 
 /// Text for `key` in the current locale; tracks the locale signal.
 pub fn t(key: &str) -> String {
-    lookup(locale().get(), key)
+    lookup(current(), key)
 }
 
 /// The text for `key` as a reactive closure: `{tx("metrics.title")}` in a view, or
@@ -187,7 +198,7 @@ pub fn tx(key: &'static str) -> impl Fn() -> String + Copy + Send + Sync + 'stat
 
 /// Like [`t`] without tracking (event handlers, canvas drawing).
 pub fn t_untracked(key: &str) -> String {
-    lookup(locale().get_untracked(), key)
+    lookup(shown(), key)
 }
 
 /// Template text with `{name}` placeholders filled from `args`.
@@ -195,35 +206,8 @@ pub fn tf(key: &str, args: &[(&str, String)]) -> String {
     fill(&t(key), args)
 }
 
-/// Fills `{name}` placeholders; unknown names stay as written.
-pub fn fill(template: &str, args: &[(&str, String)]) -> String {
-    let mut out = String::with_capacity(template.len() + 16);
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        match after.find('}') {
-            Some(close) => {
-                let name = &after[..close];
-                match args.iter().find(|(n, _)| *n == name) {
-                    Some((_, v)) => out.push_str(v),
-                    None => {
-                        out.push('{');
-                        out.push_str(name);
-                        out.push('}');
-                    }
-                }
-                rest = &after[close + 1..];
-            }
-            None => {
-                out.push_str(&rest[open..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+/// Fills `{name}` placeholders; unknown names stay as written (host-tested in app-model).
+pub use app_model::messages::fill;
 
 /// A message of `app_model::messages` in the current language (tracks the locale): its key's
 /// text with each placeholder filled (labels and units translated, lists joined).
@@ -239,12 +223,7 @@ pub fn msg(m: &app_model::messages::Msg) -> String {
                 Arg::Label(k) => t(k),
                 Arg::Msg(inner) => msg(inner),
                 Arg::Or(list) => list.iter().map(msg).collect::<Vec<_>>().join(&t("msg.or")),
-                Arg::List(items) => match items.split_last() {
-                    Some((last, head)) if !head.is_empty() => {
-                        format!("{}{}{last}", head.join(&t("msg.list_sep")), t("msg.list_last"))
-                    }
-                    _ => items.join(""),
-                },
+                Arg::List(items) => app_model::messages::list_words(items, &t("msg.list_sep"), &t("msg.list_last")),
             };
             (*name, v)
         })

@@ -211,7 +211,9 @@ pub fn scroll_to(selector: &str) {
 }
 
 thread_local! {
-    /// The `(prefers-reduced-motion: reduce)` media query list, once asked.
+    /// The `(prefers-reduced-motion: reduce)` media query list, once asked. Not page state: a
+    /// handle on the browser's own live answer, kept so the stage does not ask for a new one at
+    /// every frame (a JavaScript object is not `Send`, so it cannot be a plain `static`).
     static MOTION: std::cell::OnceCell<Option<wasm_bindgen::JsValue>> = const { std::cell::OnceCell::new() };
 }
 

@@ -16,21 +16,22 @@ use watch::{begin_watch, moment_text, shown_watch, skip_to_explanation, stage_ma
 pub use watch::{follow_stage, StageCallouts};
 
 use app_model::jobs::{Runs, Status};
-use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState, Watching};
+use app_model::tabs::explain;
+use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState};
+use app_model::tabs::lesson_view::AfterRun;
 use app_model::tabs::progress::{self, Progress};
+use lab_content::lessons::{self as core, Lesson, Outcome, LESSONS};
+use lab_content::sweep::SweepParam;
 use leptos::prelude::*;
-use lab_content::lessons::{self as core, Lesson, Outcome, LESSONS, SAFE_ZONE_RATES};
 use sim_core::metrics::Summary;
-use lab_content::sweep::{SweepParam, SweepPoint};
 use sim_core::Scenario;
 use wasm_bindgen::JsCast;
 
 use crate::address;
-use crate::format;
 use crate::i18n::{self, t, tf};
 use crate::kit::{self, text, Jobs};
 use crate::sweep_panel;
-use crate::ui::{use_ui, Ui, MAX_SPEED, MIN_SPEED};
+use crate::ui::{use_ui, Ui};
 
 /// Class the page puts on the element a lesson points at.
 const HIGHLIGHT_CLASS: &str = "lesson-highlight";
@@ -43,81 +44,15 @@ fn variant_label(id: &str, variant: &str) -> String {
     i18n::t_untracked(&format!("lesson.{id}.variant.{variant}"))
 }
 
-/// The numbers of an outcome as an explanation quotes them, formatted by the name's suffix:
-/// `_ms` a plain number of milliseconds ("1,848"), `_gib` one decimal, attainment, waste and hit
-/// rates as percentages, goodput and throughput whole tokens/s, `usd_*` three decimals, ratios and
-/// growth factors one decimal, counts whole.
-pub fn format_number(name: &str, v: f64) -> String {
-    if !v.is_finite() {
-        return format::NONE.to_string();
-    }
-    if name.ends_with("_ms") {
-        if v >= 100.0 {
-            format::int(v.round() as u64)
-        } else if v >= 10.0 {
-            format!("{v:.1}")
-        } else {
-            format!("{v:.2}")
-        }
-    } else if name.ends_with("_gib") {
-        format!("{v:.1}")
-    } else if name.contains("attainment") || name.contains("waste") || name.contains("hit_rate") {
-        format::pct(v)
-    } else if name.contains("goodput") || name.contains("throughput") {
-        format::int(v.max(0.0).round() as u64)
-    } else if name.starts_with("usd_") {
-        format!("{v:.3}")
-    } else if name == "ratio" || name.ends_with("_growth") {
-        format!("{v:.1}")
-    } else if v.fract() == 0.0 && v >= 0.0 {
-        format::int(v as u64)
-    } else {
-        format::rate(v)
-    }
-}
-
-fn fill_outcome(template: &str, o: &Outcome) -> String {
-    let args: Vec<(&str, String)> = o.numbers.iter().map(|(k, v)| (*k, format_number(k, *v))).collect();
-    i18n::fill(template, &args)
-}
-
-/// A lesson's outcome on `seed` (the lessons' default seed when none), computed in one go (the
-/// browser tests compare the page with it).
+/// A lesson's outcome on `seed`, computed in one go (the browser tests compare the page with it).
 pub fn outcome_json(id: &str, seed: Option<u32>) -> String {
-    let Some(lesson) = core::find(id) else {
-        return serde_json::json!({ "error": format!("no lesson {id:?}") }).to_string();
-    };
-    let seed = seed.map_or(core::DEFAULT_SEED, u64::from);
-    let (sums, o) = lesson.run(seed);
-    let numbers: serde_json::Map<String, serde_json::Value> =
-        o.numbers.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
-    let runs: Vec<serde_json::Value> = lesson
-        .scenarios(seed)
-        .iter()
-        .zip(&sums)
-        .map(|(r, s)| {
-            serde_json::json!({
-                "variant": r.variant,
-                "ttft_p99_ms": s.all.ttft_ms.p99,
-                "kv_peak_bytes": s.memory.kv_peak_bytes,
-            })
-        })
-        .collect();
-    serde_json::json!({ "id": id, "seed": seed, "answer": o.answer, "numbers": numbers, "sentences": o.sentences, "runs": runs })
-        .to_string()
+    explain::outcome_json(id, seed)
 }
 
 /// The explanation: the sentences the outcome says, each filled with the runs' numbers.
 fn explanation(id: &str, o: &Outcome) -> String {
-    let mut out = String::new();
-    for s in &o.sentences {
-        // a space between sentences, none after a full-width stop (Chinese runs on)
-        if !out.is_empty() && !out.ends_with(['。', '！', '？', '：', '；', '）']) {
-            out.push(' ');
-        }
-        out.push_str(&fill_outcome(&text_of(id, &format!("say.{s}")), o));
-    }
-    out
+    let args = explain::outcome_args(o);
+    explain::join_sentences(o.sentences.iter().map(|s| i18n::fill(&t(&explain::sentence_key(id, s)), &args)))
 }
 
 /// The page's seed: lessons run on it.
@@ -192,10 +127,7 @@ impl Ctx {
 
     /// Plays the finished runs on the stage again from t = 0 (the runs are put back first).
     fn replay(self, lesson: &'static Lesson) {
-        let w = self
-            .panel
-            .with_untracked(|p| p.finished().map(|f| Watching::new(lesson, f.seed, &f.sums, (MIN_SPEED, MAX_SPEED))));
-        match w {
+        match self.panel.with_untracked(|p| p.watching(lesson)) {
             Some(w) => {
                 set_step(self.ui, Step::Run);
                 begin_watch(self.ui, lesson, w);
@@ -219,33 +151,22 @@ impl Ctx {
                 Status::Finished(Ok(runs)) => runs,
             };
             let sums: Vec<Summary> = runs.into_iter().map(|r| r.summary).collect();
-            let Some((answer, predicted)) = panel.try_update(|p| {
-                let f = p.finish(lesson, variants.clone(), sums);
-                (f.outcome.answer, f.predicted)
-            }) else {
-                return;
-            };
-            let correct = predicted.map(|p| p == answer);
+            let Some(fin) = panel.try_update(|p| p.finish(lesson, variants.clone(), sums).clone()) else { return };
             progress.update(|pr| {
-                pr.record(lesson.id, correct == Some(true));
+                pr.record(lesson.id, fin.correct() == Some(true));
                 kit::storage_set(progress::STORAGE_KEY, &pr.to_text());
             });
-            address::post_event(
-                "lesson-completed",
-                serde_json::json!({ "id": lesson.id, "predicted": predicted, "answer": answer, "correct": correct }),
-            );
-            // watching: the lesson's runs play on the stage from t = 0, the explanation follows;
-            // else the lab on the page catches up, so the numbers it shows are the ones the text
-            // quotes
-            if ui.lesson.with_untracked(|l| l.as_ref().is_some_and(|(id, s)| id == lesson.id && *s == Step::Run)) {
-                let w = panel.with_untracked(|p| {
-                    p.finished().map(|f| Watching::new(lesson, f.seed, &f.sums, (MIN_SPEED, MAX_SPEED)))
-                });
-                if let Some(w) = w {
-                    begin_watch(ui, lesson, w);
+            address::post_event("lesson-completed", fin.completed_event());
+            let at_run =
+                ui.lesson.with_untracked(|l| l.as_ref().is_some_and(|(id, s)| id == lesson.id && *s == Step::Run));
+            match AfterRun::of(at_run, ui.finished()) {
+                AfterRun::Watch => {
+                    if let Some(w) = panel.with_untracked(|p| p.watching(lesson)) {
+                        begin_watch(ui, lesson, w);
+                    }
                 }
-            } else if !ui.finished() {
-                ui.fast_forward.set(true);
+                AfterRun::CatchUp => ui.fast_forward.set(true),
+                AfterRun::Nothing => {}
             }
         });
     }
@@ -255,27 +176,11 @@ impl Ctx {
     }
 }
 
-/// Elements of the lab a highlight key points at: a selector and, optionally, the ancestor to mark.
-fn highlight_targets(key: &str) -> &'static [(&'static str, Option<&'static str>)] {
-    match key {
-        "ttft.p99" => &[("[data-testid=\"metric-ttft-p99\"]", None)],
-        "ttft.mean" => &[("[data-testid=\"metric-ttft-mean\"]", None)],
-        "prefix.hit" => &[("[data-testid=\"metric-prefix-cache\"]", None)],
-        "itl.p99" => &[("[data-testid=\"metric-itl-p99\"]", None)],
-        "tpot.mean" => &[("[data-testid=\"metric-tpot-mean\"]", None)],
-        "goodput" => &[("[data-testid=\"metric-goodput\"]", Some(".kv"))],
-        "hbm" => &[("[data-testid^=\"hbm-gauge\"] .gauge", None)],
-        "oom" => &[("[data-testid=\"count-oom-restarts\"]", Some(".count"))],
-        "cost" => &[("[data-testid=\"metric-cost-good\"]", Some(".kv"))],
-        _ => &[],
-    }
-}
-
 /// Marks the elements `key` points at with [`HIGHLIGHT_CLASS`] and unmarks the rest.
 fn apply_highlight(key: Option<&str>) {
     let doc = document();
     let mut targets: Vec<web_sys::Element> = Vec::new();
-    for (sel, up) in key.map(highlight_targets).unwrap_or(&[]) {
+    for (sel, up) in key.map(explain::highlight_targets).unwrap_or(&[]) {
         let Ok(list) = doc.query_selector_all(sel) else { continue };
         for i in 0..list.length() {
             let Some(el) = list.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else { continue };
@@ -302,6 +207,7 @@ fn apply_highlight(key: Option<&str>) {
 #[component]
 pub fn LessonsPanel() -> impl IntoView {
     let ui = use_ui();
+    let lang = crate::i18n::use_lang();
     let panel = RwSignal::new(LessonPanel::default());
     let cx = Ctx {
         ui,
@@ -339,7 +245,7 @@ pub fn LessonsPanel() -> impl IntoView {
     // screen-reader users continue where the content changed.
     let last = StoredValue::new(None::<(String, Step)>);
     kit::effect(Box::new(move || {
-        i18n::locale().track();
+        lang.track();
         let cur = ui.lesson.get();
         let lesson = cur.as_ref().and_then(|(id, _)| core::find(id));
         let step = cur.as_ref().map_or(Step::Setup, |(_, s)| *s);
@@ -427,20 +333,9 @@ fn draw_safe_zone(cx: Ctx) {
         return;
     }
     let _ = canvas.set_attribute("data-drawn", "1");
-    let points: Vec<SweepPoint> = cx.finished.with_untracked(|r| {
-        r.as_ref()
-            .map(|f| {
-                SAFE_ZONE_RATES
-                    .iter()
-                    .zip(&f.sums)
-                    .map(|(v, s)| SweepPoint { value: *v, summary: Some(s.clone()), error: None, problem: None })
-                    .collect()
-            })
-            .unwrap_or_default()
-    });
-    let slo = core::find("safe-zone").and_then(|l| {
-        l.scenarios(core::DEFAULT_SEED).first().and_then(|r| r.scenario.classes.first().and_then(|c| c.slo.ttft_ms))
-    });
+    let points =
+        cx.finished.with_untracked(|r| r.as_ref().map(|f| explain::safe_zone_points(&f.sums)).unwrap_or_default());
+    let slo = explain::safe_zone_slo();
     sweep_panel::draw("lesson-sweep-chart-good", "lesson-sweep-chart-ttft", SweepParam::RatePerS, &points, slo);
 }
 

@@ -78,17 +78,24 @@ const CALM_TICK_MS: u32 = 150;
 /// which is how the browser tests check the error view.
 pub fn start() {
     panic_view::install();
-    js_sys::futures::spawn_local(async {
-        if let Err(e) = i18n::init().await {
+    let query = address::read();
+    js_sys::futures::spawn_local(async move {
+        if let Err(e) = i18n::init(&query).await {
             panic_view::texts_missing(&e);
             return;
         }
-        mount_to_body(App);
-        if address::query().panic {
+        let panic = query.panic;
+        mount_to_body(move || view! { <App query=query/> });
+        if panic {
             panic!("panic requested by the ?panic query parameter");
         }
     });
 }
+
+/// The engine of the mounted page, for the test hooks below: they are called from JavaScript,
+/// outside the page's reactive tree, so the app registers its engine's handle here at mount.
+/// It is that handle only (a `Copy` key), not the engine: the engine stays in the app's owner.
+static MOUNTED: std::sync::OnceLock<engine::EngineCell> = std::sync::OnceLock::new();
 
 /// Runs a built-in preset to its end and returns the summary JSON (for comparing with the CLI).
 pub fn run_preset_json(id: &str) -> String {
@@ -97,29 +104,41 @@ pub fn run_preset_json(id: &str) -> String {
 
 /// Frame timings and live request counts, as JSON.
 pub fn stats_json() -> String {
-    engine::with(|e| {
-        let live = e.live_counts();
-        let now = e.runs.first().map_or(0.0, |r| r.sim.now() as f64 / 1e6);
-        e.stats.json(&[
-            ("live_a", live.first().copied().unwrap_or(0) as f64),
-            ("live_b", live.get(1).copied().unwrap_or(0) as f64),
-            ("sim_time_s", now),
-        ])
-    })
-    .unwrap_or_else(|| "{}".to_string())
+    MOUNTED
+        .get()
+        .and_then(|engine| {
+            engine.with(|e| {
+                let live = e.live_counts();
+                let now = e.runs.first().map_or(0.0, |r| r.sim.now() as f64 / 1e6);
+                e.stats.json(&[
+                    ("live_a", live.first().copied().unwrap_or(0) as f64),
+                    ("live_b", live.get(1).copied().unwrap_or(0) as f64),
+                    ("sim_time_s", now),
+                ])
+            })
+        })
+        .unwrap_or_else(|| "{}".to_string())
 }
 
 /// Forgets the frame timings collected so far.
 pub fn reset_stats() {
-    engine::with(|e| e.stats.reset());
+    if let Some(engine) = MOUNTED.get() {
+        engine.with(|e| e.stats.reset());
+    }
 }
 
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App(query: app_model::query::Query) -> impl IntoView {
+    // the page's state, each part provided once for every component below
+    let lang = i18n::provide();
+    let theme = theme::provide();
+    let address = address::provide(query);
     let ui = Ui::new();
     ui::provide(ui);
+    let _ = MOUNTED.set(ui.engine);
+    let page = share::Links::provide(ui, lang, theme, address);
     // a shared link, embed mode, language and colour profile from the address
-    share::init(ui);
+    page.init();
     start_runs(ui);
 
     // Any change of a draft (or of A/B mode) restarts the runs from t = 0.
@@ -135,7 +154,7 @@ pub fn App() -> impl IntoView {
         ui.refresh(true);
     });
 
-    share::watch(ui);
+    page.watch();
     lessons::follow_stage(ui);
     start_animation(ui);
     gloo_timers::callback::Interval::new(CALM_TICK_MS, move || ui.refresh(false)).forget();
@@ -201,8 +220,8 @@ fn start_runs(ui: Ui) {
         }
     }
     if !sims.is_empty() {
-        engine::install(sims);
-        ui.set_infos(engine::with(|e| e.infos()).unwrap_or_default());
+        ui.engine.install(sims);
+        ui.set_infos(ui.engine.with(|e| e.infos()).unwrap_or_default());
     }
 }
 
@@ -221,16 +240,7 @@ fn on_key(ui: Ui, ev: &web_sys::KeyboardEvent) {
     match ev.key().as_str() {
         " " => {
             ev.prevent_default();
-            if ui.finished() {
-                ui.reset();
-            } else {
-                let on = ui.playing.get_untracked() || ui.fast_forward.get_untracked();
-                ui.playing.set(!on);
-                ui.fast_forward.set(false);
-                if on {
-                    ui.refresh(true);
-                }
-            }
+            ui.toggle_play();
         }
         "ArrowRight" => {
             ev.prevent_default();
@@ -256,7 +266,7 @@ fn frame(ui: Ui, perf: web_sys::Performance) {
         fast_forward: ui.fast_forward.get_untracked() && !held,
         fit_to_frame: ui.embed.get_untracked(),
     };
-    if let Some(out) = engine::with(|e| e.frame(input, &perf)) {
+    if let Some(out) = ui.engine.with(|e| e.frame(input, &perf)) {
         if out.all_finished && (input.playing || input.fast_forward) {
             ui.playing.set(false);
             ui.fast_forward.set(false);

@@ -1,9 +1,6 @@
 //! The built-in presets as the page names them: a scenario's title for headings (a preset's
 //! name in the current language) and a preset's one-line summary.
 
-use sim_core::presets::PRESETS;
-use sim_core::Scenario;
-
 use crate::i18n::t;
 
 /// A built-in preset's one-line summary in the current language (sim-core's English words when
@@ -20,12 +17,7 @@ pub fn preset_summary(id: &str) -> String {
 /// A scenario's name for headings: a built-in preset's name in the current language, any other
 /// name as written.
 pub fn scenario_title(name: &str) -> String {
-    thread_local! {
-        /// Each preset's name as its JSON gives it (the English one).
-        static NAMES: Vec<(&'static str, Option<String>)> =
-            PRESETS.iter().map(|p| (p.id, Scenario::from_json(p.json).ok().and_then(|s| s.name))).collect();
-    }
-    let preset = NAMES.with(|names| names.iter().find(|(_, n)| n.as_deref() == Some(name)).map(|(id, _)| *id));
+    let preset = app_model::link::preset_named(name);
     match preset.map(|id| format!("preset.{id}.name")) {
         Some(key) if crate::i18n::has(&key) => t(&key),
         _ => name.to_string(),

@@ -6,8 +6,9 @@
 
 use app_model::jobs::{Status, SweepJob};
 use app_model::tabs::sweep::{self as model, SweepForm, SweepRun};
-use leptos::prelude::*;
+use app_model::tabs::sweep_chart as chart;
 use lab_content::sweep::{Sweep, SweepParam, SweepPoint};
+use leptos::prelude::*;
 
 use crate::charts::{canvas_by_id, fit_canvas, Axis, Plot, Units};
 use crate::format;
@@ -175,7 +176,7 @@ fn results(st: State) -> AnyView {
             let knee_at = r.knee();
             let note = match knee_at {
                 Some((v, g)) => {
-                    let value = format!("{} {}", format::plain(v), param_unit(p)).trim().to_string();
+                    let value = chart::with_unit(v, param_unit(p));
                     let text =
                         tf("features.sweep.knee_text", &[("value", value), ("goodput", format::int(g.round() as u64))]);
                     Some(view! { <p class="knee-note" data-testid="sweep-knee">{text}</p> }.into_any())
@@ -187,17 +188,10 @@ fn results(st: State) -> AnyView {
                 ),
                 None => None,
             };
-            let heads = [
-                param_label(p),
-                t("features.num.throughput"),
-                t("features.num.goodput"),
-                t("features.num.attainment"),
-                t("features.num.ttft_p99"),
-                t("features.num.tpot_p99"),
-            ]
-            .into_iter()
-            .map(|h| view! { <th scope="col">{h}</th> })
-            .collect_view();
+            let heads = std::iter::once(param_label(p))
+                .chain(chart::COLUMNS.iter().map(|k| t(k)))
+                .map(|h| view! { <th scope="col">{h}</th> })
+                .collect_view();
             let rows = r.points.iter().map(|pt| point_row(pt, knee_at)).collect_view();
             Some(view! {
                 {note}
@@ -220,16 +214,7 @@ fn point_row(pt: &SweepPoint, knee_at: Option<(f64, f64)>) -> AnyView {
         Some(s) => {
             let is_knee = knee_at.is_some_and(|k| k.0 == pt.value);
             let tag = is_knee.then(|| view! { " "<span class="knee-tag">{t("features.sweep.knee")}</span> });
-            let cells = [
-                format::rate(s.all.throughput.output_tokens_per_s),
-                format::rate(s.all.goodput.output_tokens_per_s),
-                format::pct(s.all.goodput.slo_attainment),
-                format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99),
-                format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99),
-            ]
-            .into_iter()
-            .map(|c| view! { <td class="num">{c}</td> })
-            .collect_view();
+            let cells = chart::cells(s).map(|c| view! { <td class="num">{c}</td> }).collect_view();
             view! { <tr data-testid="sweep-point" class:hl-row=is_knee><th scope="row">{value}{tag}</th>{cells}</tr> }
                 .into_any()
         }
@@ -250,6 +235,7 @@ fn point_row(pt: &SweepPoint, knee_at: Option<(f64, f64)>) -> AnyView {
 #[component]
 pub fn SweepPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
     let ui = use_ui();
+    let lang = crate::i18n::use_lang();
     let st = State {
         ui,
         form: RwSignal::new(SweepForm::default()),
@@ -264,7 +250,7 @@ pub fn SweepPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
     on_cleanup(move || handle.remove());
     kit::effect(Box::new(move || {
         resized.track();
-        i18n::locale().track();
+        lang.track();
         if !visible.get() {
             return;
         }
@@ -314,78 +300,50 @@ pub fn charts(prefix: &'static str, param: Signal<SweepParam>) -> AnyView {
 }
 
 pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoint], slo: Option<f64>) {
-    let ok: Vec<(f64, &sim_core::Summary)> =
-        points.iter().filter_map(|p| p.summary.as_ref().map(|s| (p.value, s))).collect();
-    let (mut lo, mut hi) =
-        points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.value), b.max(p.value)));
-    if !lo.is_finite() {
-        (lo, hi) = (0.0, 1.0);
-    }
-    if hi <= lo {
-        let pad = if lo > 0.0 { lo * 0.1 } else { 1.0 };
-        (lo, hi) = ((lo - pad).max(0.0), hi + pad);
-    }
-    let xa = Axis::Linear { min: lo, max: hi };
+    let series = chart::series(points, slo);
+    let xa = Axis::Linear { min: series.x.0, max: series.x.1 };
     let knob = param_label(param);
-    let unit = param_unit(param);
     let empty = i18n::t_untracked("features.sweep.empty");
+    let knee = model::knee_seen(points);
 
     if let Some((ctx, w, h)) = canvas_by_id(good_id).and_then(|c| fit_canvas(&c, 300.0, CHART_H)) {
-        let y_max = ok
-            .iter()
-            .map(|(_, s)| s.all.throughput.output_tokens_per_s.max(s.all.goodput.output_tokens_per_s))
-            .fold(0.0, f64::max);
         let title = i18n::fill(&i18n::t_untracked("features.sweep.chart_good"), &[("knob", knob.clone())]);
-        let mut plot = Plot::new(&ctx, w, h, &title, xa, Units::Share, Axis::zero_to(y_max.max(1.0)), Units::Count);
-        let thr: Vec<(f64, f64)> = ok.iter().map(|(v, s)| (*v, s.all.throughput.output_tokens_per_s)).collect();
-        let good: Vec<(f64, f64)> = ok.iter().map(|(v, s)| (*v, s.all.goodput.output_tokens_per_s)).collect();
-        plot.line(&thr, THROUGHPUT, &[], 3.0);
-        plot.line(&good, GOOD, &[], 2.0);
-        for &(x, y) in &thr {
+        let mut plot = Plot::new(&ctx, w, h, &title, xa, Units::Share, Axis::zero_to(series.y_max), Units::Count);
+        plot.line(&series.throughput, THROUGHPUT, &[], 3.0);
+        plot.line(&series.goodput, GOOD, &[], 2.0);
+        for &(x, y) in &series.throughput {
             plot.dot(x, y, THROUGHPUT, 3.0);
         }
-        for &(x, y) in &good {
+        for &(x, y) in &series.goodput {
             plot.dot(x, y, GOOD, 3.5);
         }
-        if let Some((kv, kg)) = app_model::tabs::sweep::knee_seen(points) {
-            let label = i18n::fill(
-                &i18n::t_untracked("features.sweep.knee_at"),
-                &[("value", format!("{} {unit}", format::plain(kv)).trim().to_string())],
-            );
-            plot.vline(kv, KNEE, &label);
+        if let Some((kv, kg)) = knee {
+            let at = chart::with_unit(kv, param_unit(param));
+            plot.vline(kv, KNEE, &i18n::fill(&i18n::t_untracked("features.sweep.knee_at"), &[("value", at)]));
             plot.dot(kv, kg, KNEE, 6.0);
         }
         plot.legend(&i18n::t_untracked("features.sweep.legend_throughput"), THROUGHPUT, &[]);
         plot.legend(&i18n::t_untracked("features.sweep.legend_goodput"), GOOD, &[]);
-        if ok.is_empty() {
+        if series.ran == 0 {
             plot.note(&empty);
         }
     }
 
     if let Some((ctx, w, h)) = canvas_by_id(ttft_id).and_then(|c| fit_canvas(&c, 300.0, CHART_H)) {
-        let ttft: Vec<(f64, f64)> =
-            ok.iter().filter(|(_, s)| s.all.ttft_ms.count > 0).map(|(v, s)| (*v, s.all.ttft_ms.p99)).collect();
-        let (mut ylo, mut yhi) = ttft.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| (a.min(p.1), b.max(p.1)));
-        if let Some(s) = slo {
-            ylo = ylo.min(s);
-            yhi = yhi.max(s);
-        }
-        if !ylo.is_finite() {
-            (ylo, yhi) = (10.0, 1000.0);
-        }
+        let (ylo, yhi) = series.ttft_range;
         let title = i18n::fill(&i18n::t_untracked("features.sweep.chart_ttft"), &[("knob", knob)]);
         let plot = Plot::new(&ctx, w, h, &title, xa, Units::Share, Axis::log_decades(ylo, yhi), Units::Ms);
-        plot.line(&ttft, TTFT, &[], 2.0);
-        for &(x, y) in &ttft {
+        plot.line(&series.ttft, TTFT, &[], 2.0);
+        for &(x, y) in &series.ttft {
             plot.dot(x, y, TTFT, 3.5);
         }
         if let Some(s) = slo {
             plot.hline(s, SLO, &i18n::fill(&i18n::t_untracked("features.sweep.slo_line"), &[("value", format::ms(s))]));
         }
-        if let Some((kv, _)) = app_model::tabs::sweep::knee_seen(points) {
+        if let Some((kv, _)) = knee {
             plot.vline(kv, KNEE, "");
         }
-        if ttft.is_empty() {
+        if series.ttft.is_empty() {
             plot.note(&empty);
         }
     }

@@ -5,7 +5,7 @@
 //! canvas code reads through [`palette`] every time it draws, so a switch shows at the next frame.
 //! Text colours meet WCAG AA (4.5:1) on their backgrounds in both profiles.
 
-use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use leptos::prelude::*;
 
@@ -104,36 +104,58 @@ static PROJECTOR: Palette = Palette {
     title_weight: 700,
 };
 
-thread_local! {
-    static HIGH: Cell<bool> = const { Cell::new(false) };
-    static SIGNAL: std::cell::RefCell<Option<RwSignal<bool>>> = const { std::cell::RefCell::new(None) };
-}
+/// Whether the canvases draw in the projector profile: a copy [`Theme::set`] keeps for the
+/// drawing code, which runs at animation frames outside the reactive tree. The profile itself is
+/// the [`Theme`] signal.
+static PROJECTOR_ON: AtomicBool = AtomicBool::new(false);
 
 /// The palette of the active profile.
 pub fn palette() -> &'static Palette {
-    if HIGH.with(Cell::get) {
+    if PROJECTOR_ON.load(Ordering::Relaxed) {
         &PROJECTOR
     } else {
         &NORMAL
     }
 }
 
-/// Whether the projector profile is on (reactive).
-pub fn projector() -> RwSignal<bool> {
-    SIGNAL.with(|cell| *cell.borrow_mut().get_or_insert_with(|| RwSignal::new(false)))
+/// The colour profile: whether the projector profile is on (a signal provided once by the app,
+/// [`provide`]; components take it with [`use_theme`]).
+#[derive(Clone, Copy)]
+pub struct Theme(RwSignal<bool>);
+
+impl Theme {
+    /// Whether the projector profile is on (tracked).
+    pub fn projector(self) -> bool {
+        self.0.get()
+    }
+
+    pub fn projector_untracked(self) -> bool {
+        self.0.get_untracked()
+    }
+
+    /// Switches the profile: the body class for CSS, the flag for the canvases, the signal.
+    pub fn set(self, on: bool) {
+        PROJECTOR_ON.store(on, Ordering::Relaxed);
+        if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+            let list = body.class_list();
+            let _ = if on { list.add_1("projector") } else { list.remove_1("projector") };
+        }
+        if self.0.get_untracked() != on {
+            self.0.set(on);
+        }
+    }
 }
 
-/// Switches the profile: the body class for CSS, the flag for the canvases.
-pub fn set_projector(on: bool) {
-    HIGH.with(|h| h.set(on));
-    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
-        let list = body.class_list();
-        let _ = if on { list.add_1("projector") } else { list.remove_1("projector") };
-    }
-    let s = projector();
-    if s.get_untracked() != on {
-        s.set(on);
-    }
+/// Makes the colour profile (normal to begin with) the page's, for every component below.
+pub fn provide() -> Theme {
+    let theme = Theme(RwSignal::new(false));
+    provide_context(theme);
+    theme
+}
+
+/// The page's colour profile, as provided at mount.
+pub fn use_theme() -> Theme {
+    expect_context::<Theme>()
 }
 
 /// A line-dash pattern for `set_line_dash` (the stage's and the charts' dashed lines).

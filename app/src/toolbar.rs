@@ -1,8 +1,8 @@
 //! The transport bar: play, pause, step one iteration, speed (0.1× to 100× simulated time),
 //! run to the end, reset, seed, the A/B switch and the share link.
 
-use app_model::controls::{Range, Scale, LOG_STEPS};
-use app_model::transport::PlayState;
+use app_model::controls::LOG_STEPS;
+use app_model::transport::{restart_flash, sim_time_text, slider_to_speed, speed_to_slider, PlayAction, PlayState};
 use leptos::prelude::*;
 use sim_core::decimal::parse_f64;
 
@@ -10,18 +10,7 @@ use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::icon;
 use crate::share::ShareButton;
-use crate::ui::{use_ui, MAX_SPEED, MIN_SPEED};
-
-/// The speed slider: logarithmic from 0.1× to 100×, two significant digits.
-const SPEED: Range = Range::new(MIN_SPEED, MAX_SPEED, Scale::Log);
-
-fn speed_to_slider(v: f64) -> f64 {
-    SPEED.slider_of(MAX_SPEED, v)
-}
-
-fn slider_to_speed(x: f64) -> f64 {
-    SPEED.value_at(MAX_SPEED, x).clamp(MIN_SPEED, MAX_SPEED)
-}
+use crate::ui::use_ui;
 
 #[component]
 pub fn Toolbar() -> impl IntoView {
@@ -32,17 +21,16 @@ pub fn Toolbar() -> impl IntoView {
     // the state's code (data-state, for scripts) and its words
     let state = Memo::new(move |_| PlayState::of(held.get(), ui.fast_forward.get(), finished.get(), ui.playing.get()));
     let play_label = move || {
-        let (d, key) = if finished.get() {
-            (icon::REPLAY, "toolbar.replay")
-        } else if (ui.playing.get() || ui.fast_forward.get()) && !held.get() {
-            (icon::PAUSE, "toolbar.pause")
-        } else {
-            (icon::PLAY, "toolbar.play")
+        let action = PlayAction::of(finished.get(), ui.playing.get() || ui.fast_forward.get(), held.get());
+        let d = match action {
+            PlayAction::Replay => icon::REPLAY,
+            PlayAction::Pause => icon::PAUSE,
+            PlayAction::Play => icon::PLAY,
         };
-        view! { {icon::svg(d)}{t(key)} }
+        view! { {icon::svg(d)}{t(action.key())} }
     };
     let seed_locked = Memo::new(move |_| crate::control_field::locked_at(ui, "seed"));
-    let on_play = move |_| toggle_play(ui);
+    let on_play = move |_| ui.toggle_play();
     let seed = Memo::new(move |_| ui.drafts[0].with(|s| s.seed));
     let seed_err = RwSignal::new(None::<app_model::messages::Msg>);
     let set_seed = move |v: u64| {
@@ -150,29 +138,15 @@ pub fn Toolbar() -> impl IntoView {
                 // milliseconds show while paused, where a step may advance only a few
                 // data-us: the exact simulated time (a step may end an iteration within the
                 // millisecond the text shows)
-                <span data-testid="sim-time" data-us=move || format!("{:.0}", time() * 1e6)>{move || if ui.playing.get() { format!("{:.2}", time()) } else { format!("{:.3}", time()) }}</span>
+                <span data-testid="sim-time" data-us=move || format!("{:.0}", time() * 1e6)>{move || sim_time_text(time(), ui.playing.get())}</span>
                 " s"
                 <span class="warn" class:hidden=move || !ui.behind.get()>{tx("toolbar.behind")}</span>
-                // two animation names, alternated, so the note fades in again at every restart
                 <span
-                    class=move || match ui.restarts.get() { 0 => "flash hidden", n if n % 2 == 0 => "flash fa", _ => "flash fb" }
+                    class=move || restart_flash(ui.restarts.get())
                     data-testid="restarted"
                 >{tx("toolbar.restarted")}</span>
             </p>
         </div>
-    }
-}
-
-/// The play button's action: replay a finished run, pause a playing one, else play.
-fn toggle_play(ui: crate::ui::Ui) {
-    if ui.finished() {
-        ui.reset();
-    } else if ui.playing.get_untracked() || ui.fast_forward.get_untracked() {
-        ui.playing.set(false);
-        ui.fast_forward.set(false);
-        ui.refresh(true);
-    } else {
-        ui.playing.set(true);
     }
 }
 
@@ -194,7 +168,7 @@ pub fn PhoneBar() -> impl IntoView {
                 aria-label=label
                 title=label
                 disabled=move || held.get()
-                on:click=move |_| toggle_play(ui)
+                on:click=move |_| ui.toggle_play()
             >{move || icon::svg(if playing.get() { icon::PAUSE } else { icon::PLAY })}</button>
             <crate::metrics_panel::KeyNumbers run=app_model::Run::A/>
         </div>

@@ -3,16 +3,16 @@
 //! simple and shown in the page: every scenario change restarts from t = 0 with the same seed.
 
 use app_model::tabs::lesson::{Step, WatchState};
-use app_model::Run;
+use app_model::transport::PlayAction;
+use app_model::{page, Run};
 use leptos::prelude::*;
 use sim_core::presets;
 use sim_core::{Scenario, ScenarioError, Simulation};
 
-use crate::engine::{self, RunInfo, RunView};
+use crate::engine::{EngineCell, RunInfo, RunView};
 
 /// Speeds the slider spans, simulated seconds per wall-clock second.
-pub const MIN_SPEED: f64 = 0.1;
-pub const MAX_SPEED: f64 = 100.0;
+pub use app_model::transport::{MAX_SPEED, MIN_SPEED};
 
 /// Signals shared by every panel. `Copy`. Provided once at mount ([`provide`]); components
 /// take it with [`use_ui`]. Per-run arrays are indexed by [`Run::index`].
@@ -62,14 +62,14 @@ pub struct Ui {
     pub exercise: RwSignal<Option<String>>,
     /// Compact layout for iframes (`embed=1`).
     pub embed: RwSignal<bool>,
+    /// The simulations on screen and their stages (the animation loop reaches them through the
+    /// copy of `Ui` it captured at mount).
+    pub engine: EngineCell,
 }
 
 impl Ui {
     pub fn new() -> Ui {
-        let preset = presets::find(presets::DEFAULT_PRESET).or_else(|| presets::PRESETS.first());
-        let scenario = preset.and_then(|p| Scenario::from_json(p.json).ok()).unwrap_or_else(fallback_scenario);
-        let scenario = opening(scenario);
-        let id = preset.map(|p| p.id.to_string()).unwrap_or_default();
+        let (id, scenario) = page::opening_scenario();
         Ui {
             drafts: [RwSignal::new(scenario.clone()), RwSignal::new(scenario.clone())],
             origins: [RwSignal::new(scenario.clone()), RwSignal::new(scenario)],
@@ -93,6 +93,7 @@ impl Ui {
             preset_choices: RwSignal::new(0),
             exercise: RwSignal::new(None),
             embed: RwSignal::new(false),
+            engine: EngineCell::new(),
         }
     }
 
@@ -120,15 +121,15 @@ impl Ui {
     pub fn apply(&self, force: bool) {
         let n = self.run_count();
         let drafts: Vec<Scenario> = (0..n).map(|i| self.drafts[i].get_untracked()).collect();
-        let running = engine::with(|e| e.scenarios()).unwrap_or_default();
-        if !force && running.len() >= n && running[..n] == drafts[..] {
+        let running = self.engine.with(|e| e.scenarios()).unwrap_or_default();
+        if let page::Apply::Keep { drop_b } = page::apply(&running, &drafts, force) {
             for e in &self.errors {
                 if e.with_untracked(Option::is_some) {
                     e.set(None);
                 }
             }
-            if running.len() > n {
-                engine::with(|e| e.truncate(n));
+            if drop_b {
+                self.engine.with(|e| e.truncate(n));
                 self.infos[1].set(None);
                 self.views[1].set(None);
             }
@@ -151,7 +152,7 @@ impl Ui {
         if failed {
             return;
         }
-        let installed = engine::with(|e| {
+        let installed = self.engine.with(|e| {
             e.replace(sims);
             e.infos()
         });
@@ -179,14 +180,14 @@ impl Ui {
         // a class view beyond the classes on screen falls back to all classes
         let classes = infos.first().map_or(0, |i| i.class_names.len());
         let selected = self.class_view.get_untracked();
-        if selected.is_some_and(|c| c >= classes || classes <= 1) {
+        if page::class_view_after(selected, classes) != selected {
             self.class_view.set(None);
         }
     }
 
     /// Restarts every run from t = 0 with the scenarios on screen.
     pub fn reset(&self) {
-        if engine::with(|e| e.reset()).is_some() {
+        if self.engine.with(|e| e.reset()).is_some() {
             self.fast_forward.set(false);
             self.playing.set(true);
             self.restarts.update(|r| *r += 1);
@@ -281,47 +282,11 @@ impl Default for Ui {
     }
 }
 
-/// Arrivals per second of the page's default opening: twice the default preset's 8, so within
-/// a few seconds the queue builds behind max batch 32 (with most of the KV free) and the p99
-/// TTFT crosses its SLO. The preset itself is unchanged: choosing it gives its own numbers.
-pub const OPENING_RATE_PER_S: f64 = 16.0;
-
-/// The scenario the page opens on without parameters: the default preset under a rush.
-pub fn opening(mut s: sim_core::Scenario) -> sim_core::Scenario {
-    if let Some(c) = s.classes.first_mut() {
-        if let sim_core::scenario::Arrival::Poisson { rate_per_s } = &mut c.arrival {
-            *rate_per_s = OPENING_RATE_PER_S;
-        }
-    }
-    s
-}
-
-/// Used only if the built-in presets could not be read: a minimal valid chat scenario.
-fn fallback_scenario() -> Scenario {
-    let json = r#"{"version":1,"seed":7,"model":"llama-3-8b","gpu":"h100-sxm","dtype":"bf16","gpu_memory_utilization":0.9,
-      "scheduler":{"batching":"continuous","max_num_seqs":32,"max_num_batched_tokens":2048,"chunked_prefill":true,"kv_layout":"paged","max_model_len":8192},
-      "classes":[{"name":"chat","arrival":{"kind":"poisson","rate_per_s":8.0},"num_requests":2000,
-      "input_tokens":{"kind":"lognormal","mean":1000,"sigma":0.7},"output_tokens":{"kind":"lognormal","mean":250,"sigma":0.6},
-      "slo":{"ttft_ms":500,"tpot_ms":50}}]}"#;
-    match Scenario::from_json(json) {
-        Ok(s) => s,
-        Err(e) => {
-            // Not reachable with a valid literal; surfaces through the panic view if it ever is.
-            panic!("fallback scenario is invalid: {e}")
-        }
-    }
-}
-
-/// Paths of the values where two scenarios differ ("scheduler.batching"), the name aside.
-pub fn differences(a: &Scenario, b: &Scenario) -> Vec<String> {
-    app_model::ab::json_paths(a, b).into_iter().filter(|p| p != "name").collect()
-}
-
 impl Ui {
     /// Publishes fresh numbers from the engine (the calm tick, or right after a step).
     pub fn refresh(&self, force: bool) {
         let class = self.class_view.get_untracked();
-        let Some(Some(views)) = engine::with(|e| e.calm(force, class)) else { return };
+        let Some(Some(views)) = self.engine.with(|e| e.calm(force, class)) else { return };
         for i in 0..2 {
             let next = views.get(i).cloned();
             if self.views[i].with_untracked(|cur| *cur != next) {
@@ -337,7 +302,7 @@ impl Ui {
         }
         self.playing.set(false);
         self.fast_forward.set(false);
-        engine::with(|e| e.step_iteration());
+        self.engine.with(|e| e.step_iteration());
         self.refresh(true);
     }
 
@@ -349,6 +314,20 @@ impl Ui {
 
     pub fn withheld_untracked(&self) -> bool {
         self.lesson.with_untracked(|l| l.as_ref().is_some_and(|(_, s)| s.before_prediction()))
+    }
+
+    /// The play button and Space: replay a finished run, pause a running one, else play.
+    pub fn toggle_play(&self) {
+        let running = self.playing.get_untracked() || self.fast_forward.get_untracked();
+        match PlayAction::of(self.finished(), running, false) {
+            PlayAction::Replay => self.reset(),
+            PlayAction::Pause => {
+                self.playing.set(false);
+                self.fast_forward.set(false);
+                self.refresh(true);
+            }
+            PlayAction::Play => self.playing.set(true),
+        }
     }
 
     /// True when every run on screen has ended all its requests.

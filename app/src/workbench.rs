@@ -7,6 +7,7 @@
 //! [`crate::kit`]. The panels' state and rules live in `app_model::tabs`; these files only
 //! render them.
 
+use app_model::tabs::bench::{KeyMove, Opened, Tab};
 use leptos::prelude::*;
 use leptos::wasm_split::SplitLoaderError;
 
@@ -18,41 +19,6 @@ use crate::lessons::LessonsPanel;
 use crate::sweep_panel::SweepPanel;
 use crate::ui::use_ui;
 
-/// The workbench's tabs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tab {
-    Lessons,
-    Sweep,
-    Contract,
-    Exercises,
-}
-
-impl Tab {
-    const ALL: [Tab; 4] = [Tab::Lessons, Tab::Sweep, Tab::Contract, Tab::Exercises];
-
-    fn id(self) -> &'static str {
-        match self {
-            Tab::Lessons => "lessons",
-            Tab::Sweep => "sweep",
-            Tab::Contract => "contract",
-            Tab::Exercises => "exercises",
-        }
-    }
-
-    fn label(self) -> String {
-        match self {
-            Tab::Lessons => t("features.tab.lessons"),
-            Tab::Sweep => t("features.tab.sweep"),
-            Tab::Contract => t("features.tab.contract"),
-            Tab::Exercises => t("features.tab.exercises"),
-        }
-    }
-
-    fn index(self) -> usize {
-        Tab::ALL.iter().position(|x| *x == self).unwrap_or(0)
-    }
-}
-
 #[component]
 pub fn Workbench() -> impl IntoView {
     let ui = use_ui();
@@ -63,41 +29,27 @@ pub fn Workbench() -> impl IntoView {
         tab.set(Some(x));
     };
     // A lesson or an exercise opened (from a link, or from another panel) shows its tab.
-    let seen = StoredValue::new((None::<String>, None::<String>));
+    let seen = StoredValue::new(Opened::default());
     effect(Box::new(move || {
-        let lesson = ui.lesson.with(|l| l.as_ref().map(|(id, _)| id.clone()));
-        let exercise = ui.exercise.get();
-        let (was_lesson, was_exercise) = seen.get_value();
-        if lesson.is_some() && lesson != was_lesson && tab.get_untracked() != Some(Tab::Lessons) {
-            open(Tab::Lessons);
+        let now =
+            Opened { lesson: ui.lesson.with(|l| l.as_ref().map(|(id, _)| id.clone())), exercise: ui.exercise.get() };
+        if let Some(x) = seen.try_update_value(|seen| seen.follow(now, tab.get_untracked())).flatten() {
+            open(x);
         }
-        if exercise.is_some() && exercise != was_exercise && tab.get_untracked().is_none() {
-            open(Tab::Exercises);
-        }
-        seen.set_value((lesson, exercise));
     }));
 
     let tab_button = move |x: Tab| {
         let on = move || tab.get() == Some(x);
         let on_key = move |ev: web_sys::KeyboardEvent| {
-            let n = Tab::ALL.len() as isize;
-            let to: isize = match ev.key().as_str() {
-                // activating a tab opens it (a click on the open tab closes the workbench)
-                "Enter" | " " => {
-                    ev.prevent_default();
-                    open(x);
-                    return;
-                }
-                "ArrowRight" => x.index() as isize + 1,
-                "ArrowLeft" => x.index() as isize - 1,
-                "Home" => 0,
-                "End" => n - 1,
-                _ => return,
-            };
+            let Some(to) = x.on_key(&ev.key()) else { return };
             ev.prevent_default();
-            let next = Tab::ALL[to.rem_euclid(n) as usize];
-            open(next);
-            focus_id(format!("wb-tab-{}", next.id()));
+            match to {
+                KeyMove::Open => open(x),
+                KeyMove::To(next) => {
+                    open(next);
+                    focus_id(format!("wb-tab-{}", next.id()));
+                }
+            }
         };
         view! {
             <button
@@ -108,14 +60,17 @@ pub fn Workbench() -> impl IntoView {
                 id=format!("wb-tab-{}", x.id())
                 aria-controls=format!("wb-panel-{}", x.id())
                 aria-selected=text(Box::new(move || on().to_string()))
-                tabindex=move || if on() || (tab.get().is_none() && x == Tab::Lessons) { 0 } else { -1 }
+                tabindex=move || if x.tab_stop(tab.get()) { 0 } else { -1 }
                 data-testid=format!("wb-tab-{}", x.id())
-                on:click=move |_| if tab.get_untracked() == Some(x) { tab.set(None) } else { open(x) }
+                on:click=move |_| match x.clicked(tab.get_untracked()) {
+                    Some(x) => open(x),
+                    None => tab.set(None),
+                }
                 on:keydown=on_key
                 on:pointerenter=move |_| warm(x)
                 on:focus=move |_| warm(x)
             >
-                {text(Box::new(move || x.label()))}
+                {text(Box::new(move || t(x.key())))}
             </button>
         }
     };
@@ -207,6 +162,8 @@ tab_module!(exercises_tab, preload_exercises, () => Ok(view! { <ExercisesPanel/>
 /// is usually there by the click. A failure here is left to the click, which says so.
 fn warm(x: Tab) {
     leptos::task::spawn_local(async move {
+        // a `Result` with the `split` feature, `()` without
+        #[allow(clippy::let_unit_value)]
         let _ = match x {
             Tab::Lessons => preload_lessons().await,
             Tab::Sweep => preload_sweep().await,

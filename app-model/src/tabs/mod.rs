@@ -1,10 +1,14 @@
 //! The teaching tabs' state without the DOM: lessons, sweeps, the resource contract, exercises.
 
+pub mod bench;
 pub mod contract;
 pub mod exercise;
+pub mod explain;
 pub mod lesson;
+pub mod lesson_view;
 pub mod progress;
 pub mod sweep;
+pub mod sweep_chart;
 
 #[cfg(test)]
 mod tests {
@@ -13,7 +17,7 @@ mod tests {
 
     use std::collections::BTreeMap;
 
-    use super::{contract, exercise, lesson, progress, sweep};
+    use super::{bench, contract, exercise, explain, lesson, progress, sweep, sweep_chart};
 
     fn table(json: &str) -> BTreeMap<String, serde_json::Value> {
         serde_json::from_str(json).expect("a translation table is a JSON object")
@@ -46,6 +50,11 @@ mod tests {
             keys.push(f.label_key());
             keys.extend(contract::line_key(f.path));
         }
+        keys.extend(bench::Tab::ALL.iter().map(|t| t.key().to_string()));
+        keys.extend(contract::COLUMNS.iter().map(|k| k.to_string()));
+        keys.extend(sweep_chart::COLUMNS.iter().map(|k| k.to_string()));
+        keys.extend(explain::keys().into_iter().map(str::to_string));
+        keys.extend(exercise::metric_keys().into_iter().map(str::to_string));
         keys.extend(crate::locks::LOCKABLE.iter().map(|(_, k)| k.to_string()));
         keys.extend(exercise::CODE_KEYS.iter().map(|k| k.to_string()));
         for ex in lab_content::exercise::exercises() {

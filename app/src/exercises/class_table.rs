@@ -102,7 +102,7 @@ fn row(r: &ClassRow) -> impl IntoView {
         Some(false) => t("features.contract.fail"),
         None => format::NONE.into(),
     };
-    let score = r.score.map_or_else(|| format::NONE.to_string(), |s| format!("{}", format::rate(s)));
+    let score = r.score.map_or_else(|| format::NONE.to_string(), format::rate);
     let short: String = r.code.chars().take(14).collect();
     view! {
         <tr data-verdict=r.verdict.id() class=if r.verdict == RowVerdict::Verified { "ok" } else { "no" }>

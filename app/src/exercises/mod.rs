@@ -12,7 +12,9 @@ mod teacher;
 use teacher::{teacher, verifier};
 
 use app_model::share::Hidden;
-use app_model::tabs::exercise::{self as model, Attempts, CodeJob, CodeVerdict, Record, Teacher, STORAGE_KEY};
+use app_model::tabs::exercise::{
+    self as model, metric_value, Attempts, CodeJob, CodeVerdict, Record, RunsSeen, Teacher, STORAGE_KEY,
+};
 use leptos::prelude::*;
 
 use class_table::ClassTable;
@@ -22,9 +24,8 @@ use sim_core::metric::{Direction, Op};
 use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::kit::{self, button, data_url, storage_get, storage_set, Jobs};
-use crate::ui::{self, use_ui, Ui};
+use crate::ui::{use_ui, Ui};
 use crate::{address, share};
-use app_model::locks::covers as lock_covers;
 
 /// Local-storage key of the teacher-mode switch.
 const TEACHER_KEY: &str = "llm-serving-lab.teacher-mode";
@@ -90,44 +91,11 @@ fn solution(ex: &Exercise, recs: &[Record]) -> Option<AnyView> {
 
 /// A summary path in words: `classes.chat.ttft_ms.p99` → "p99 TTFT of class chat".
 fn metric_label(path: &str) -> String {
-    let (class, rest) = match path.strip_prefix("classes.") {
-        Some(r) => match r.split_once('.') {
-            Some((c, rest)) => (Some(c), rest),
-            None => (None, path),
-        },
-        None => (None, path),
-    };
-    let name = match rest {
-        "ttft_ms.p99" => t("features.num.ttft_p99"),
-        "ttft_ms.p95" => t("features.num.ttft_p95"),
-        "ttft_ms.mean" => t("features.num.ttft_mean"),
-        "tpot_ms.p99" => t("features.num.tpot_p99"),
-        "e2e_ms.p99" => t("features.num.e2e_p99"),
-        "goodput.slo_attainment" => t("features.num.attainment"),
-        "goodput.output_tokens_per_s" => t("features.num.goodput"),
-        "throughput.output_tokens_per_s" => t("features.num.throughput"),
-        "cost.usd_per_million_good_tokens" => t("features.num.cost_good"),
-        "cost.usd_per_million_output_tokens" => t("features.num.cost_output"),
-        "requests.oom_restarts" => t("features.num.oom"),
-        other => other.to_string(),
-    };
-    match class {
+    let m = model::metric_name(path);
+    let name = m.name.map_or_else(str::to_string, t);
+    match m.class {
         Some(c) => tf("features.ex.of_class", &[("metric", name), ("class", c.to_string())]),
         None => name,
-    }
-}
-
-fn metric_value(path: &str, v: f64) -> String {
-    if path.contains("_ms.") {
-        format::ms(v)
-    } else if path.ends_with("slo_attainment") {
-        format::pct(v)
-    } else if path.contains("usd") {
-        format::usd(v)
-    } else if path.ends_with("tokens_per_s") {
-        format!("{} tok/s", format::rate(v))
-    } else {
-        format::plain(v)
     }
 }
 
@@ -143,9 +111,10 @@ fn goal_text(metric: &str, op: Op, v: f64) -> String {
 #[derive(Clone, Copy)]
 struct State {
     ui: Ui,
+    links: share::Links,
     attempts: RwSignal<Attempts>,
     /// (exercise, restart count) of the last run looked at: each finished run counts once.
-    seen: StoredValue<Option<(String, u32)>>,
+    seen: StoredValue<RunsSeen>,
     note: RwSignal<Option<String>>,
     teacher: RwSignal<Teacher>,
     link: RwSignal<String>,
@@ -179,7 +148,7 @@ fn exercise(id: &str) -> Option<Exercise> {
 impl State {
     fn start(self, id: &str) {
         let ui = self.ui;
-        self.seen.set_value(Some((id.to_string(), ui.restarts.get_untracked())));
+        self.seen.update_value(|s| s.start(id, ui.restarts.get_untracked()));
         self.note.set(None);
         ui.open_exercise(id);
     }
@@ -223,18 +192,14 @@ impl State {
             return;
         }
         let r = ui.restarts.get_untracked();
-        if self.seen.get_value() == Some((id.clone(), r)) {
+        if !self.seen.try_update_value(|s| s.first_look(&id, r)).unwrap_or(false) {
             return;
         }
-        self.seen.set_value(Some((id.clone(), r)));
         let Some(ex) = exercises().into_iter().find(|e| e.id == id) else { return };
         let Some(summary) = ui.views[0].with_untracked(|v| v.as_ref().map(|v| v.summary.clone())) else { return };
         let Some(scenario) = ui.infos[0].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) else { return };
-        let changed = ui::differences(&ex.scenario, &scenario);
-        let locks = ui.locked.get_untracked();
-        let mut outside: Vec<String> =
-            changed.iter().filter(|p| locks.iter().any(|l| lock_covers(l, p))).map(|p| model::control_of(p)).collect();
-        outside.dedup();
+        let changed = app_model::page::differences(&ex.scenario, &scenario);
+        let outside = ui.locked.with_untracked(|locks| model::changed_under_locks(&changed, locks));
         if !outside.is_empty() {
             let names: Vec<String> = outside.iter().map(|c| control_label(c)).collect();
             self.note.set(Some(tf("features.ex.not_counted", &[("controls", names.join(", "))])));
@@ -309,9 +274,9 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
     // the teacher's locks (not another open exercise's) decide what this card offers
     let open = st.ui.exercise.get_untracked().and_then(|id| exercise(&id));
     let locks_now = st.ui.locked.with_untracked(|l| model::teacher_locks(l, open.as_ref()));
-    let allowed: Vec<String> = model::allowed_under(&ex, &locks_now).into_iter().map(control_label).collect();
-    let by_teacher: Vec<String> =
-        ex.allowed.iter().filter(|a| !allowed.contains(&control_label(a))).map(|a| control_label(a)).collect();
+    let (allowed, by_teacher) = model::card_controls(&ex, &locks_now);
+    let allowed: Vec<String> = allowed.into_iter().map(control_label).collect();
+    let by_teacher: Vec<String> = by_teacher.into_iter().map(control_label).collect();
     let by_teacher = (!by_teacher.is_empty()).then(|| {
         view! { <p class="small muted" data-testid="teacher-locked">{tf("features.class.teacher_locked", &[("controls", by_teacher.join(" · "))])}</p> }
     });
@@ -427,8 +392,9 @@ pub fn ExercisesPanel() -> impl IntoView {
     let ui = use_ui();
     let st = State {
         ui,
+        links: share::use_links(),
         attempts: RwSignal::new(Attempts::parse(storage_get(STORAGE_KEY).as_deref())),
-        seen: StoredValue::new(None),
+        seen: StoredValue::new(RunsSeen::default()),
         note: RwSignal::new(None),
         teacher: RwSignal::new(Teacher { chosen: ui.locked.get_untracked(), version: 0 }),
         link: RwSignal::new(String::new()),

@@ -38,7 +38,7 @@ pub(super) fn teacher(st: State) -> AnyView {
     let cb = |f: fn(State)| Callback::new(move |()| f(st));
     let make = cb(|st| {
         let locks = st.teacher.with_untracked(|t| t.chosen.clone());
-        st.link.set(share::teacher_url(&st.ui, &locks, &st.hide.get_untracked()))
+        st.link.set(st.links.teacher_url(&locks, &st.hide.get_untracked()))
     });
     let hide_boxes = Hidden::ALL
         .into_iter()

@@ -1,10 +1,10 @@
 //! The content of each step of a lesson: the note after set-up, the question and its choices,
 //! the run, the explanation with the runs' numbers, and what to try next.
 
-use leptos::prelude::*;
+use app_model::tabs::explain::{class_value, run_tag, CLASS_ROWS, ROWS};
 use lab_content::lessons::Lesson;
-use sim_core::metrics::{ClassSummary, Summary};
 use lab_content::sweep::SweepParam;
+use leptos::prelude::*;
 
 use super::{
     explanation, load_scenarios, moment_text, open, set_step, shown_watch, skip_to_explanation, text_of, variant_label,
@@ -14,8 +14,8 @@ use crate::format;
 use crate::i18n::{self, t, tf};
 use crate::kit::{self, actions, button};
 use crate::sweep_panel;
-use app_model::tabs::lesson::{self as model, Finished, Step};
-use app_model::Run;
+use app_model::tabs::lesson::{self as model, Finished, Step, Watching};
+use app_model::tabs::lesson_view::{self, StepShows};
 
 fn choice_text(id: &str, i: usize) -> String {
     text_of(id, &format!("choice.{i}"))
@@ -35,20 +35,13 @@ pub(super) fn step(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
     let id = lesson.id;
     match step {
         Step::Setup => {
-            let seed = super::page_seed(cx.ui);
-            let runs = lesson.scenarios(seed);
-            let same = lesson.watch.windows(2).all(|w| runs[w[0]].scenario.classes == runs[w[1]].scenario.classes);
-            let note = match lesson.watch.len() {
-                1 => t("features.lesson.loaded_one"),
-                _ if same => t("features.lesson.loaded_ab"),
-                _ => t("features.lesson.loaded_ab_other"),
-            };
-            let more = (runs.len() > lesson.watch.len()).then(|| {
-                let n = [("n", runs.len().to_string()), ("k", lesson.watch.len().to_string())];
+            let (note, more) = lesson_view::setup_note(lesson, super::page_seed(cx.ui));
+            let more = more.map(|(n, k)| {
+                let n = [("n", n.to_string()), ("k", k.to_string())];
                 view! { <p class="small muted">{tf("lessons.watch.more_runs", &n)}</p> }
             });
             view! {
-                <p class="lesson-note">{note}</p>
+                <p class="lesson-note">{t(note)}</p>
                 {more}
                 {actions(vec![
                     go(cx, "primary", Some("lesson-next"), "lessons.next", Step::Predict),
@@ -95,17 +88,24 @@ pub(super) fn step(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
             }
             .into_any()
         }
+        // the stage (and the watch) are read only when they decide: a view reruns on what it reads
         Step::Run => (move || {
-            if cx.finished.with(Option::is_some) && !cx.stage_ok.get() {
-                return paused(cx, lesson);
+            let finished = cx.finished.with(Option::is_some);
+            match StepShows::run_step(finished, !finished || cx.stage_ok.get()) {
+                StepShows::Paused => paused(cx, lesson),
+                _ => watch(cx, lesson),
             }
-            watch(cx, lesson)
         })
         .into_any(),
-        Step::Explain => (move || match cx.finished.get() {
-            Some(_) if !cx.stage_ok.get() && shown_watch(cx.ui, |_| ()).is_some() => paused(cx, lesson),
-            Some(fin) => explain(cx, lesson, fin),
-            None => view! { <h3>{t("lessons.running")}</h3> }.into_any(),
+        Step::Explain => (move || {
+            let finished = cx.finished.get();
+            let stage_ok = finished.is_none() || cx.stage_ok.get();
+            let watched = !stage_ok && shown_watch(cx.ui, |_| ()).is_some();
+            match (StepShows::explain_step(finished.is_some(), stage_ok, watched), finished) {
+                (StepShows::Paused, _) => paused(cx, lesson),
+                (StepShows::Explain, Some(fin)) => explain(cx, lesson, fin),
+                _ => view! { <h3>{t("lessons.running")}</h3> }.into_any(),
+            }
         })
         .into_any(),
         Step::Play => {
@@ -137,24 +137,21 @@ fn watch(cx: Ctx, lesson: &'static Lesson) -> AnyView {
     });
     let yours =
         move || cx.prediction.get().map(|p| choice_text(id, p)).unwrap_or_else(|| t("features.lesson.no_prediction"));
-    let playing = Memo::new(move |_| shown_watch(cx.ui, |w| (w.speed, w.durations_s.clone())));
+    let playing = Memo::new(move |_| shown_watch(cx.ui, Watching::clone));
     let body = move || {
-        let (speed, durations) = playing.get()?;
-        let longest = durations.iter().copied().fold(0.0, f64::max);
-        let wall = (longest / speed).round() as u64;
-        let note = tf("lessons.watch.note", &[("speed", format::speed(speed)), ("seconds", wall.to_string())]);
+        let w = playing.get()?;
+        let (runs, longest) = (w.durations_s.len(), w.longest_s());
+        let note = tf("lessons.watch.note", &[("speed", format::speed(w.speed)), ("seconds", w.wall_s().to_string())]);
         let now = Signal::derive(move || {
-            (0..durations.len())
-                .filter_map(|i| cx.ui.views[i].with(|v| v.as_ref().map(|v| v.now_s)))
-                .fold(0.0, f64::max)
+            (0..runs).filter_map(|i| cx.ui.views[i].with(|v| v.as_ref().map(|v| v.now_s))).fold(0.0, f64::max)
         });
-        let share = Signal::derive(move || if longest > 0.0 { now.get() / longest } else { 1.0 });
+        let share = Signal::derive(move || playing.with(|w| w.as_ref().map_or(1.0, |w| w.share(now.get()))));
         let label = Signal::derive(move || {
             tf("lessons.watch.progress", &[("now", format::sim_time(now.get())), ("total", format::sim_time(longest))])
         });
         let count = Signal::derive(move || {
             let now = now.get();
-            shown_watch(cx.ui, |w| (0..w.runs.len()).map(|s| w.passed(s, now).count()).sum::<usize>()).unwrap_or(0)
+            shown_watch(cx.ui, |w| w.noticed(now)).unwrap_or(0)
         });
         Some(view! {
             <p class="small lesson-watch-note">{note}</p>
@@ -210,12 +207,7 @@ fn moments_list(cx: Ctx) -> impl IntoView {
                 .moments
                 .iter()
                 .map(|m| {
-                    let run = w.stage_of(m.run).map(|s| Run::ALL[s.min(1)].label()).filter(|_| two);
-                    let time = format::sim_time(m.at_us as f64 / 1e6);
-                    let when = match run {
-                        Some(r) => format!("{r} · {time}"),
-                        None => time,
-                    };
+                    let when = w.moment_when(m, two, format::sim_time(m.at_us as f64 / 1e6));
                     view! { <li data-kind=m.kind.name()><span class="callout-time">{when}</span>" "{moment_text(m)}</li> }
                 })
                 .collect_view();
@@ -284,52 +276,17 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
     .into_any()
 }
 
-/// One row of the per-run numbers: label, value, the highlight key it belongs to.
-type Row = (fn() -> String, fn(&Summary) -> String, &'static str);
-
-const ROWS: [Row; 12] = [
-    (|| t("features.num.ttft_p99"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99), "ttft.p99"),
-    (|| t("features.num.ttft_mean"), |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.mean), "ttft.mean"),
-    (|| t("features.num.tpot_p99"), |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99), ""),
-    (|| t("features.num.tpot_mean"), |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.mean), "tpot.mean"),
-    (|| t("features.num.itl_p99"), |s| format::dist_ms(s.all.itl_ms.count, s.all.itl_ms.p99), "itl.p99"),
-    (|| t("features.num.throughput"), |s| format!("{} tok/s", format::rate(s.all.throughput.output_tokens_per_s)), ""),
-    (|| t("features.num.goodput"), |s| format!("{} tok/s", format::rate(s.all.goodput.output_tokens_per_s)), "goodput"),
-    (|| t("features.num.attainment"), |s| format::pct(s.all.goodput.slo_attainment), ""),
-    (|| t("features.num.cost_good"), |s| format::usd(s.cost.usd_per_million_good_tokens), "cost"),
-    (|| t("features.num.oom"), |s| format::int(s.all.requests.oom_restarts), "oom"),
-    (|| t("features.num.peak_running"), |s| format::int(s.memory.peak_running), ""),
-    (|| t("features.num.kv_peak"), |s| format::gib(s.memory.kv_peak_bytes), "hbm"),
-];
-
-/// One row of a class's numbers, for a lesson about that class.
-type ClassRow = (fn() -> String, fn(&ClassSummary) -> String, &'static str);
-
-const CLASS_ROWS: [ClassRow; 4] = [
-    (|| t("features.num.ttft_p99"), |c| format::dist_ms(c.ttft_ms.count, c.ttft_ms.p99), "ttft.p99"),
-    (|| t("features.num.tpot_p99"), |c| format::dist_ms(c.tpot_ms.count, c.tpot_ms.p99), ""),
-    (|| t("features.num.goodput"), |c| format!("{} tok/s", format::rate(c.goodput.output_tokens_per_s)), "goodput"),
-    (|| t("features.num.attainment"), |c| format::pct(c.goodput.slo_attainment), ""),
-];
-
 /// The focus class's rows first (a lesson about one class of traffic), then every class's.
 fn class_rows(lesson: &'static Lesson, fin: &Finished) -> AnyView {
     let Some(class) = lesson.focus_class else { return ().into_any() };
     CLASS_ROWS
         .iter()
-        .map(|(label, value, key)| {
-            let hl = !key.is_empty() && *key == model::highlight_key(lesson.highlight);
-            let cells = fin
-                .sums
-                .iter()
-                .map(|s| {
-                    let v = s.classes.get(class).map(value).unwrap_or_else(|| format::NONE.to_string());
-                    view! { <td class="num">{v}</td> }
-                })
-                .collect_view();
+        .map(|row| {
+            let cells =
+                fin.sums.iter().map(|s| view! { <td class="num">{class_value(row, s, class)}</td> }).collect_view();
             view! {
-                <tr class="class-row" class:hl-row=hl data-class=class>
-                    <th scope="row">{tf("features.lesson.class_row", &[("class", class.to_string()), ("what", label())])}</th>
+                <tr class="class-row" class:hl-row=row.highlighted(lesson) data-class=class>
+                    <th scope="row">{tf("features.lesson.class_row", &[("class", class.to_string()), ("what", t(row.label))])}</th>
                     {cells}
                 </tr>
             }
@@ -340,24 +297,20 @@ fn class_rows(lesson: &'static Lesson, fin: &Finished) -> AnyView {
 
 fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
     let focus = lesson.focus_class.is_some();
-    let two = fin.variants.len() == 2;
+    let n = fin.variants.len();
     let heads = fin
         .variants
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            let tag = if two { ["A · ", "B · "][i.min(1)] } else { "" };
-            view! { <th scope="col">{tag}{variant_label(lesson.id, v)}</th> }
-        })
+        .map(|(i, v)| view! { <th scope="col">{run_tag(i, n)}{variant_label(lesson.id, v)}</th> })
         .collect_view();
     let rows = ROWS
         .iter()
-        .map(|(label, value, key)| {
-            let hl = !focus && !key.is_empty() && *key == model::highlight_key(lesson.highlight);
-            let cells = fin.sums.iter().map(|s| view! { <td class="num">{value(s)}</td> }).collect_view();
-            let label = if focus { tf("features.lesson.all_row", &[("what", label())]) } else { label() };
+        .map(|row| {
+            let cells = fin.sums.iter().map(|s| view! { <td class="num">{(row.value)(s)}</td> }).collect_view();
+            let label = if focus { tf("features.lesson.all_row", &[("what", t(row.label))]) } else { t(row.label) };
             view! {
-                <tr class:hl-row=hl>
+                <tr class:hl-row=!focus && row.highlighted(lesson)>
                     <th scope="row">{label}</th>
                     {cells}
                 </tr>

@@ -4,14 +4,15 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use app_model::embed::{part_key, preview_box, EmbedForm};
 use app_model::query::Part;
+use app_model::share::EMBED_SIZES;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::{base_url, share_url, state_of};
+use super::{base_url, use_links};
 use crate::i18n::{t, tx};
-use crate::ui::use_ui;
 
 /// Copies `text` to the clipboard when the browser allows it; `done(true)` once copied (boxed:
 /// one copy of the function serves every caller).
@@ -74,7 +75,7 @@ fn focus_share_button() {
 /// The toolbar's Share button: makes the link, copies it when allowed, and shows it to copy by hand.
 #[component]
 pub fn ShareButton() -> impl IntoView {
-    let ui = use_ui();
+    let links = use_links();
     let link = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<&'static str>);
     let close = move || {
@@ -86,7 +87,7 @@ pub fn ShareButton() -> impl IntoView {
             link.set(None);
             return;
         }
-        let url = share_url(&ui, &[]);
+        let url = links.url();
         link.set(Some(url.clone()));
         status.set(None);
         copy_text(&url, Box::new(move |ok| status.set(Some(if ok { "share.copied" } else { "share.copy_hint" }))));
@@ -138,22 +139,17 @@ pub fn ShareButton() -> impl IntoView {
 /// button that says when it copied.
 #[component]
 fn EmbedCode() -> impl IntoView {
-    use app_model::query::embed_src;
-    use app_model::share::{embed_code, embed_size, EMBED_SIZES};
-    let ui = use_ui();
-    // the index into EMBED_SIZES, or EMBED_SIZES.len() for a custom size
-    let size = RwSignal::new(0usize);
-    let custom = RwSignal::new(("720".to_string(), "450".to_string()));
-    let parts = RwSignal::new(Part::EMBED_DEFAULT.to_vec());
+    let form = RwSignal::new(EmbedForm::default());
     let status = RwSignal::new(None::<&'static str>);
     let previewing = RwSignal::new(false);
-    let state = state_of(&ui, &[]);
-    let chosen = Memo::new(move |_| {
-        let i = size.get();
-        EMBED_SIZES.get(i).copied().map(Ok).unwrap_or_else(|| custom.with(|(w, h)| embed_size(w, h)))
-    });
-    let src = Memo::new(move |_| parts.with(|p| embed_src(&base_url(), &state, p)));
-    let code = move || chosen.get().map(|wh| embed_code(&src.get(), wh)).unwrap_or_default();
+    let state = use_links().state(&[]);
+    let base = base_url();
+    let chosen = Memo::new(move |_| form.with(EmbedForm::chosen));
+    let src = {
+        let (base, state) = (base.clone(), state.clone());
+        Memo::new(move |_| form.with(|f| f.src(&base, &state)))
+    };
+    let code = move || form.with(|f| f.code(&base, &state));
     let size_options = EMBED_SIZES
         .iter()
         .enumerate()
@@ -168,33 +164,21 @@ fn EmbedCode() -> impl IntoView {
                         type="checkbox"
                         data-testid=format!("embed-part-{}", p.name())
                         checked=Part::EMBED_DEFAULT.contains(&p)
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            parts.update(|v| {
-                                v.retain(|x| *x != p);
-                                if on {
-                                    v.push(p);
-                                }
-                            });
-                        }
+                        on:change=move |ev| form.update(|f| f.show_part(p, event_target_checked(&ev)))
                     />
-                    {tx(match p {
-                        Part::Stage => "features.embed.part.stage",
-                        Part::Metrics => "features.embed.part.metrics",
-                        Part::Hbm => "features.embed.part.hbm",
-                        Part::Charts => "features.embed.part.charts",
-                        Part::Controls => "features.embed.part.controls",
-                    })}
+                    {tx(part_key(p))}
                 </label>
             }
         })
         .collect_view();
-    let on_copy = move |_| {
-        status.set(None);
-        copy_text(
-            &code(),
-            Box::new(move |ok| status.set(Some(if ok { "features.embed.copied" } else { "features.embed.copy_hint" }))),
-        );
+    let on_copy = {
+        let code = code.clone();
+        move |_| {
+            status.set(None);
+            let done =
+                move |ok| status.set(Some(if ok { "features.embed.copied" } else { "features.embed.copy_hint" }));
+            copy_text(&code(), Box::new(done));
+        }
     };
     let custom_field = move |label: &'static str, id: &'static str, second: bool| {
         view! {
@@ -204,22 +188,21 @@ fn EmbedCode() -> impl IntoView {
                     type="number"
                     inputmode="numeric"
                     data-testid=id
-                    prop:value=move || custom.with(|c| if second { c.1.clone() } else { c.0.clone() })
+                    prop:value=move || form.with(|f| if second { f.custom.1.clone() } else { f.custom.0.clone() })
                     on:input=move |ev| {
                         let v = event_target_value(&ev);
-                        custom.update(|c| if second { c.1 = v } else { c.0 = v });
+                        form.update(|f| if second { f.custom.1 = v } else { f.custom.0 = v });
                     }
                 />
             </label>
         }
     };
-    let is_custom = move || size.get() >= EMBED_SIZES.len();
+    let is_custom = move || form.with(EmbedForm::is_custom);
     let preview = move || {
         chosen.get().ok().filter(|_| previewing.get()).map(|(w, h)| {
-            // scaled so that the frame fits the dialog's width
-            let scale = (300.0 / w as f64).min(1.0);
+            let (scale, bw, bh) = preview_box((w, h));
             view! {
-                <div class="embed-preview" style=format!("width:{}px;height:{}px", (w as f64 * scale).round(), (h as f64 * scale).round())>
+                <div class="embed-preview" style=format!("width:{bw}px;height:{bh}px")>
                     <iframe
                         data-testid="embed-preview"
                         title=tx("features.embed.preview")
@@ -237,7 +220,7 @@ fn EmbedCode() -> impl IntoView {
             <h3>{tx("features.embed.title")}</h3>
             <label class="embed-size-field">
                 {tx("features.embed.size")} " "
-                <select data-testid="embed-size" on:change=move |ev| size.set(event_target_value(&ev).parse().unwrap_or(0))>
+                <select data-testid="embed-size" on:change=move |ev| form.update(|f| f.choose_size(&event_target_value(&ev)))>
                     {size_options}
                     <option value=EMBED_SIZES.len().to_string()>{tx("features.embed.custom")}</option>
                 </select>

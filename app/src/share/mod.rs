@@ -17,7 +17,9 @@
 //! * The Share dialog also gives an embed code: an `<iframe>` for a chosen size and parts, with
 //!   a live preview.
 //!
-//! The Share dialog (the link, copying it, the embed code and its preview) is `dialog`.
+//! The Share dialog (the link, copying it, the embed code and its preview) is `dialog`; the
+//! decisions (the state a link carries, when the address takes a change, what Back brings back)
+//! are `app_model::address`.
 
 mod dialog;
 
@@ -25,96 +27,267 @@ pub(crate) use dialog::copy_text;
 pub use dialog::ShareButton;
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
+use app_model::address::{self as addr, AddressHistory, Follow};
 use app_model::link::{self, LinkProblem};
 use app_model::query::{Param, Part, Query};
-use app_model::share::ShareState;
+use app_model::share::{Hidden, ShareState};
 use app_model::tabs::lesson::Step;
 use app_model::Run;
+use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use serde_json::json;
 use sim_core::share::SHARE_VERSION;
 use wasm_bindgen::JsValue;
 
-use crate::address::{post_event, query};
-use crate::i18n::{self, tx, Locale};
-use crate::theme;
+use crate::address::{post_event, Address};
+use crate::i18n::{tx, Lang, Locale};
+use crate::theme::Theme;
 use crate::ui::Ui;
 
-thread_local! {
-    static PROBLEM: RefCell<Option<RwSignal<Option<LinkProblem>>>> = const { RefCell::new(None) };
+/// The page's share links and address: what they read and write, provided once by the app
+/// ([`Links::provide`]); components take it with [`use_links`]. `Copy`: the address listeners
+/// and timers keep the copy they captured at mount.
+#[derive(Clone, Copy)]
+pub struct Links {
+    ui: Ui,
+    lang: Lang,
+    theme: Theme,
+    address: Address,
+    /// The problem with the page's link, if there was one (shown until dismissed).
+    pub problem: RwSignal<Option<LinkProblem>>,
+    /// The address bar: what it holds, what the page opened with, the pending update.
+    bar: StoredValue<Rc<RefCell<AddressBar>>, LocalStorage>,
+}
+
+/// What [`Links`] keeps of the address bar.
+#[derive(Default)]
+struct AddressBar {
+    history: Option<AddressHistory>,
     /// The pending address update (dropping it cancels it).
-    static ADDRESS_TIMER: RefCell<Option<gloo_timers::callback::Timeout>> = const { RefCell::new(None) };
-    /// The state the address holds: a change that is a new history entry pushes one.
-    static ADDRESS_STATE: RefCell<Option<ShareState>> = const { RefCell::new(None) };
-    /// The state the page opened with: Back to the address it was opened at returns to it.
-    static OPENING_STATE: RefCell<Option<ShareState>> = const { RefCell::new(None) };
+    timer: Option<Timeout>,
 }
 
-/// The problem with the page's link, if there was one (shown until dismissed).
-pub fn link_problem() -> RwSignal<Option<LinkProblem>> {
-    PROBLEM.with(|cell| *cell.borrow_mut().get_or_insert_with(|| RwSignal::new(None)))
+/// The page's share links, as provided at mount.
+pub fn use_links() -> Links {
+    expect_context::<Links>()
 }
 
-/// Reads the page's address: embed mode, colour profile, the shared state, the language.
-/// Called once, before the simulations start, so the first run is already the shared one.
-pub fn init(ui: Ui) {
-    let q = query();
-    if q.embed {
-        ui.embed.set(true);
-        mark_embedded();
+/// The page's address without query and fragment.
+fn href() -> String {
+    window().location().href().unwrap_or_default()
+}
+
+pub(crate) fn base_url() -> String {
+    addr::base_of(&href()).to_string()
+}
+
+impl Links {
+    /// The address bar's cell (not generic: one copy of the arena's code serves every access).
+    fn bar(self) -> Rc<RefCell<AddressBar>> {
+        self.bar.get_value()
     }
-    mark_parts(&q);
-    if q.high_contrast {
-        theme::set_projector(true);
+
+    pub fn provide(ui: Ui, lang: Lang, theme: Theme, address: Address) -> Links {
+        let links = Links {
+            ui,
+            lang,
+            theme,
+            address,
+            problem: RwSignal::new(None),
+            bar: StoredValue::new_local(Rc::default()),
+        };
+        provide_context(links);
+        links
     }
-    let mut locale = None;
-    let mut opened = None;
-    if let Some(code) = &q.lab {
-        match link::open(code) {
-            Ok(state) => opened = Some(state),
-            Err(problem) => {
-                post_event("error", json!({ "kind": problem.event_kind(), "message": problem.message() }));
-                link_problem().set(Some(problem));
+
+    /// Reads the page's address: embed mode, colour profile, the shared state, the language.
+    /// Called once, before the simulations start, so the first run is already the shared one.
+    pub fn init(self) {
+        let ui = self.ui;
+        let q = self.address.get();
+        if q.embed {
+            ui.embed.set(true);
+            mark_embedded();
+        }
+        mark_parts(&q);
+        if q.high_contrast {
+            self.theme.set(true);
+        }
+        let mut opened = None;
+        if let Some(code) = &q.lab {
+            match link::open(code) {
+                Ok(state) => opened = Some(state),
+                Err(problem) => {
+                    post_event("error", json!({ "kind": problem.event_kind(), "message": problem.message() }));
+                    self.problem.set(Some(problem));
+                }
             }
         }
-    }
-    // preset=, lesson=, exercise= over (or instead of) the link
-    let state = q.opening(opened);
-    let teaching = state.as_ref().is_some_and(|s| s.lesson.is_some() || s.exercise.is_some());
-    if q.embed && !teaching {
-        // an embed without a lesson or exercise shows the lab alone
-        if let Some(body) = window().document().and_then(|d| d.body()) {
-            let _ = body.class_list().add_1("no-workbench");
+        // preset=, lesson=, exercise= over (or instead of) the link
+        let state = q.opening(opened);
+        if addr::embed_without_workbench(q.embed, state.as_ref()) {
+            if let Some(body) = window().document().and_then(|d| d.body()) {
+                let _ = body.class_list().add_1("no-workbench");
+            }
+        }
+        let mut locale = None;
+        if let Some(state) = state {
+            locale = state.locale.as_deref().and_then(Locale::parse);
+            // every lock a link carries is the teacher's: it holds for the whole visit
+            ui.teacher_locks.set(state.locked.clone());
+            restore(ui, state);
+        }
+        // `lesson=` and `exercise=` open what they name as the lab's own buttons do: the lesson's
+        // runs or the exercise's scenario on the stage, not the link's or the default one
+        if let Some(id) = &q.exercise {
+            ui.open_exercise(id);
+        }
+        if let Some(id) = q.lesson {
+            crate::lessons::open(ui, id);
+        }
+        if q.paused {
+            ui.playing.set(false);
+        }
+        if let Some(l) = q.locale.or(locale) {
+            self.lang.set(l);
         }
     }
-    if let Some(state) = state {
-        locale = state.locale.as_deref().and_then(Locale::parse);
-        apply(ui, state);
-    }
-    // `lesson=` and `exercise=` open what they name as the lab's own buttons do: the lesson's
-    // runs or the exercise's scenario on the stage, not the link's or the default one
-    if let Some(id) = &q.exercise {
-        ui.open_exercise(id);
-    }
-    if let Some(id) = q.lesson {
-        crate::lessons::open(ui, id);
-    }
-    if q.paused {
-        ui.playing.set(false);
-    }
-    if let Some(l) = q.locale.and_then(|l| Locale::parse(l.code())) {
-        locale = Some(l);
-    }
-    if let Some(l) = locale {
-        i18n::locale().set(l);
-    }
-}
 
-fn apply(ui: Ui, state: ShareState) {
-    // every lock a link carries is the teacher's: it holds for the whole visit
-    ui.teacher_locks.set(state.locked.clone());
-    restore(ui, state);
+    /// The lab's state as a shared link carries it. A draft that cannot run is replaced by the
+    /// configuration on screen, so the link always opens on something that runs. `with_lock`
+    /// adds controls to lock (a teacher's link) to those already locked.
+    pub fn state(self, with_lock: &[String]) -> ShareState {
+        let ui = self.ui;
+        let scenario = |i: usize| {
+            let on_screen = ui.infos[i].with_untracked(|x| x.as_ref().map(|x| x.scenario.clone()));
+            addr::shareable(ui.drafts[i].get_untracked(), on_screen.as_ref())
+        };
+        let mut s = ShareState::new(scenario(0));
+        if ui.ab.get_untracked() {
+            s.compare = Some(scenario(1));
+        }
+        if let Some((lesson, step)) = ui.lesson.get_untracked() {
+            s.lesson = Some(lesson);
+            s.step = Some(step.index());
+        }
+        s.exercise = ui.exercise.get_untracked();
+        s.locked = ui.locked.get_untracked();
+        s.lock_also(with_lock);
+        s.locale = Some(self.lang.get_untracked().code().to_string());
+        s.hide = ui.hidden.get_untracked();
+        s
+    }
+
+    /// A link that opens the full lab (not embedded) in this state.
+    pub fn url(self) -> String {
+        addr::link_to(&href(), &self.state(&[]))
+    }
+
+    /// A teacher's link: the lab as it is, `locks` locked for the whole visit, `hide` kept from
+    /// the students who open it.
+    pub fn teacher_url(self, locks: &[String], hide: &[Hidden]) -> String {
+        let mut s = self.state(locks);
+        s.hide_also(hide);
+        addr::link_to(&href(), &s)
+    }
+
+    /// Keeps the address bar on the current state (so a reload or a copied address reproduces
+    /// it), tells the parent window about refused configurations, and posts `ready` after the
+    /// first frame.
+    pub fn watch(self) {
+        let ui = self.ui;
+        self.bar().borrow_mut().history = Some(AddressHistory::new(self.state(&[])));
+        let _ = window_event_listener(leptos::ev::popstate, move |_| self.on_history());
+        Effect::new(move |prev: Option<()>| {
+            for d in &ui.drafts {
+                d.track();
+            }
+            ui.ab.track();
+            ui.lesson.track();
+            ui.exercise.track();
+            ui.locked.track();
+            self.lang.track();
+            if prev.is_some() {
+                // a new lesson, step, preset or exercise is written at once (Back returns to it);
+                // a slider drag changes the draft many times a second: written once it rests
+                let now = self.state(&[]);
+                let follow = self.bar().borrow().history.as_ref().map(|h| h.follow(&now));
+                match follow {
+                    Some(Follow::Now) => self.update_address(),
+                    _ => {
+                        let timer = Timeout::new(400, move || self.update_address());
+                        // the one pending before is dropped (cancelled) outside the borrow
+                        let _before = self.bar().borrow_mut().timer.replace(timer);
+                    }
+                }
+            }
+        });
+
+        Effect::new(move |prev: Option<Vec<Option<String>>>| {
+            let now: Vec<Option<String>> =
+                ui.errors.iter().map(|e| e.with(|e| e.as_ref().map(|e| e.to_string()))).collect();
+            let before = prev.unwrap_or_else(|| vec![None, None]);
+            for (i, (m, old)) in now.iter().zip(&before).enumerate() {
+                if let Some(m) = m.as_ref().filter(|m| Some(*m) != old.as_ref()) {
+                    let run = Run::at(i).label();
+                    post_event("error", json!({ "kind": "config", "run": run, "message": m }));
+                }
+            }
+            now
+        });
+
+        // the animation loop's first frame runs at the next animation frame; `ready` follows it
+        request_animation_frame(move || {
+            request_animation_frame(move || {
+                post_event(
+                    "ready",
+                    json!({
+                        "version": env!("CARGO_PKG_VERSION"),
+                        "state_version": SHARE_VERSION,
+                        "locale": self.lang.get_untracked().code(),
+                        "embed": ui.embed.get_untracked(),
+                    }),
+                );
+            });
+        });
+    }
+
+    /// Writes the current state into the address (a new history entry, or a rewrite of this one).
+    fn update_address(self) {
+        let _pending = self.bar().borrow_mut().timer.take();
+        let ui = self.ui;
+        let runs = if ui.ab.get_untracked() { 2 } else { 1 };
+        if (0..runs).any(|i| ui.drafts[i].with_untracked(|d| d.validate().is_err())) {
+            return;
+        }
+        let state = self.state(&[]);
+        let kept = self.address.with(|q| q.kept(&Param::SHOWN));
+        let url = addr::address_of(&href(), &kept, &state);
+        let new_entry = self.bar().borrow_mut().history.as_mut().is_some_and(|h| h.write(state));
+        if let Ok(history) = window().history() {
+            let _ = if new_entry {
+                history.push_state_with_url(&JsValue::NULL, "", Some(&url))
+            } else {
+                history.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+            };
+        }
+    }
+
+    /// Back and Forward: the address's state goes back onto the page (the teacher's locks stay).
+    fn on_history(self) {
+        let _pending = self.bar().borrow_mut().timer.take();
+        let search = window().location().search().unwrap_or_default();
+        let lab = Query::parse(&search).lab;
+        let state = self.bar().borrow_mut().history.as_mut().and_then(|h| h.returned_to(lab.as_deref()));
+        let Some(state) = state else { return };
+        if let Some(l) = state.locale.as_deref().and_then(Locale::parse) {
+            self.lang.set(l);
+        }
+        restore(self.ui, state);
+        self.ui.apply(false);
+    }
 }
 
 /// Puts a state's scenarios, lesson, exercise, locks and hidden parts onto the page.
@@ -134,65 +307,6 @@ fn restore(ui: Ui, state: ShareState) {
     ui.exercise.set(state.exercise);
     ui.locked.set(state.locked);
     ui.hidden.set(state.hide);
-}
-
-/// The lab's state as a shared link carries it. A draft that cannot run is replaced by the
-/// configuration on screen, so the link always opens on something that runs. `with_lock` adds
-/// controls to lock (a teacher's link) to those already locked.
-pub fn state_of(ui: &Ui, with_lock: &[String]) -> ShareState {
-    let scenario = |i: usize| {
-        let draft = ui.drafts[i].get_untracked();
-        if draft.validate().is_ok() {
-            draft
-        } else {
-            ui.infos[i].with_untracked(|x| x.as_ref().map(|x| x.scenario.clone())).unwrap_or(draft)
-        }
-    };
-    let mut s = ShareState::new(scenario(0));
-    if ui.ab.get_untracked() {
-        s.compare = Some(scenario(1));
-    }
-    if let Some((lesson, step)) = ui.lesson.get_untracked() {
-        s.lesson = Some(lesson);
-        s.step = Some(step.index());
-    }
-    s.exercise = ui.exercise.get_untracked();
-    let mut locked = ui.locked.get_untracked();
-    for f in with_lock {
-        if !locked.contains(f) {
-            locked.push(f.clone());
-        }
-    }
-    s.locked = locked;
-    s.locale = Some(i18n::locale().get_untracked().code().to_string());
-    s.hide = ui.hidden.get_untracked();
-    s
-}
-
-/// The page's address without query and fragment.
-fn base_url() -> String {
-    let href = window().location().href().unwrap_or_default();
-    let end = href.find(['?', '#']).unwrap_or(href.len());
-    href[..end].to_string()
-}
-
-/// A link that opens the full lab (not embedded) in this state; `with_lock` lists scenario field
-/// paths (`scheduler.isolation`, `classes[0].arrival.rate_per_s`, `seed`) the learner may not
-/// change.
-pub fn share_url(ui: &Ui, with_lock: &[String]) -> String {
-    format!("{}?lab={}", base_url(), state_of(ui, with_lock).encode())
-}
-
-/// A teacher's link: the lab as it is, `locks` locked for the whole visit, `hide` kept from the
-/// students who open it.
-pub fn teacher_url(ui: &Ui, locks: &[String], hide: &[app_model::share::Hidden]) -> String {
-    let mut s = state_of(ui, locks);
-    for h in hide {
-        if !s.hide.contains(h) {
-            s.hide.push(*h);
-        }
-    }
-    format!("{}?lab={}", base_url(), s.encode())
 }
 
 /// `view=` and `controls=`: a `hide-<part>` class on the body for each part not shown
@@ -221,114 +335,11 @@ fn mark_embedded() {
     }
 }
 
-/// Keeps the address bar on the current state (so a reload or a copied address reproduces it),
-/// tells the parent window about refused configurations, and posts `ready` after the first frame.
-pub fn watch(ui: Ui) {
-    let opening = state_of(&ui, &[]);
-    OPENING_STATE.with(|s| *s.borrow_mut() = Some(opening.clone()));
-    ADDRESS_STATE.with(|last| *last.borrow_mut() = Some(opening));
-    let _ = window_event_listener(leptos::ev::popstate, move |_| on_history(ui));
-    Effect::new(move |prev: Option<()>| {
-        for d in &ui.drafts {
-            d.track();
-        }
-        ui.ab.track();
-        ui.lesson.track();
-        ui.exercise.track();
-        ui.locked.track();
-        i18n::locale().track();
-        if prev.is_some() {
-            // a new lesson, step, preset or exercise is written at once (Back returns to it); a
-            // slider drag changes the draft many times a second: that is written once it rests
-            let new_entry = ADDRESS_STATE.with(|last| {
-                let now = state_of(&ui, &[]);
-                last.borrow().as_ref().is_some_and(|l| !l.same_entry(&now))
-            });
-            if new_entry {
-                update_address(ui);
-            } else {
-                let timer = gloo_timers::callback::Timeout::new(400, move || update_address(ui));
-                ADDRESS_TIMER.with(|t| *t.borrow_mut() = Some(timer));
-            }
-        }
-    });
-
-    Effect::new(move |prev: Option<Vec<Option<String>>>| {
-        let now: Vec<Option<String>> =
-            ui.errors.iter().map(|e| e.with(|e| e.as_ref().map(|e| e.to_string()))).collect();
-        let before = prev.unwrap_or_else(|| vec![None, None]);
-        for (i, (m, old)) in now.iter().zip(&before).enumerate() {
-            if let Some(m) = m.as_ref().filter(|m| Some(*m) != old.as_ref()) {
-                let run = Run::at(i).label();
-                post_event("error", json!({ "kind": "config", "run": run, "message": m }));
-            }
-        }
-        now
-    });
-
-    // the animation loop's first frame runs at the next animation frame; `ready` follows it
-    request_animation_frame(move || {
-        request_animation_frame(move || {
-            post_event(
-                "ready",
-                json!({
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "state_version": SHARE_VERSION,
-                    "locale": i18n::locale().get_untracked().code(),
-                    "embed": ui.embed.get_untracked(),
-                }),
-            );
-        });
-    });
-}
-
-/// Writes the current state into the address (history.replaceState: no new history entry).
-fn update_address(ui: Ui) {
-    ADDRESS_TIMER.with(|t| t.borrow_mut().take());
-    let runs = if ui.ab.get_untracked() { 2 } else { 1 };
-    if (0..runs).any(|i| ui.drafts[i].with_untracked(|d| d.validate().is_err())) {
-        return;
-    }
-    let state = state_of(&ui, &[]);
-    let mut params = query().kept(&Param::SHOWN);
-    params.push(format!("lab={}", state.encode()));
-    let url = format!("{}?{}", base_url(), params.join("&"));
-    let new_entry = ADDRESS_STATE.with(|last| {
-        let new = last.borrow().as_ref().is_some_and(|l| !l.same_entry(&state));
-        *last.borrow_mut() = Some(state);
-        new
-    });
-    if let Ok(history) = window().history() {
-        let _ = if new_entry {
-            history.push_state_with_url(&JsValue::NULL, "", Some(&url))
-        } else {
-            history.replace_state_with_url(&JsValue::NULL, "", Some(&url))
-        };
-    }
-}
-
-/// Back and Forward: the address's state goes back onto the page (the teacher's locks stay).
-fn on_history(ui: Ui) {
-    ADDRESS_TIMER.with(|t| t.borrow_mut().take());
-    let search = window().location().search().unwrap_or_default();
-    let state = match Query::parse(&search).lab {
-        Some(code) => link::open(&code).ok(),
-        None => OPENING_STATE.with(|s| s.borrow().clone()),
-    };
-    let Some(state) = state else { return };
-    ADDRESS_STATE.with(|last| *last.borrow_mut() = Some(state.clone()));
-    if let Some(l) = state.locale.as_deref().and_then(Locale::parse) {
-        i18n::locale().set(l);
-    }
-    restore(ui, state);
-    ui.apply(false);
-}
-
 /// Values of the address the page could not use: the parameter, what it was, what it may be
 /// (`app_model::query`'s words under a translated lead-in); the page goes on without them.
 #[component]
 pub fn QueryBanner() -> impl IntoView {
-    let problems = RwSignal::new(query().problems);
+    let problems = RwSignal::new(crate::address::use_address().with(|q| q.problems.clone()));
     move || {
         let list = problems.get();
         (!list.is_empty()).then(|| {
@@ -347,7 +358,7 @@ pub fn QueryBanner() -> impl IntoView {
 /// The message about a link that could not be opened: a translated lead-in, sim-core's words.
 #[component]
 pub fn LinkBanner() -> impl IntoView {
-    let problem = link_problem();
+    let problem = use_links().problem;
     let link = move || {
         problem.get().map(|p| {
             let lead = match p {

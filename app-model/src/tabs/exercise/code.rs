@@ -41,7 +41,7 @@ pub enum CodeVerdict {
     /// The code could not be read or turned into a runnable scenario.
     Refused(CodeProblem),
     /// The scenario ran; `check.verified` says whether every claim held.
-    Ran { code: ResultCode, exercise: Exercise, check: CodeCheck },
+    Ran { code: ResultCode, exercise: Box<Exercise>, check: CodeCheck },
     /// The scenario was accepted but the simulation refused it (its message).
     Failed(String),
 }
@@ -73,9 +73,11 @@ impl Job for CodeJob {
         let out = runs.step()?;
         Some(match out {
             Ok(results) => match results.first() {
-                Some(r) => {
-                    CodeVerdict::Ran { check: code.check(ex, &r.summary), code: code.clone(), exercise: ex.clone() }
-                }
+                Some(r) => CodeVerdict::Ran {
+                    check: code.check(ex, &r.summary),
+                    code: code.clone(),
+                    exercise: Box::new(ex.clone()),
+                },
                 None => CodeVerdict::Failed(String::new()),
             },
             Err(e) => CodeVerdict::Failed(e),

@@ -10,15 +10,17 @@ mod attempts;
 mod class;
 mod code;
 mod export;
+mod words;
 
 pub use attempts::{best, result_event, Attempts, Record};
 pub use class::{class_csv, codes_in, sort, ClassJob, ClassRow, RowVerdict, SortBy};
 pub use code::{code_of, problem_text, CodeJob, CodeVerdict, CODE_KEYS};
 pub use export::{columns, csv, export_json, iso_time, raw, settings_by_label};
+pub use words::{card_controls, changed_under_locks, metric_keys, metric_name, metric_value, MetricName, RunsSeen};
 
 use crate::locks::{self, LOCKABLE};
-use serde_json::Value;
 use lab_content::exercise::Exercise;
+use serde_json::Value;
 use sim_core::Scenario;
 
 /// Local-storage key of the name a student puts on their result codes.

@@ -1,0 +1,206 @@
+//! What a lesson's steps show, decided without the DOM: the set-up note (one run on the stage, or
+//! A and B on the same or on different traffic), the watch step's timings and count of moments,
+//! whether a step waits because the stage shows other runs, and a moment's time label.
+
+use lab_content::lessons::{Lesson, Moment};
+
+use super::lesson::{Finished, LessonPanel, Watching};
+use crate::transport::{MAX_SPEED, MIN_SPEED};
+
+impl LessonPanel {
+    /// The finished runs as the stage plays them (at the page's speeds), if they are here.
+    pub fn watching(&self, lesson: &'static Lesson) -> Option<Watching> {
+        self.finished().map(|f| Watching::new(lesson, f.seed, &f.sums, (MIN_SPEED, MAX_SPEED)))
+    }
+}
+
+impl Finished {
+    /// Whether the prediction was the outcome (`None` without a prediction).
+    pub fn correct(&self) -> Option<bool> {
+        self.predicted.map(|p| p == self.outcome.answer)
+    }
+
+    /// The `lesson-completed` event an embedding page receives.
+    pub fn completed_event(&self) -> serde_json::Value {
+        serde_json::json!({ "id": self.id, "predicted": self.predicted, "answer": self.outcome.answer, "correct": self.correct() })
+    }
+}
+
+/// What the page does when a lesson's runs finish.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterRun {
+    /// The lesson is still at its run step: its runs play on the stage, the explanation follows.
+    Watch,
+    /// The learner moved on: the lab on the page runs to its end, so the numbers it shows are
+    /// the ones the explanation quotes.
+    CatchUp,
+    /// The lab on the page has ended already.
+    Nothing,
+}
+
+impl AfterRun {
+    pub fn of(at_run_step: bool, page_finished: bool) -> AfterRun {
+        if at_run_step {
+            AfterRun::Watch
+        } else if !page_finished {
+            AfterRun::CatchUp
+        } else {
+            AfterRun::Nothing
+        }
+    }
+}
+
+/// The set-up step's note: its key, and (runs, shown) when the lesson runs more scenarios than
+/// the stage shows.
+pub fn setup_note(lesson: &Lesson, seed: u64) -> (&'static str, Option<(usize, usize)>) {
+    let runs = lesson.scenarios(seed);
+    let same = lesson.watch.windows(2).all(|w| runs[w[0]].scenario.classes == runs[w[1]].scenario.classes);
+    let key = match lesson.watch.len() {
+        1 => "features.lesson.loaded_one",
+        _ if same => "features.lesson.loaded_ab",
+        _ => "features.lesson.loaded_ab_other",
+    };
+    let more = (runs.len() > lesson.watch.len()).then_some((runs.len(), lesson.watch.len()));
+    (key, more)
+}
+
+impl Watching {
+    /// The longest stage run, simulated seconds.
+    pub fn longest_s(&self) -> f64 {
+        self.durations_s.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// About how long the watch takes, wall seconds.
+    pub fn wall_s(&self) -> u64 {
+        (self.longest_s() / self.speed).round() as u64
+    }
+
+    /// The share of the watch played when the furthest stage run is at `now_s`.
+    pub fn share(&self, now_s: f64) -> f64 {
+        let longest = self.longest_s();
+        if longest > 0.0 {
+            now_s / longest
+        } else {
+            1.0
+        }
+    }
+
+    /// Moments of every stage run passed at `now_s`.
+    pub fn noticed(&self, now_s: f64) -> usize {
+        (0..self.runs.len()).map(|s| self.passed(s, now_s).count()).sum()
+    }
+
+    /// When a moment happened, as the moments list says it: `A · 1.2 s` when two runs are on
+    /// the stage, the time alone else (`time` is the formatted simulated time).
+    pub fn moment_when(&self, m: &Moment, two_runs: bool, time: String) -> String {
+        match self.stage_of(m.run).map(|s| crate::Run::ALL[s.min(1)].label()).filter(|_| two_runs) {
+            Some(r) => format!("{r} · {time}"),
+            None => time,
+        }
+    }
+}
+
+/// What the run and explain steps show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepShows {
+    /// The stage no longer shows the lesson's runs: the lesson waits.
+    Paused,
+    /// The runs are computing, or play on the stage.
+    Watch,
+    /// The explanation.
+    Explain,
+    /// The explain step before its results: computing.
+    Computing,
+}
+
+impl StepShows {
+    /// The run step: paused once there are results and the stage shows other runs.
+    pub fn run_step(finished: bool, stage_ok: bool) -> StepShows {
+        if finished && !stage_ok {
+            StepShows::Paused
+        } else {
+            StepShows::Watch
+        }
+    }
+
+    /// The explain step: paused while the stage shows other runs of a watched lesson.
+    pub fn explain_step(finished: bool, stage_ok: bool, watched: bool) -> StepShows {
+        match finished {
+            true if !stage_ok && watched => StepShows::Paused,
+            true => StepShows::Explain,
+            false => StepShows::Computing,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lab_content::lessons::{DEFAULT_SEED, LESSONS};
+
+    #[test]
+    fn the_setup_note_says_one_run_or_a_and_b_and_how_many_more_ran() {
+        for l in LESSONS {
+            let (key, more) = setup_note(l, DEFAULT_SEED);
+            let runs = l.scenarios(DEFAULT_SEED).len();
+            if l.watch.len() == 1 {
+                assert_eq!(key, "features.lesson.loaded_one", "{}", l.id);
+            } else {
+                assert_ne!(key, "features.lesson.loaded_one", "{}", l.id);
+            }
+            assert_eq!(more.is_some(), runs > l.watch.len(), "{}", l.id);
+        }
+    }
+
+    #[test]
+    fn the_watch_plays_to_its_longest_run() {
+        let l = LESSONS.iter().find(|l| l.watch.len() == 2).expect("a lesson with A and B");
+        let mut sums = vec![sim_core::Summary::default(); l.scenarios(DEFAULT_SEED).len()];
+        sums[l.watch[0]].duration_s = 100.0;
+        sums[l.watch[1]].duration_s = 50.0;
+        let w = Watching::new(l, DEFAULT_SEED, &sums, (0.1, 100.0));
+        assert_eq!(w.longest_s(), 100.0);
+        assert_eq!(w.wall_s(), (100.0 / w.speed).round() as u64);
+        assert_eq!(w.share(25.0), 0.25);
+        assert_eq!(w.noticed(-1.0), 0);
+        let mut empty = w.clone();
+        empty.durations_s = vec![0.0, 0.0];
+        assert_eq!(empty.share(3.0), 1.0);
+        if let Some(m) = w.moments.first() {
+            assert_eq!(w.moment_when(m, false, "1 s".into()), "1 s");
+            assert!(w.moment_when(m, true, "1 s".into()).ends_with(" · 1 s"));
+        }
+    }
+
+    #[test]
+    fn a_finished_lesson_says_whether_the_prediction_was_right() {
+        let l = &LESSONS[0];
+        let (sums, outcome) = l.run(DEFAULT_SEED);
+        let mut panel = LessonPanel::default();
+        panel.follow(Some((l.id, super::super::lesson::Step::Predict)), DEFAULT_SEED);
+        assert!(panel.watching(l).is_none());
+        panel.choose(outcome.answer);
+        let variants = l.scenarios(DEFAULT_SEED).iter().map(|r| r.variant).collect();
+        let f = panel.finish(l, variants, sums).clone();
+        assert_eq!(f.correct(), Some(true));
+        let e = f.completed_event();
+        assert_eq!((e["id"].as_str(), e["correct"].as_bool()), (Some(l.id), Some(true)));
+        assert_eq!(panel.watching(l).map(|w| w.id), Some(l.id));
+        let none = Finished { predicted: None, ..f };
+        assert_eq!(none.correct(), None);
+        assert!(none.completed_event()["correct"].is_null());
+        assert_eq!(AfterRun::of(true, true), AfterRun::Watch);
+        assert_eq!(AfterRun::of(false, false), AfterRun::CatchUp);
+        assert_eq!(AfterRun::of(false, true), AfterRun::Nothing);
+    }
+
+    #[test]
+    fn a_step_waits_while_the_stage_shows_other_runs() {
+        assert_eq!(StepShows::run_step(true, false), StepShows::Paused);
+        assert_eq!(StepShows::run_step(false, false), StepShows::Watch);
+        assert_eq!(StepShows::run_step(true, true), StepShows::Watch);
+        assert_eq!(StepShows::explain_step(true, false, true), StepShows::Paused);
+        assert_eq!(StepShows::explain_step(true, false, false), StepShows::Explain);
+        assert_eq!(StepShows::explain_step(false, false, true), StepShows::Computing);
+    }
+}
