@@ -4,8 +4,6 @@
 //! bins, the preemption arrow, the glyphs, their flights, the restart shade and the footer.
 //! The places come from [`crate::stage_layout`]; the state from [`Stage`].
 
-use std::fmt::Write;
-
 use sim_core::Phase;
 
 use super::display::{Align, Dash, DisplayList, Font, Item, Measure, Role, Words};
@@ -32,12 +30,8 @@ impl Painter<'_> {
         self.list.items.push(item);
     }
     pub fn text(&mut self, x: f64, y: f64, font: Font, fill: Role, align: Align, s: &str) {
-        self.text_fmt(x, y, font, fill, align, format_args!("{s}"));
-    }
-    /// Text written straight into the list's text (no string of its own).
-    pub fn text_fmt(&mut self, x: f64, y: f64, font: Font, fill: Role, align: Align, s: std::fmt::Arguments) {
         let from = self.list.text.len() as u32;
-        let _ = self.list.text.write_fmt(s);
+        self.list.text.push_str(s);
         let to = self.list.text.len() as u32;
         self.push(Item::Text { x, y, font, fill, align, from, to });
     }
@@ -156,7 +150,7 @@ fn queue(p: &mut Painter, st: &Stage, g: &Geo) {
         } else {
             p.tr("stage.shared_queue", &[])
         };
-        let lines = wrap(&label, g.q1 - g.q0 - 12.0, |s| p.width(Font::Tiny, s));
+        let lines = wrap(&label, g.q1 - g.q0 - 12.0, &mut |s| p.width(Font::Tiny, s));
         for (i, line) in lines.iter().take(g.lane_label_rows).enumerate() {
             let y = y0 + 2.0 + g.fonts.tiny + i as f64 * g.fonts.line();
             p.text(g.q0 + 6.0, y, Font::Tiny, Role::Muted, Align::Left, line);
@@ -165,8 +159,8 @@ fn queue(p: &mut Painter, st: &Stage, g: &Geo) {
         if n > grid.cap {
             let (x, y) = grid.pos(grid.cap - 1);
             p.rect(x - grid.pitch * 2.5, y - grid.pitch / 2.0, grid.pitch * 3.0, grid.pitch, Role::Zone);
-            let more = format::int((n - grid.cap) as u64);
-            p.text_fmt(x + grid.pitch / 2.0, y + 3.5, Font::Tiny, Role::Text, Align::Right, format_args!("+{more}"));
+            let more = format!("+{}", format::int((n - grid.cap) as u64));
+            p.text(x + grid.pitch / 2.0, y + 3.5, Font::Tiny, Role::Text, Align::Right, &more);
         }
     }
 }
@@ -352,13 +346,14 @@ fn footer(p: &mut Painter, st: &Stage, g: &Geo, rd: &Readings) {
     } else {
         p.tr("stage.waiting_first", &[])
     };
-    let mut lines: Vec<(f64, String)> =
-        wrap(&text, g.w - x0 - 6.0, |s| p.width(Font::Small, s)).into_iter().map(|l| (x0, l)).collect();
+    let mut lines = wrap(&text, g.w - x0 - 6.0, &mut |s| p.width(Font::Small, s));
+    let beside = lines.len();
     if st.cfg.static_batching {
         let note = p.tr("stage.static_note", &[]);
-        lines.extend(wrap(&note, g.w - 12.0, |s| p.width(Font::Small, s)).into_iter().map(|l| (6.0, l)));
+        lines.extend(wrap(&note, g.w - 12.0, &mut |s| p.width(Font::Small, s)));
     }
-    for (i, (x, line)) in lines.iter().take(g.foot_rows).enumerate() {
-        p.text(*x, g.foot_line_y(i), Font::Small, Role::Muted, Align::Left, line);
+    for (i, line) in lines.iter().take(g.foot_rows).enumerate() {
+        let x = if i < beside { x0 } else { 6.0 };
+        p.text(x, g.foot_line_y(i), Font::Small, Role::Muted, Align::Left, line);
     }
 }

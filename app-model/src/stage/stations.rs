@@ -60,9 +60,11 @@ pub(super) fn prefill(p: &mut Painter, st: &Stage, g: &Geo, live: &[LiveRequest]
             if h >= g.fonts.tiny + 1.0 {
                 // the count if it fits the bar (with its unit, else without), else nothing
                 let (done, of) = (format::int(u64::from(r.prefilled)), format::int(u64::from(r.prefill_target)));
-                let n = format!("{done} / {of}");
-                let with_unit = format!("{n} tok");
-                if let Some(text) = [with_unit, n].into_iter().find(|t| p.width(Font::Tiny, t) <= w - 5.0) {
+                let mut text = format!("{done} / {of} tok");
+                if p.width(Font::Tiny, &text) > w - 5.0 {
+                    text.truncate(text.len() - 4);
+                }
+                if p.width(Font::Tiny, &text) <= w - 5.0 {
                     p.text(x + 3.0, y + h - 2.5, Font::Tiny, Role::Text, Align::Left, &text);
                 }
             }
@@ -198,8 +200,14 @@ pub(super) fn links(p: &mut Painter, st: &Stage, g: &Geo) {
     let gap = g.d0 - g.p1 - 4.0;
     let long = p.tr("stage.kv_link", &k);
     let short = p.tr("stage.kv_link_short", &k);
-    let label = [long, short].into_iter().find(|s| p.width(Font::Tiny, s) <= gap).unwrap_or_else(|| k[0].1.clone());
-    p.text((g.p1 + g.d0) / 2.0, g.top + g.fonts.tiny, Font::Tiny, Role::Link, Align::Center, &label);
+    let label = if p.width(Font::Tiny, &long) <= gap {
+        &long
+    } else if p.width(Font::Tiny, &short) <= gap {
+        &short
+    } else {
+        &k[0].1
+    };
+    p.text((g.p1 + g.d0) / 2.0, g.top + g.fonts.tiny, Font::Tiny, Role::Link, Align::Center, label);
 }
 
 /// The last step's draft tokens above the decode station's right end: `k` marks, the accepted

@@ -12,21 +12,12 @@ use crate::theme::{colour, dash, palette};
 /// Paints `list` on `ctx`.
 pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
     let fonts = [Font::Title, Font::Small, Font::Tiny].map(|f| super::font(f, list.px(f)));
-    let (mut font, mut align, mut width, mut dashed): (Option<Font>, Align, f64, Dash) = (None, Align::Left, 1.0, None);
+    let (mut font, mut align) = (None, Align::Left);
     ctx.set_text_baseline("alphabetic");
     ctx.set_text_align("left");
     ctx.set_line_width(1.0);
     let _ = ctx.set_line_dash(&dash(&[]));
-    let mut pen = |w: f64, d: Dash| {
-        if w != width {
-            ctx.set_line_width(w);
-            width = w;
-        }
-        if d != dashed {
-            let _ = ctx.set_line_dash(&dash(d.as_ref().map_or(&[], |d| &d[..])));
-            dashed = d;
-        }
-    };
+    let mut pen = Pen { ctx, width: 1.0, dash: None };
     for item in &list.items {
         match *item {
             Item::Alpha(a) => ctx.set_global_alpha(a),
@@ -35,7 +26,7 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
                 ctx.fill_rect(x, y, w, h);
             }
             Item::Frame { x, y, w, h, stroke, width } => {
-                pen(width, None);
+                pen.set(width, None);
                 ctx.set_stroke_style_str(colour(stroke));
                 ctx.stroke_rect(x, y, w, h);
             }
@@ -46,7 +37,7 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
                     ctx.fill();
                 }
                 if let Some(stroke) = stroke {
-                    pen(1.0, dash);
+                    pen.set(1.0, dash);
                     ctx.set_stroke_style_str(colour(stroke));
                     ctx.stroke();
                 }
@@ -61,7 +52,7 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
                 ctx.set_fill_style_str(glyph::colour(class as usize));
                 ctx.fill();
                 if outline {
-                    pen(1.0, None);
+                    pen.set(1.0, None);
                     ctx.set_stroke_style_str(palette().bg);
                     ctx.stroke();
                 }
@@ -98,7 +89,7 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
                 ctx.begin_path();
                 ctx.move_to(from.0, from.1);
                 ctx.quadratic_curve_to(ctrl.0, ctrl.1, to.0, to.1);
-                pen(width, dash);
+                pen.set(width, dash);
                 ctx.set_stroke_style_str(colour(stroke));
                 ctx.stroke();
             }
@@ -122,16 +113,36 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
     }
     ctx.set_global_alpha(1.0);
     ctx.set_text_align("left");
-    pen(1.0, None);
+    pen.set(1.0, None);
+}
+
+/// The canvas's line width and dash, set only when they change.
+struct Pen<'a> {
+    ctx: &'a CanvasRenderingContext2d,
+    width: f64,
+    dash: Dash,
+}
+
+impl Pen<'_> {
+    fn set(&mut self, width: f64, dash: Dash) {
+        if width != self.width {
+            self.ctx.set_line_width(width);
+            self.width = width;
+        }
+        if dash != self.dash {
+            let _ = self.ctx.set_line_dash(&crate::theme::dash(dash.as_ref().map_or(&[], |d| &d[..])));
+            self.dash = dash;
+        }
+    }
 }
 
 /// Strokes the current path `width` thick, or fills it when `width` is 0.
-fn stroke_or_fill(ctx: &CanvasRenderingContext2d, c: &str, width: f64, dash: Dash, pen: &mut impl FnMut(f64, Dash)) {
+fn stroke_or_fill(ctx: &CanvasRenderingContext2d, c: &str, width: f64, dash: Dash, pen: &mut Pen) {
     if width == 0.0 {
         ctx.set_fill_style_str(c);
         ctx.fill();
     } else {
-        pen(width, dash);
+        pen.set(width, dash);
         ctx.set_stroke_style_str(c);
         ctx.stroke();
     }
