@@ -26,10 +26,6 @@ pub enum Role {
     PreemptSoft,
     /// Highlight of a bin, tag or tile that something just reached.
     Flash,
-    Bin(Bin),
-    /// A traffic class's colour, and its light tint.
-    Class(u16),
-    Tint(u16),
     /// Prompt tokens found in the prefix cache, and the edge of their part of a bar.
     Cached,
     CachedEdge,
@@ -37,6 +33,37 @@ pub enum Role {
     Link,
     /// The stations' shade while the server restarts after an OOM.
     Down,
+    Bin(Bin),
+    /// A traffic class's colour, and its light tint.
+    Class(u16),
+    Tint(u16),
+}
+
+impl Role {
+    /// Position of a role without a value in the order above (a theme's table of colours);
+    /// the roles with a value come after them.
+    pub fn index(self) -> usize {
+        match self {
+            Role::Bg => 0,
+            Role::Zone => 1,
+            Role::ZoneLine => 2,
+            Role::Text => 3,
+            Role::Muted => 4,
+            Role::Bracket => 5,
+            Role::Door => 6,
+            Role::CellLine => 7,
+            Role::DoneCell => 8,
+            Role::Hatch => 9,
+            Role::Preempt => 10,
+            Role::PreemptSoft => 11,
+            Role::Flash => 12,
+            Role::Cached => 13,
+            Role::CachedEdge => 14,
+            Role::Link => 15,
+            Role::Down => 16,
+            Role::Bin(_) | Role::Class(_) | Role::Tint(_) => 17,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,21 +122,14 @@ pub enum Item {
         w: f64,
         h: f64,
     },
-    /// Glyphs of one class (centre, half-size in `points`) as one path, filled with the class's
-    /// colour, outlined in the background colour when `outline`.
+    /// Glyphs of one class (centre, half-size in `points`) as one path, filled with `fill`,
+    /// outlined in the background colour when `outline`.
     Glyphs {
         class: u16,
+        fill: Role,
         from: u32,
         to: u32,
         outline: bool,
-    },
-    /// One glyph of a class, filled with `fill`.
-    Glyph {
-        class: u16,
-        x: f64,
-        y: f64,
-        r: f64,
-        fill: Role,
     },
     /// Circles (centre, radius in `points`) as one path: outlined with `stroke`, `width` thick,
     /// or filled with it when `width` is 0.

@@ -26,6 +26,11 @@ impl Painter<'_> {
     pub fn tr(&self, key: &str, args: &[(&str, String)]) -> String {
         self.words.text(key, args)
     }
+    /// A translation key's text (with `args`) at (x, y).
+    pub fn say(&mut self, key: &str, args: &[(&str, String)], at: (f64, f64), font: Font, fill: Role, align: Align) {
+        let s = self.words.text(key, args);
+        self.text(at.0, at.1, font, fill, align, &s);
+    }
     pub fn push(&mut self, item: Item) {
         self.list.items.push(item);
     }
@@ -45,7 +50,9 @@ impl Painter<'_> {
     /// A polyline stroked `width` thick, or (width 0) closed and filled.
     pub fn path(&mut self, pts: &[(f64, f64)], role: Role, width: f64, dash: Dash) {
         let from = self.list.points.len() as u32;
-        self.list.points.extend(pts.iter().map(|&(x, y)| (x, y, 0.0)));
+        for &(x, y) in pts {
+            self.list.points.push((x, y, 0.0));
+        }
         let to = self.list.points.len() as u32;
         self.push(Item::Path { from, to, role, width, dash });
     }
@@ -109,8 +116,7 @@ fn titles(p: &mut Painter, st: &Stage, g: &Geo, rd: &Readings) {
     ];
     let xs = g.station_x();
     for (x, key) in xs.iter().zip(["stage.queue", "stage.prefill", "stage.decode", "stage.outcome"]) {
-        let name = p.tr(key, &[]);
-        p.text(x.max(4.0), g.title_y, Font::Title, Role::Text, Align::Left, &name);
+        p.say(key, &[], (x.max(4.0), g.title_y), Font::Title, Role::Text, Align::Left);
     }
     let widths: Vec<f64> = subs.iter().map(|s| p.width(Font::Small, s)).collect();
     let rows = place_rows(&xs[..3], &widths, 6.0, g.w - 4.0, g.sub_rows);
@@ -121,7 +127,6 @@ fn titles(p: &mut Painter, st: &Stage, g: &Geo, rd: &Readings) {
 
 /// The arrival doors and the queue lanes: each lane's label, and a count of those not drawn.
 fn queue(p: &mut Painter, st: &Stage, g: &Geo) {
-    let door = p.tr("stage.in", &[]);
     for lane in 0..g.lanes.len() {
         let (x, y) = (g.spawn_x, g.lane_mid(lane));
         p.push(Item::RoundRect {
@@ -137,7 +142,7 @@ fn queue(p: &mut Painter, st: &Stage, g: &Geo) {
         // an arrow drawn as a shape
         let arrow = [(-4.0, -1.0), (0.0, -1.0), (0.0, -4.0), (4.5, 0.0), (0.0, 4.0), (0.0, 1.0), (-4.0, 1.0)];
         p.path(&arrow.map(|(dx, dy)| (x + dx, y + dy)), Role::Muted, 0.0, None);
-        p.text(x, y + 16.0 + g.fonts.tiny, Font::Tiny, Role::Muted, Align::Center, &door);
+        p.say("stage.in", &[], (x, y + 16.0 + g.fonts.tiny), Font::Tiny, Role::Muted, Align::Center);
     }
     for (lane, &(y0, y1)) in g.lanes.iter().enumerate() {
         p.zone(g.q0, y0, g.q1 - g.q0, y1 - y0, 6.0, Role::Zone);
@@ -175,8 +180,7 @@ fn bins(p: &mut Painter, st: &Stage, g: &Geo, rd: &Readings) {
         let label_y = if g.bin_inline { y + h / 2.0 + g.fonts.small * 0.36 } else { y + 4.0 + g.fonts.small };
         bin_icon(p, bin, x + 11.0, label_y - g.fonts.small * 0.36, g.fonts.small * 0.45);
         // the bins are laid out as wide as the widest label (`text_needs`)
-        let label = p.tr(bin.label(), &[]);
-        p.text(x + 21.0, label_y, Font::Small, Role::Text, Align::Left, &label);
+        p.say(bin.label(), &[], (x + 21.0, label_y), Font::Small, Role::Text, Align::Left);
         if g.bin_inline {
             p.text(x + w - 6.0, label_y, Font::Title, Role::Text, Align::Right, &count);
         } else {
@@ -295,7 +299,8 @@ fn glyphs(p: &mut Painter, st: &mut Stage, g: &Geo) {
         let from = p.list.points.len() as u32;
         p.list.points.extend_from_slice(list);
         let to = p.list.points.len() as u32;
-        p.push(Item::Glyphs { class: class as u16, from, to, outline: list.len() < 600 });
+        let class = class as u16;
+        p.push(Item::Glyphs { class, fill: Role::Class(class), from, to, outline: list.len() < 600 });
     }
     if rings_to > rings_from {
         p.push(Item::Circles { from: rings_from, to: rings_to, role: Role::Preempt, width: 2.0 });
@@ -310,7 +315,9 @@ fn flights(p: &mut Painter, st: &Stage) {
         let alpha = if f.t > 0.75 { (1.0 - f.t) / 0.25 } else { 1.0 };
         p.push(Item::Alpha(alpha.clamp(0.0, 1.0)));
         let fill = if f.bin == Bin::Completed { Role::Class(f.class) } else { Role::Bin(f.bin) };
-        p.push(Item::Glyph { class: f.class, x, y, r: f.r, fill });
+        let from = p.list.points.len() as u32;
+        p.list.points.push((x, y, f.r));
+        p.push(Item::Glyphs { class: f.class, fill, from, to: from + 1, outline: false });
     }
     if !st.flights.is_empty() {
         p.push(Item::Alpha(1.0));
@@ -321,9 +328,8 @@ fn flights(p: &mut Painter, st: &Stage) {
 fn restarting(p: &mut Painter, g: &Geo, rd: &Readings) {
     let Some(until) = rd.calm.restarting_until_s.filter(|&u| u > rd.now_s) else { return };
     p.rect(g.p0 - 6.0, g.top - 5.0, g.d1 - g.p0 + 12.0, g.bottom - g.top + 10.0, Role::Down);
-    let text = p.tr("stage.oom", &[("t", format::sim_time(until))]);
-    let (x, y) = ((g.p0 + g.d1) / 2.0, (g.top + g.bottom) / 2.0);
-    p.text(x, y, Font::Title, Role::Bin(Bin::OomLost), Align::Center, &text);
+    let at = ((g.p0 + g.d1) / 2.0, (g.top + g.bottom) / 2.0);
+    p.say("stage.oom", &[("t", format::sim_time(until))], at, Font::Title, Role::Bin(Bin::OomLost), Align::Center);
 }
 
 /// Footer: the clock and the last iteration, wrapped beside the clock; the static-batching

@@ -10,6 +10,11 @@ use super::{IdMap, Stage, StageCalm};
 use crate::format;
 use crate::stage_layout::{Geo, PrefillRows};
 
+/// "a / b" with the numbers formatted.
+fn of(a: u64, b: u64) -> String {
+    format!("{} / {}", format::int(a), format::int(b))
+}
+
 /// A replica's tag at the top left of its band (highlighted while a request arrives there).
 fn tag(p: &mut Painter, st: &Stage, g: &Geo, x: f64, y0: f64, replica: usize) {
     let hot = st.replicas.get(replica).is_some_and(|t| t.flash > 0.0);
@@ -35,9 +40,11 @@ fn tag(p: &mut Painter, st: &Stage, g: &Geo, x: f64, y0: f64, replica: usize) {
 /// prefix cache marked), and how many more there are than rows.
 pub(super) fn prefill(p: &mut Painter, st: &Stage, g: &Geo, live: &[LiveRequest]) {
     let by_id: IdMap<&LiveRequest> = live.iter().filter(|r| r.phase == Phase::Prefill).map(|r| (r.id, r)).collect();
-    let one = [(g.top, g.bottom, None)];
-    let bands = g.prefill_bands.iter().map(|b| (b.y0, b.y1, Some(b.replica).filter(|_| g.prefill_tag_w > 0.0)));
-    let bands: Vec<(f64, f64, Option<usize>)> = if g.prefill_bands.is_empty() { one.to_vec() } else { bands.collect() };
+    let bands: Vec<(f64, f64, Option<usize>)> = if g.prefill_bands.is_empty() {
+        vec![(g.top, g.bottom, None)]
+    } else {
+        g.prefill_bands.iter().map(|b| (b.y0, b.y1, Some(b.replica).filter(|_| g.prefill_tag_w > 0.0))).collect()
+    };
     for (band, (y0, y1, replica)) in bands.into_iter().enumerate() {
         p.zone(g.p0, y0, g.p1 - g.p0, y1 - y0, 6.0, Role::Zone);
         if let Some(r) = replica {
@@ -59,8 +66,8 @@ pub(super) fn prefill(p: &mut Painter, st: &Stage, g: &Geo, live: &[LiveRequest]
             }
             if h >= g.fonts.tiny + 1.0 {
                 // the count if it fits the bar (with its unit, else without), else nothing
-                let (done, of) = (format::int(u64::from(r.prefilled)), format::int(u64::from(r.prefill_target)));
-                let mut text = format!("{done} / {of} tok");
+                let mut text = of(r.prefilled.into(), r.prefill_target.into());
+                text.push_str(" tok");
                 if p.width(Font::Tiny, &text) > w - 5.0 {
                     text.truncate(text.len() - 4);
                 }
@@ -70,8 +77,8 @@ pub(super) fn prefill(p: &mut Painter, st: &Stage, g: &Geo, live: &[LiveRequest]
             }
         }
         if order.len() > rows.shown {
-            let more = p.tr("stage.more", &[("n", (order.len() - rows.shown).to_string())]);
-            p.text(rows.x0 + 6.0, y1 - 4.0, Font::Tiny, Role::Text, Align::Left, &more);
+            let n = [("n", (order.len() - rows.shown).to_string())];
+            p.say("stage.more", &n, (rows.x0 + 6.0, y1 - 4.0), Font::Tiny, Role::Text, Align::Left);
         }
     }
 }
@@ -135,11 +142,7 @@ pub(super) fn decode(p: &mut Painter, st: &Stage, g: &Geo, live: &[LiveRequest])
                         p.text(tx, ty, Font::Tiny, Role::Text, Align::Right, &done_waits);
                     }
                 } else {
-                    let text = format!(
-                        "{} / {}",
-                        format::int(u64::from(r.generated)),
-                        format::int(u64::from(r.output_tokens))
-                    );
+                    let text = of(r.generated.into(), r.output_tokens.into());
                     if p.width(Font::Tiny, &text) <= room {
                         p.text(tx, ty, Font::Tiny, Role::Text, Align::Right, &text);
                     }
@@ -148,8 +151,8 @@ pub(super) fn decode(p: &mut Painter, st: &Stage, g: &Geo, live: &[LiveRequest])
         }
     }
     if overflow > 0 {
-        let text = p.tr("stage.not_drawn", &[("n", format::int(overflow as u64))]);
-        p.text(g.d0, g.bottom + 12.0, Font::Tiny, Role::Text, Align::Left, &text);
+        let n = [("n", format::int(overflow as u64))];
+        p.say("stage.not_drawn", &n, (g.d0, g.bottom + 12.0), Font::Tiny, Role::Text, Align::Left);
     }
 }
 
@@ -161,7 +164,7 @@ pub(super) fn tiles(p: &mut Painter, st: &Stage, g: &Geo, calm: &StageCalm) {
         p.zone(x, y, w, h, 4.0, if t.flash > 0.0 { Role::Flash } else { Role::Zone });
         let tag = p.tr("stage.replica_tag", &[("n", i.to_string())]);
         p.text(x + 3.0, y + 2.0 + g.fonts.tiny, Font::Tiny, Role::Text, Align::Left, &tag);
-        let count = format!("{} / {}", format::int(u64::from(t.running)), format::int(seqs as u64));
+        let count = of(t.running.into(), seqs as u64);
         if p.width(Font::Tiny, &tag) + p.width(Font::Tiny, &count) + 12.0 <= w {
             p.text(x + w - 3.0, y + 2.0 + g.fonts.tiny, Font::Tiny, Role::Muted, Align::Right, &count);
         }

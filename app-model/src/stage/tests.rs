@@ -288,3 +288,31 @@ fn requests_leaving_the_queue_are_counted_per_replica() {
     assert_eq!(run.stage.attrs(&run.calm)[2], ("data-entered", "0,0,1".to_string()));
     assert_eq!(run.stage.attrs(&run.calm)[1], ("data-replicas", "3".to_string()));
 }
+
+#[test]
+fn roles_without_a_value_index_a_table_in_order() {
+    let plain = [
+        Role::Bg,
+        Role::Zone,
+        Role::ZoneLine,
+        Role::Text,
+        Role::Muted,
+        Role::Bracket,
+        Role::Door,
+        Role::CellLine,
+        Role::DoneCell,
+        Role::Hatch,
+        Role::Preempt,
+        Role::PreemptSoft,
+        Role::Flash,
+        Role::Cached,
+        Role::CachedEdge,
+        Role::Link,
+        Role::Down,
+    ];
+    for (i, r) in plain.iter().enumerate() {
+        assert_eq!(r.index(), i, "{r:?}");
+    }
+    assert_eq!(Role::Class(3).index(), plain.len());
+    assert_eq!(Role::Bin(Bin::Rejected).index(), plain.len());
+}

@@ -109,7 +109,11 @@ impl StageState {
         replay::replay(ctx, list);
         if self.stage.attrs_due() {
             let attrs = self.stage.attrs(calm);
-            let joined = attrs.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join("|");
+            let mut joined = String::new();
+            for (_, v) in &attrs {
+                joined.push_str(v);
+                joined.push('|');
+            }
             if joined != self.attrs {
                 if let Some(c) = ctx.canvas() {
                     for (name, value) in &attrs {

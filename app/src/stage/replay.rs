@@ -11,7 +11,11 @@ use crate::theme::{colour, dash, palette};
 
 /// Paints `list` on `ctx`.
 pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
-    let fonts = [Font::Title, Font::Small, Font::Tiny].map(|f| super::font(f, list.px(f)));
+    let fonts = [
+        super::font(Font::Title, list.fonts.title),
+        super::font(Font::Small, list.fonts.small),
+        super::font(Font::Tiny, list.fonts.tiny),
+    ];
     let (mut font, mut align) = (None, Align::Left);
     ctx.set_text_baseline("alphabetic");
     ctx.set_text_align("left");
@@ -43,25 +47,19 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
                 }
             }
             Item::Hatch { x, y, w, h } => hatch(ctx, x, y, w, h),
-            Item::Glyphs { class, outline, .. } => {
+            Item::Glyphs { class, fill, outline, .. } => {
                 let shape = glyph::shape(class as usize);
                 ctx.begin_path();
                 for &(x, y, r) in list.points_of(item) {
                     glyph::add_path(ctx, shape, x, y, r);
                 }
-                ctx.set_fill_style_str(glyph::colour(class as usize));
+                ctx.set_fill_style_str(colour(fill));
                 ctx.fill();
                 if outline {
                     pen.set(1.0, None);
                     ctx.set_stroke_style_str(palette().bg);
                     ctx.stroke();
                 }
-            }
-            Item::Glyph { class, x, y, r, fill } => {
-                ctx.begin_path();
-                glyph::add_path(ctx, glyph::shape(class as usize), x, y, r);
-                ctx.set_fill_style_str(colour(fill));
-                ctx.fill();
             }
             Item::Circles { role, width, .. } => {
                 ctx.begin_path();
@@ -99,11 +97,7 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
                     font = Some(f);
                 }
                 if a != align {
-                    ctx.set_text_align(match a {
-                        Align::Left => "left",
-                        Align::Center => "center",
-                        Align::Right => "right",
-                    });
+                    ctx.set_text_align(["left", "center", "right"][a as usize]);
                     align = a;
                 }
                 ctx.set_fill_style_str(colour(fill));
