@@ -166,3 +166,41 @@ pub fn dash(pattern: &[f64]) -> wasm_bindgen::JsValue {
     }
     arr.into()
 }
+
+/// The stage's colours for its roles without a value (`app_model::stage::Role`, in its order).
+const fn stage_colours(p: &Palette) -> [&'static str; 17] {
+    [
+        p.bg,
+        p.zone,
+        p.zone_line,
+        p.text,
+        p.muted,
+        p.bracket,
+        p.door,
+        p.cell_line,
+        p.done_cell,
+        p.hatch,
+        p.preempt,
+        p.preempt_soft,
+        p.flash,
+        // prompt tokens found in the prefix cache: the HBM gauge's teal for cached prefixes
+        "rgba(13, 148, 136, 0.55)",
+        "#0f766e",
+        // the KV links and accepted draft tokens; the stations' shade while the server restarts
+        "#7c3aed",
+        "rgba(185, 28, 28, 0.14)",
+    ]
+}
+
+static STAGE: [[&str; 17]; 2] = [stage_colours(&NORMAL), stage_colours(&PROJECTOR)];
+
+/// The colour of a stage role in the active profile.
+pub fn colour(role: app_model::stage::Role) -> &'static str {
+    use app_model::stage::Role;
+    match role {
+        Role::Bin(b) => palette().bins[b.index()],
+        Role::Class(c) => crate::glyph::colour(c as usize),
+        Role::Tint(c) => crate::glyph::tint(c as usize),
+        plain => STAGE[usize::from(HIGH.with(Cell::get))].get(plain.index()).copied().unwrap_or(""),
+    }
+}

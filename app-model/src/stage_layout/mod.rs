@@ -485,7 +485,7 @@ pub fn place_rows(x: &[f64], w: &[f64], gap: f64, right: f64, rows: usize) -> Ve
 
 /// `text` broken into lines no wider than `max_w` by `measure`: at spaces, and inside a word
 /// (Chinese has no spaces) only when the word alone is wider.
-pub fn wrap(text: &str, max_w: f64, measure: impl Fn(&str) -> f64) -> Vec<String> {
+pub fn wrap(text: &str, max_w: f64, measure: &mut dyn FnMut(&str) -> f64) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut cur = String::new();
     for word in text.split(' ').filter(|w| !w.is_empty()) {

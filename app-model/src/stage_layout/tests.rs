@@ -188,11 +188,11 @@ fn rows_and_wrapping() {
     // the second label reaches the third's place: it moves down a row
     assert_eq!(place_rows(&[0.0, 100.0, 150.0], &[90.0, 80.0, 40.0], 6.0, 400.0, 3), vec![0, 0, 1]);
     assert_eq!(place_rows(&[0.0, 10.0], &[50.0, 50.0], 6.0, 400.0, 1), vec![0, 0]);
-    let m = |s: &str| s.chars().count() as f64;
-    assert_eq!(wrap("one two three", 7.0, m), vec!["one two", "three"]);
-    assert_eq!(wrap("静态批处理整批结束", 4.0, m), vec!["静态批处", "理整批结", "束"]);
-    assert_eq!(wrap("", 4.0, m), Vec::<String>::new());
-    for line in wrap("a very long sentence that has to wrap somewhere", 12.0, m) {
+    let mut m = |s: &str| s.chars().count() as f64;
+    assert_eq!(wrap("one two three", 7.0, &mut m), vec!["one two", "three"]);
+    assert_eq!(wrap("静态批处理整批结束", 4.0, &mut m), vec!["静态批处", "理整批结", "束"]);
+    assert_eq!(wrap("", 4.0, &mut m), Vec::<String>::new());
+    for line in wrap("a very long sentence that has to wrap somewhere", 12.0, &mut m) {
         assert!(m(&line) <= 12.0, "{line}");
     }
 }

@@ -5,20 +5,20 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use app_model::stage_layout::{link_progress, Bin, Geo, LaneGrid, PrefillRows};
 use sim_core::sim::Ending;
-use sim_core::{LiveRequest, Phase, Simulation};
+use sim_core::Phase;
 
-use super::{Ghost, IdMap, Sprite, StageState};
+use super::{Flight, IdMap, Readings, Sprite, Stage};
+use crate::stage_layout::{link_progress, Bin, Geo, LaneGrid, PrefillRows};
 
 /// Wall-clock time constant of the glyph easing, ms.
 const EASE_MS: f64 = 90.0;
 /// Flight time of an ended request to its outcome bin, ms.
-const GHOST_MS: f64 = 600.0;
+const FLIGHT_MS: f64 = 600.0;
 /// Most flying glyphs at once (fast-forward ends thousands of requests per frame).
-const MAX_GHOSTS: usize = 400;
+const MAX_FLIGHTS: usize = 400;
 
-impl StageState {
+impl Stage {
     /// A free decode slot of replica `replica`'s band.
     fn alloc_cell(&mut self, replica: usize) -> u32 {
         let r = replica.min(self.next_cell.len() - 1);
@@ -30,12 +30,13 @@ impl StageState {
         }
     }
 
-    /// Moves every glyph one frame (`dt_ms` of wall-clock time) towards where `live` says its
-    /// request is, and the flights towards their bins.
-    pub(super) fn advance(&mut self, g: &Geo, sim: &Simulation, live: &[LiveRequest], dt_ms: f64) {
+    /// Moves every glyph one frame (`dt_ms` of wall-clock time) towards where the readings say
+    /// its request is, and the flights towards their bins.
+    pub(super) fn advance(&mut self, g: &Geo, rd: &Readings, dt_ms: f64) {
         let frame = self.frame;
+        let live = rd.live;
         // 1. What ended or was preempted since the last frame.
-        let recent = sim.recent_endings();
+        let recent = rd.endings;
         let start = match self.last_recent {
             Some(key) => recent.iter().rposition(|e| (e.id, e.ending, e.at_s.to_bits()) == key).map_or(0, |i| i + 1),
             None => 0,
@@ -169,7 +170,7 @@ impl StageState {
         }
         self.on_link.clear();
         let grid = !g.tiles.is_empty();
-        let now_s = sim.now() as f64 / 1e6;
+        let now_s = rd.now_s;
         for r in live {
             let replica = r.replica as usize;
             match r.phase {
@@ -200,7 +201,7 @@ impl StageState {
                 Phase::Decode => {}
             }
         }
-        let still = self.reduced == Some(true);
+        let still = self.still;
         let k = if still { 1.0 } else { 1.0 - (-dt_ms * self.pace / EASE_MS).exp() };
         for (lane, order) in self.lane_order.iter_mut().enumerate() {
             order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -280,13 +281,13 @@ impl StageState {
         }
 
         // 5. Flights.
-        for gh in &mut self.ghosts {
-            gh.t += if still { 1.0 } else { dt_ms * self.pace / GHOST_MS };
+        for f in &mut self.flights {
+            f.t += if still { 1.0 } else { dt_ms * self.pace / FLIGHT_MS };
         }
         let bin_flash = &mut self.bin_flash;
-        self.ghosts.retain(|gh| {
-            if gh.t >= 1.0 {
-                bin_flash[gh.bin.index()] = 400.0;
+        self.flights.retain(|f| {
+            if f.t >= 1.0 {
+                bin_flash[f.bin.index()] = 400.0;
                 false
             } else {
                 true
@@ -299,11 +300,11 @@ impl StageState {
     }
 
     fn launch(&mut self, g: &Geo, from: (f64, f64), r: f64, class: u16, bin: Bin) {
-        if self.ghosts.len() >= MAX_GHOSTS {
+        if self.flights.len() >= MAX_FLIGHTS {
             return;
         }
         let (to, via) = (g.bin_target(bin), g.flight_via(from, bin));
-        self.ghosts.push(Ghost { from, via, to, r: r.max(2.5), t: 0.0, class, bin });
+        self.flights.push(Flight { from, via, to, r: r.max(2.5), t: 0.0, class, bin });
     }
 }
 

@@ -1,12 +1,14 @@
-//! What the stage reads of a run: the scenario's facts once per run ([`StageConfig`]) and the
-//! values refreshed at the calm tick ([`StageCalm`]).
+//! What the stage reads of a run: the scenario's facts once per run ([`StageConfig`]), the values
+//! refreshed at the calm tick ([`StageCalm`]), and each frame's readings ([`Readings`]).
 
-use app_model::stage_layout::Cluster;
 use sim_core::metrics::Counts;
-use sim_core::sim::StepInfo;
-use sim_core::Simulation;
+use sim_core::sim::{RecentEnding, StepInfo};
+use sim_core::{LiveRequest, Simulation};
+
+use crate::stage_layout::Cluster;
 
 /// Scenario facts the stage needs, read once per run.
+#[derive(Clone, Debug)]
 pub struct StageConfig {
     pub isolation: bool,
     /// Most sequences running at once: every replica's batch.
@@ -51,11 +53,23 @@ impl StageConfig {
 }
 
 /// Values refreshed at the calm tick that the stage prints.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct StageCalm {
     pub counts: Counts,
     pub last_step: StepInfo,
     pub restarting_until_s: Option<f64>,
     /// Each replica's KV fill (empty with one replica).
     pub kv_fill: Vec<f64>,
+}
+
+/// What one frame reads of the run.
+#[derive(Clone, Copy)]
+pub struct Readings<'a> {
+    /// Simulated time, s.
+    pub now_s: f64,
+    pub finished: bool,
+    pub live: &'a [LiveRequest],
+    /// The simulation's recent endings, oldest first (`Simulation::recent_endings`).
+    pub endings: &'a [RecentEnding],
+    pub calm: &'a StageCalm,
 }
