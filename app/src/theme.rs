@@ -201,6 +201,6 @@ pub fn colour(role: app_model::stage::Role) -> &'static str {
         Role::Bin(b) => palette().bins[b.index()],
         Role::Class(c) => crate::glyph::colour(c as usize),
         Role::Tint(c) => crate::glyph::tint(c as usize),
-        plain => STAGE[usize::from(HIGH.with(Cell::get))].get(plain.index()).copied().unwrap_or(""),
+        plain => STAGE[usize::from(PROJECTOR_ON.load(Ordering::Relaxed))].get(plain.index()).copied().unwrap_or(""),
     }
 }
