@@ -128,6 +128,7 @@ fn at(v: &Value, path: &str) -> Option<f64> {
 fn derived(m: Metric) -> Option<fn(&ClassSummary, &Summary) -> f64> {
     match m {
         Metric::ErrorRate => Some(|c, _| c.requests.errors() as f64 / c.requests.arrived as f64),
+        Metric::GoodputShare => Some(|c, _| c.goodput.output_tokens_per_s / c.throughput.output_tokens_per_s),
         Metric::KvFreeAtPeak => Some(|_, s| 1.0 - s.memory.kv_peak_bytes / s.memory.kv_capacity_bytes),
         Metric::Requests(Count::Ended) => Some(|c, _| c.requests.ended() as f64),
         _ => None,

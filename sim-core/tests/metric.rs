@@ -33,7 +33,7 @@ fn every_metric_reads_the_field_it_names() {
         if m == Metric::RouterImbalance {
             assert_eq!(m.of(&s), 1.0, "one replica is an even spread");
         }
-        let derived = matches!(m, Metric::ErrorRate | Metric::KvFreeAtPeak) || absent;
+        let derived = matches!(m, Metric::ErrorRate | Metric::KvFreeAtPeak | Metric::GoodputShare) || absent;
         if !derived {
             assert_eq!(field(&json, &name), Some(m.of(&s)), "{name}");
         }

@@ -123,6 +123,12 @@ metrics! {
     /// Output tokens of those requests per second.
     GoodputTokens => "goodput.output_tokens_per_s", TokensPerS, "goodput", MAX,
         Read::Class(|c| c.goodput.output_tokens_per_s);
+    /// Goodput's share of the output-token throughput: output tokens of requests that met their
+    /// SLOs ÷ output tokens of completed requests (0 while nothing came out; derived).
+    GoodputShare => "goodput_share", Share, "goodput_share", MAX, Read::Class(|c| {
+        let (good, all) = (c.goodput.output_tokens_per_s, c.throughput.output_tokens_per_s);
+        if all > 0.0 { good / all } else { 0.0 }
+    });
     /// Good requests ÷ requests that ended.
     SloAttainment => "goodput.slo_attainment", Share, "slo_attainment", MAX,
         Read::Class(|c| c.goodput.slo_attainment);
