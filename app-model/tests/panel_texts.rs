@@ -59,3 +59,18 @@ fn every_key_the_models_name_exists_in_both_languages() {
         assert_eq!(placeholders(e), placeholders(z), "{key}");
     }
 }
+
+#[test]
+fn every_metric_is_defined_in_both_languages() {
+    let (en, zh) = (table("en"), table("zh"));
+    for m in sim_core::Metric::all() {
+        let key = app_model::panels::defs::of_metric(m);
+        assert!(en.contains_key(&key) && zh.contains_key(&key), "{m}: its definition {key} is not in both tables");
+    }
+    // the panels' own definition keys are the metrics' where they name one
+    use app_model::panels::defs;
+    use sim_core::metric::{Count, Metric};
+    assert_eq!(defs::of_metric(Metric::TTFT_P99), defs::TTFT);
+    assert_eq!(defs::of_metric(Metric::Requests(Count::OomRestarts)), defs::OOM);
+    assert_eq!(defs::of_metric(Metric::UsdPerMillionGoodTokens), defs::COST_GOOD);
+}

@@ -21,7 +21,7 @@ pub const COMPLETED: &str = "def.completed";
 pub const REJECTED: &str = "def.rejected";
 pub const TIMED_OUT: &str = "def.timed_out";
 pub const PREEMPTED: &str = "def.preempted";
-pub const OOM: &str = "def.oom";
+pub const OOM: &str = "def.oom_restarts";
 pub const FAILED: &str = "def.failed";
 pub const IN_FLIGHT: &str = "def.in_flight";
 
@@ -37,3 +37,10 @@ pub const HEADROOM: &str = "def.headroom";
 pub const OUTSIDE: &str = "def.outside";
 pub const WEIGHTS: &str = "def.weights";
 pub const ACTIVATIONS: &str = "def.activations";
+
+/// The key of a metric's definition: `def.` and its definition id (`Metric::definition`), so a
+/// metric of the table is defined where it is declared (`tests/panel_texts.rs` holds every
+/// metric's key to both tables).
+pub fn of_metric(m: sim_core::Metric) -> String {
+    format!("def.{}", m.definition())
+}

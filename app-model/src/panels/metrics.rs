@@ -176,13 +176,7 @@ impl<'a> Part<'a> {
 
     /// Goodput's share of the output-token throughput, in [0, 1] (0 while nothing came out).
     pub fn goodput_share(&self) -> f64 {
-        let t = Metric::ThroughputTokens.of_class(self.class).unwrap_or(0.0);
-        let g = Metric::GoodputTokens.of_class(self.class).unwrap_or(0.0);
-        if t > 0.0 {
-            (g / t).clamp(0.0, 1.0)
-        } else {
-            0.0
-        }
+        Metric::GoodputShare.of_class(self.class).unwrap_or(0.0).clamp(0.0, 1.0)
     }
 }
 
