@@ -74,16 +74,34 @@ pub const fn reads(policy: Policy) -> &'static [Input] {
     }
 }
 
+/// Which figures of a replica's [`Load`] a policy reads, as flags: worked out once from its
+/// declared inputs when the router is made, so routing an arrival looks nothing up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    pub outstanding: bool,
+    pub kv_in_use: bool,
+    pub prefix_chain: bool,
+}
+
+impl Figures {
+    pub fn of(inputs: &[Input]) -> Figures {
+        Figures {
+            outstanding: inputs.contains(&Input::Outstanding),
+            kv_in_use: inputs.contains(&Input::KvInUse),
+            prefix_chain: inputs.contains(&Input::PrefixChain),
+        }
+    }
+}
+
 impl Load {
-    /// A replica's load with only the figures in `inputs` worked out (`outstanding`, the KV
-    /// pool's `(used, capacity)` in blocks, and the cached blocks of the request's prefix,
-    /// asked for only when read).
-    pub fn of(inputs: &[Input], outstanding: u64, kv: (u64, u64), cached: impl FnOnce() -> u32) -> Load {
-        let reads = |i: Input| inputs.contains(&i);
+    /// A replica's load with only the figures `read` worked out (`outstanding`, the KV pool's
+    /// `(used, capacity)` in blocks, and the cached blocks of the request's prefix, asked for
+    /// only when read).
+    pub fn of(read: Figures, outstanding: u64, kv: (u64, u64), cached: impl FnOnce() -> u32) -> Load {
         Load {
-            outstanding: if reads(Input::Outstanding) { outstanding } else { 0 },
-            kv_used: if reads(Input::KvInUse) && kv.1 > 0 { kv.0 as f64 / kv.1 as f64 } else { 0.0 },
-            cached_blocks: if reads(Input::PrefixChain) { cached() } else { 0 },
+            outstanding: if read.outstanding { outstanding } else { 0 },
+            kv_used: if read.kv_in_use && kv.1 > 0 { kv.0 as f64 / kv.1 as f64 } else { 0.0 },
+            cached_blocks: if read.prefix_chain { cached() } else { 0 },
         }
     }
 }
@@ -115,6 +133,8 @@ pub struct Router {
     /// The replica chosen last (scans start after it).
     last: usize,
     rng: ClassRng,
+    /// The figures its policy reads ([`reads`]).
+    figures: Figures,
 }
 
 /// The random stream of the router (the classes use streams 1–3).
@@ -127,7 +147,13 @@ impl Router {
             n: replicas.max(1),
             last: replicas.max(1) - 1,
             rng: class_rng(seed, 0, ROUTER_STREAM),
+            figures: Figures::of(reads(config.policy)),
         }
+    }
+
+    /// The figures of a replica's load this router's policy reads.
+    pub fn figures(&self) -> Figures {
+        self.figures
     }
 
     /// What this router's policy reads ([`reads`]).
@@ -344,12 +370,12 @@ mod tests {
             asked.set(true);
             7
         };
-        let l = Load::of(reads(Policy::LeastKv), 5, (1, 4), cached);
+        let l = Load::of(Figures::of(reads(Policy::LeastKv)), 5, (1, 4), cached);
         assert_eq!(l, Load { outstanding: 0, kv_used: 0.25, cached_blocks: 0 });
         assert!(!asked.get(), "the prefix chain is looked up only when read");
-        let l = Load::of(reads(Policy::PrefixAffinity), 5, (1, 4), || 7);
+        let l = Load::of(Figures::of(reads(Policy::PrefixAffinity)), 5, (1, 4), || 7);
         assert_eq!(l, Load { outstanding: 5, kv_used: 0.0, cached_blocks: 7 });
-        assert_eq!(Load::of(reads(Policy::LeastKv), 5, (1, 0), || 0).kv_used, 0.0);
+        assert_eq!(Load::of(Figures::of(reads(Policy::LeastKv)), 5, (1, 0), || 0).kv_used, 0.0);
     }
 
     #[test]

@@ -406,10 +406,10 @@ impl Simulation {
             return 0;
         }
         // the figures the policy reads (the others are left at zero)
-        let reads = self.router.reads();
+        let figures = self.router.figures();
         for (i, (r, o)) in self.replicas[..n].iter().zip(&self.occupancy).enumerate() {
             let kv = (o.kv_used, o.kv_capacity);
-            self.loads[i] = Load::of(reads, o.queued + o.running, kv, || r.cached_prefix_blocks(class, prefix));
+            self.loads[i] = Load::of(figures, o.queued + o.running, kv, || r.cached_prefix_blocks(class, prefix));
         }
         let route = self.router.route(&self.loads[..n]);
         match route.reason {
