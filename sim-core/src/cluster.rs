@@ -74,35 +74,29 @@ pub const fn reads(policy: Policy) -> &'static [Input] {
     }
 }
 
-/// Which figures of a replica's [`Load`] a policy reads, as flags: worked out once from its
-/// declared inputs when the router is made, so routing an arrival looks nothing up.
+/// Which of the costlier figures of a replica's [`Load`] a policy reads, as flags worked out once
+/// from its declared inputs when the router is made: the driver looks a replica's KV share or
+/// its cache's blocks of the request's prefix up only when they are read. (`outstanding`, a sum
+/// of two counters, it always fills in: a branch per replica costs more than the sum.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Figures {
-    pub outstanding: bool,
     pub kv_in_use: bool,
     pub prefix_chain: bool,
 }
 
 impl Figures {
     pub fn of(inputs: &[Input]) -> Figures {
-        Figures {
-            outstanding: inputs.contains(&Input::Outstanding),
-            kv_in_use: inputs.contains(&Input::KvInUse),
-            prefix_chain: inputs.contains(&Input::PrefixChain),
-        }
+        Figures { kv_in_use: inputs.contains(&Input::KvInUse), prefix_chain: inputs.contains(&Input::PrefixChain) }
     }
 }
 
-impl Load {
-    /// A replica's load with only the figures `read` worked out (`outstanding`, the KV pool's
-    /// `(used, capacity)` in blocks, and the cached blocks of the request's prefix, asked for
-    /// only when read).
-    pub fn of(read: Figures, outstanding: u64, kv: (u64, u64), cached: impl FnOnce() -> u32) -> Load {
-        Load {
-            outstanding: if read.outstanding { outstanding } else { 0 },
-            kv_used: if read.kv_in_use && kv.1 > 0 { kv.0 as f64 / kv.1 as f64 } else { 0.0 },
-            cached_blocks: if read.prefix_chain { cached() } else { 0 },
-        }
+/// The share of a KV pool in use (`used` of `capacity` blocks; 0 for an empty pool).
+#[inline]
+pub fn kv_share(used: u64, capacity: u64) -> f64 {
+    if capacity > 0 {
+        used as f64 / capacity as f64
+    } else {
+        0.0
     }
 }
 
@@ -364,18 +358,14 @@ mod tests {
     }
 
     #[test]
-    fn load_of_works_out_only_what_is_read() {
-        let asked = std::cell::Cell::new(false);
-        let cached = || {
-            asked.set(true);
-            7
-        };
-        let l = Load::of(Figures::of(reads(Policy::LeastKv)), 5, (1, 4), cached);
-        assert_eq!(l, Load { outstanding: 0, kv_used: 0.25, cached_blocks: 0 });
-        assert!(!asked.get(), "the prefix chain is looked up only when read");
-        let l = Load::of(Figures::of(reads(Policy::PrefixAffinity)), 5, (1, 4), || 7);
-        assert_eq!(l, Load { outstanding: 5, kv_used: 0.0, cached_blocks: 7 });
-        assert_eq!(Load::of(Figures::of(reads(Policy::LeastKv)), 5, (1, 0), || 0).kv_used, 0.0);
+    fn the_driver_looks_up_only_what_a_policy_reads() {
+        assert_eq!(Figures::of(reads(Policy::LeastKv)), Figures { kv_in_use: true, prefix_chain: false });
+        assert_eq!(Figures::of(reads(Policy::PrefixAffinity)), Figures { kv_in_use: false, prefix_chain: true });
+        for p in [Policy::RoundRobin, Policy::Random, Policy::LeastOutstanding] {
+            assert_eq!(Figures::of(reads(p)), Figures::default(), "{p:?}");
+        }
+        assert_eq!(kv_share(1, 4), 0.25);
+        assert_eq!(kv_share(0, 0), 0.0);
     }
 
     #[test]

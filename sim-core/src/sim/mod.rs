@@ -55,7 +55,7 @@ pub use view::{
 };
 
 use crate::catalog::{GpuSpec, ModelSpec};
-use crate::cluster::{Load, Policy, Reason, Router, RouterConfig};
+use crate::cluster::{kv_share, Load, Policy, Reason, Router, RouterConfig};
 use crate::disagg::Links;
 use crate::memory::HbmPlan;
 use crate::metrics::Summary;
@@ -405,11 +405,14 @@ impl Simulation {
         if n == 1 {
             return 0;
         }
-        // the figures the policy reads (the others are left at zero)
-        let figures = self.router.figures();
+        // the figures the policy reads (the costly ones it does not are left at zero)
+        let read = self.router.figures();
         for (i, (r, o)) in self.replicas[..n].iter().zip(&self.occupancy).enumerate() {
-            let kv = (o.kv_used, o.kv_capacity);
-            self.loads[i] = Load::of(figures, o.queued + o.running, kv, || r.cached_prefix_blocks(class, prefix));
+            self.loads[i] = Load {
+                outstanding: o.queued + o.running,
+                kv_used: if read.kv_in_use { kv_share(o.kv_used, o.kv_capacity) } else { 0.0 },
+                cached_blocks: if read.prefix_chain { r.cached_prefix_blocks(class, prefix) } else { 0 },
+            };
         }
         let route = self.router.route(&self.loads[..n]);
         match route.reason {
