@@ -14,6 +14,7 @@ pub mod charts;
 pub mod control_table;
 pub mod controls;
 pub mod embed;
+pub mod engine;
 pub mod format;
 pub mod glyph;
 pub mod jobs;
