@@ -3,8 +3,8 @@
 //! Everything the page decides that does not touch the DOM lives here, so that `cargo test` on
 //! the host runs it: the table of controls with their translation keys, locks, share state, the
 //! controller's runs and frame budget, the budgeted job runner behind lessons, sweeps, contracts
-//! and exercises, number formatting, the stage's layout maths, the panels' rows and cells and the charts' lines, axes and words. `app`
-//! (leptos) only renders it.
+//! and exercises, number formatting, the stage's layout maths, the panels' rows and cells and the
+//! charts' lines, axes and words. `app` (leptos) only renders it.
 //!
 //! It knows no leptos, web-sys or wasm-bindgen; sim-core knows nothing of it.
 
