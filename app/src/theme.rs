@@ -107,8 +107,8 @@ static PROJECTOR: Palette = Palette {
 
 /// What the canvases draw with: the page's language and colour profile as they are when a frame
 /// is drawn. The canvases draw at animation frames and timers, outside the reactive tree, so the
-/// drawing code is handed one, made from the handles the animation loop and the calm tick captured
-/// at mount (`Ui::look`) or a panel's own ([`Look::now`]).
+/// drawing code is handed one, made from the handles the animation loop, the calm tick and the
+/// panels captured at mount (`Ui::look`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Look {
     pub locale: Locale,
@@ -119,11 +119,6 @@ impl Look {
     /// The language and profile shown now (untracked).
     pub fn of(lang: Lang, theme: Theme) -> Look {
         Look { locale: lang.get_untracked(), projector: theme.projector_untracked() }
-    }
-
-    /// The page's look, from the contexts (a panel drawing its own canvas, in a reactive owner).
-    pub fn now() -> Look {
-        Look::of(crate::i18n::use_lang(), use_theme())
     }
 
     /// The palette of the profile.
