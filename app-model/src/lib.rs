@@ -1,10 +1,10 @@
 //! # app-model: the lab page's state and logic, without the DOM
 //!
 //! Everything the page decides that does not touch the DOM lives here, so that `cargo test` on
-//! the host runs it: the table of controls with their translation keys, locks, share state,
-//! the budgeted job runner behind lessons, sweeps, contracts and exercises, number formatting, the
-//! stage's layout maths, the panels' rows and cells and the charts' lines, axes and words. `app`
-//! (leptos) only renders it.
+//! the host runs it: the table of controls with their translation keys, locks, share state, the
+//! controller's runs and frame budget, the budgeted job runner behind lessons, sweeps, contracts
+//! and exercises, number formatting, the stage's layout maths, the panels' rows and cells and the
+//! charts' lines, axes and words. `app` (leptos) only renders it.
 //!
 //! It knows no leptos, web-sys or wasm-bindgen; sim-core knows nothing of it.
 
@@ -14,6 +14,7 @@ pub mod charts;
 pub mod control_table;
 pub mod controls;
 pub mod embed;
+pub mod engine;
 pub mod format;
 pub mod glyph;
 pub mod jobs;

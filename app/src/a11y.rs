@@ -57,8 +57,10 @@ pub fn summary_text(ui: Ui) -> String {
 pub fn LiveSummary() -> impl IntoView {
     let ui = use_ui();
     let text = RwSignal::new(String::new());
+    // the timer words the runs in the page's language: it runs in this component's owner
+    let owner = Owner::current().unwrap_or_default();
     gloo_timers::callback::Interval::new(ANNOUNCE_MS, move || {
-        let next = untrack(|| summary_text(ui));
+        let next = owner.with(|| untrack(|| summary_text(ui)));
         if text.with_untracked(|cur| *cur != next) {
             text.set(next);
         }

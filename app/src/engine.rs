@@ -1,23 +1,24 @@
-//! The controller: owns the running simulations (one, or two in A/B mode), advances them every
-//! animation frame by the frame's wall time × speed, draws their stages, and at the calm tick
-//! hands the panels fresh numbers and redraws the charts.
+//! The controller's canvas side: `app_model::engine` owns the running simulations (one, or two in
+//! A/B mode), advances them every animation frame within its budget on the page's clock
+//! (`performance.now()`) and keeps the frame statistics; here each frame draws their stages, and
+//! the calm tick hands the panels fresh numbers and redraws the charts.
 //!
 //! It lives in an [`EngineCell`] made at mount: the components reach it through `Ui`, the
 //! animation loop and the timers through the copy they captured.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::rc::Rc;
 
-use sim_core::memory::{article_kv_elements_per_token, kv_bytes_per_token};
-use sim_core::metrics::Summary;
-use sim_core::sim::{HbmUse, StepInfo};
-use sim_core::{GpuSpec, HbmPlan, ModelSpec, Scenario, Simulation};
+use app_model::engine::{Advanced, Runs};
+use sim_core::{Scenario, Simulation};
 
 use leptos::prelude::{GetValue, LocalStorage, StoredValue};
 
+pub use app_model::engine::{RunInfo, RunView, Tick};
+
 use crate::charts;
-use crate::stage::{StageCalm, StageConfig, StageState};
+use crate::stage::{StageConfig, StageState};
+use crate::theme::Look;
 
 /// The page's engine: made once when the app mounts, kept by the app's reactive owner and handed
 /// out as a `Copy` handle — through `Ui` (context) to the components, and captured at mount by
@@ -68,11 +69,6 @@ pub const STAGE_IDS: [&str; 2] = ["stage", "stage-b"];
 const STAGE_MIN_W: f64 = 320.0;
 const STAGE_H: [f64; 2] = [360.0, 320.0];
 const STAGE_H_COMPACT: f64 = 460.0;
-/// Sim work allowed per frame before the run falls behind the requested speed, ms.
-const FRAME_BUDGET_MS: f64 = 9.0;
-/// Sim work per frame while fast-forwarding to the end, ms.
-const FAST_FORWARD_BUDGET_MS: f64 = 40.0;
-
 /// Space kept below an embedded stage, CSS px (its block's padding and border).
 const STAGE_BELOW_EMBED: f64 = 8.0;
 
@@ -80,7 +76,7 @@ const STAGE_BELOW_EMBED: f64 = 8.0;
 /// scrolled to its top, between the stage's smallest readable height
 /// ([`crate::stage::min_height`]) and `tallest`: an embedded lab shows the key numbers and the
 /// whole stage without scrolling; the panels follow below.
-fn fit_to_frame(canvas: &web_sys::HtmlCanvasElement, tallest: f64) -> f64 {
+fn fit_to_frame(canvas: &web_sys::HtmlCanvasElement, tallest: f64, look: Look) -> f64 {
     use wasm_bindgen::JsCast;
     let Some(w) = web_sys::window() else { return tallest };
     let inner = w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
@@ -90,396 +86,127 @@ fn fit_to_frame(canvas: &web_sys::HtmlCanvasElement, tallest: f64) -> f64 {
     else {
         return tallest;
     };
-    let shortest = crate::stage::min_height(&ctx, f64::from(canvas.client_width()).max(STAGE_MIN_W)).min(tallest);
+    let shortest = crate::stage::min_height(&ctx, look, f64::from(canvas.client_width()).max(STAGE_MIN_W)).min(tallest);
     if inner <= 0.0 {
         return tallest;
     }
     (inner - top - STAGE_BELOW_EMBED).floor().clamp(shortest, tallest)
 }
 
-/// One simulation and what its stage remembers.
-pub struct LiveRun {
-    pub sim: Simulation,
-    pub stage: StageState,
-    pub calm: StageCalm,
-}
-
-/// Facts of a run that do not change while it runs: for the HBM gauge, formula and legends.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunInfo {
-    pub scenario: Scenario,
-    pub model: ModelSpec,
-    pub gpu: GpuSpec,
-    pub plan: HbmPlan,
-    /// sim_core::memory::kv_bytes_per_token with the KV dtype's bytes per element.
-    pub kv_bytes_formula: f64,
-    /// sim_core::memory::article_kv_elements_per_token.
-    pub article_elements: f64,
-    pub class_names: Vec<String>,
-}
-
-impl RunInfo {
-    fn of(sim: &Simulation) -> RunInfo {
-        let s = sim.scenario();
-        RunInfo {
-            scenario: s.clone(),
-            model: sim.model().clone(),
-            gpu: sim.gpu().clone(),
-            plan: sim.hbm_plan().clone(),
-            kv_bytes_formula: kv_bytes_per_token(sim.model(), s.kv_dtype().bytes()),
-            article_elements: article_kv_elements_per_token(sim.model()),
-            class_names: sim.class_names().to_vec(),
-        }
-    }
-}
-
-/// Numbers for the panels, taken at the calm tick.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunView {
-    pub now_s: f64,
-    pub finished: bool,
-    pub summary: Summary,
-    pub hbm: HbmUse,
-    pub last_step: StepInfo,
-    pub restarting_until_s: Option<f64>,
-    pub running: u64,
-    pub queued: u64,
-    /// What limits the run now (the stage's badge).
-    pub limit: sim_core::sim::Limit,
-    /// Each replica now (empty with one).
-    pub replicas: Vec<sim_core::sim::ReplicaView>,
-}
-
-/// Frame timings for the budget report.
-#[derive(Default)]
-pub struct FrameStats {
-    work_ms: VecDeque<f64>,
-    calm_ms: VecDeque<f64>,
-    charts_ms: VecDeque<f64>,
-    interval_ms: VecDeque<f64>,
-    pub frames: u64,
-    pub first_animated_ms: Option<f64>,
-    last_start: Option<f64>,
-}
-
-const STATS_KEEP: usize = 900;
-
-impl FrameStats {
-    fn record(&mut self, start: f64, end: f64) {
-        self.frames += 1;
-        if let Some(prev) = self.last_start {
-            push_bounded(&mut self.interval_ms, start - prev);
-        }
-        self.last_start = Some(start);
-        push_bounded(&mut self.work_ms, end - start);
-    }
-
-    pub fn reset(&mut self) {
-        self.work_ms.clear();
-        self.calm_ms.clear();
-        self.charts_ms.clear();
-        self.interval_ms.clear();
-    }
-
-    /// JSON with percentiles of frame work time and frame interval.
-    pub fn json(&self, extra: &[(&str, f64)]) -> String {
-        let q = |v: &VecDeque<f64>, p: f64| -> f64 {
-            if v.is_empty() {
-                return 0.0;
-            }
-            let mut s: Vec<f64> = v.iter().copied().collect();
-            s.sort_by(f64::total_cmp);
-            let i = ((s.len() as f64 - 1.0) * p).round() as usize;
-            s[i.min(s.len() - 1)]
-        };
-        let mut out = format!(
-            "{{\"frames\":{},\"first_animated_ms\":{},\"samples\":{},\"work_ms_p50\":{:.3},\"work_ms_p95\":{:.3},\"work_ms_max\":{:.3},\"interval_ms_p50\":{:.3},\"interval_ms_p95\":{:.3}",
-            self.frames,
-            self.first_animated_ms.map_or("null".to_string(), |v| format!("{v:.1}")),
-            self.work_ms.len(),
-            q(&self.work_ms, 0.5),
-            q(&self.work_ms, 0.95),
-            q(&self.work_ms, 1.0),
-            q(&self.interval_ms, 0.5),
-            q(&self.interval_ms, 0.95),
-        );
-        out.push_str(&format!(
-            ",\"calm_tick_ms_p50\":{:.3},\"calm_tick_ms_p95\":{:.3},\"charts_ms_p95\":{:.3}",
-            q(&self.calm_ms, 0.5),
-            q(&self.calm_ms, 0.95),
-            q(&self.charts_ms, 0.95)
-        ));
-        for (k, v) in extra {
-            out.push_str(&format!(",\"{k}\":{v}"));
-        }
-        out.push('}');
-        out
-    }
-}
-
-fn push_bounded(v: &mut VecDeque<f64>, x: f64) {
-    if v.len() == STATS_KEEP {
-        v.pop_front();
-    }
-    v.push_back(x);
-}
-
 /// What the animation loop asks of a frame.
 #[derive(Clone, Copy)]
 pub struct FrameInput {
-    pub now_ms: f64,
-    pub playing: bool,
-    pub speed: f64,
-    pub fast_forward: bool,
+    pub tick: Tick,
     /// Embedded (`embed=1`): the stage ends at the frame's bottom edge (see [`fit_to_frame`]).
     pub fit_to_frame: bool,
 }
 
-/// What a frame reports back.
-#[derive(Clone, Copy, Default)]
-pub struct FrameOutput {
-    pub all_finished: bool,
-    /// The runs could not keep up with the requested speed in this frame.
-    pub behind: bool,
-}
-
+/// The runs (`app_model::engine::Runs`: the advance, the calm tick's numbers, the statistics)
+/// and what the page draws of them: a stage per run, the charts.
 pub struct Engine {
-    pub runs: Vec<LiveRun>,
-    /// Simulated time the runs should have reached, µs.
-    clock_us: f64,
-    last_wall: Option<f64>,
-    pub stats: FrameStats,
-    dirty: bool,
+    pub runs: Runs,
+    /// Each run's stage, in the order of `runs`.
+    stages: Vec<StageState>,
     chart_widths: Vec<i32>,
     ticks: usize,
 }
 
 impl Engine {
     fn new(sims: Vec<Simulation>) -> Engine {
-        let mut e = Engine {
-            runs: Vec::new(),
-            clock_us: 0.0,
-            last_wall: None,
-            stats: FrameStats::default(),
-            dirty: true,
-            chart_widths: Vec::new(),
-            ticks: 0,
-        };
+        let mut e = Engine { runs: Runs::new(Vec::new()), stages: Vec::new(), chart_widths: Vec::new(), ticks: 0 };
         e.replace(sims);
         e
     }
 
     /// Replaces every run by fresh simulations, from t = 0.
     pub fn replace(&mut self, sims: Vec<Simulation>) {
-        self.runs = sims
-            .into_iter()
-            .map(|sim| LiveRun { stage: StageState::new(StageConfig::of(&sim)), sim, calm: StageCalm::default() })
-            .collect();
-        self.clock_us = 0.0;
-        self.dirty = true;
+        self.stages = sims.iter().map(|sim| StageState::new(StageConfig::of(sim))).collect();
+        self.runs.replace(sims);
     }
 
     /// Drops the runs after the first `n` (leaving A/B mode keeps A as it is).
     pub fn truncate(&mut self, n: usize) {
-        self.runs.truncate(n.max(1));
-        self.dirty = true;
+        self.runs.truncate(n);
+        self.stages.truncate(n.max(1));
     }
 
     pub fn scenarios(&self) -> Vec<Scenario> {
-        self.runs.iter().map(|r| r.sim.scenario().clone()).collect()
+        self.runs.scenarios()
     }
 
     pub fn infos(&self) -> Vec<RunInfo> {
-        self.runs.iter().map(|r| RunInfo::of(&r.sim)).collect()
-    }
-
-    pub fn all_finished(&self) -> bool {
-        self.runs.iter().all(|r| r.sim.is_finished())
+        self.runs.infos()
     }
 
     /// Every run restarts from t = 0 with its scenario and seed.
     pub fn reset(&mut self) -> Result<(), String> {
-        let mut sims = Vec::with_capacity(self.runs.len());
-        for r in &self.runs {
-            sims.push(Simulation::new(r.sim.scenario()).map_err(|e| e.to_string())?);
-        }
-        self.replace(sims);
+        self.runs.reset()?;
+        self.stages = self.runs.runs.iter().map(|r| StageState::new(StageConfig::of(&r.sim))).collect();
         Ok(())
     }
 
     /// Advances every run by one scheduler iteration (the step button).
     pub fn step_iteration(&mut self) {
-        for r in &mut self.runs {
-            if !r.sim.is_finished() {
-                r.sim.advance_one_iteration();
-            }
-        }
-        self.clock_us = self.runs.iter().map(|r| r.sim.now() as f64).fold(0.0, f64::max);
-        self.dirty = true;
+        self.runs.step_iteration();
     }
 
-    /// One animation frame: advance, then draw each stage.
-    pub fn frame(&mut self, input: FrameInput, perf: &web_sys::Performance) -> FrameOutput {
-        let dt = match self.last_wall {
-            Some(last) => (input.now_ms - last).clamp(0.0, 100.0),
-            None => 0.0,
-        };
-        self.last_wall = Some(input.now_ms);
-        let mut out = FrameOutput::default();
-
-        if input.playing || input.fast_forward {
-            let budget = if input.fast_forward { FAST_FORWARD_BUDGET_MS } else { FRAME_BUDGET_MS };
-            let deadline = input.now_ms + budget;
-            let target = if input.fast_forward {
-                u64::MAX
-            } else {
-                self.clock_us += dt * input.speed * 1000.0;
-                self.clock_us as u64
-            };
-            let n = self.runs.len().max(1) as f64;
-            for (i, r) in self.runs.iter_mut().enumerate() {
-                // each run gets its share of what is left of the budget
-                let share = input.now_ms + (deadline - input.now_ms) * (i as f64 + 1.0) / n;
-                if advance(&mut r.sim, target, share, perf) {
-                    out.behind = true;
-                }
-            }
-            if input.fast_forward || out.behind {
-                // the clock follows the slowest unfinished run
-                let slowest = self
-                    .runs
-                    .iter()
-                    .filter(|r| !r.sim.is_finished())
-                    .map(|r| r.sim.now() as f64)
-                    .fold(f64::INFINITY, f64::min);
-                let latest = self.runs.iter().map(|r| r.sim.now() as f64).fold(0.0, f64::max);
-                self.clock_us = if slowest.is_finite() { slowest } else { latest };
-            }
-            self.dirty = true;
-        }
-        out.all_finished = self.all_finished();
-
-        let stage_h = if self.runs.len() > 1 { STAGE_H[1] } else { STAGE_H[0] };
-        for (i, r) in self.runs.iter_mut().enumerate() {
+    /// One animation frame: advance, then draw each stage in the page's `look`.
+    pub fn frame(&mut self, input: FrameInput, look: Look, perf: &web_sys::Performance) -> Advanced {
+        let tick = input.tick;
+        let out = self.runs.advance(tick, &mut || perf.now());
+        let stage_h = if self.stages.len() > 1 { STAGE_H[1] } else { STAGE_H[0] };
+        for (i, (r, stage)) in self.runs.runs.iter().zip(&mut self.stages).enumerate() {
             let Some(canvas) = charts::canvas_by_id(STAGE_IDS[i.min(1)]) else { continue };
             let compact = f64::from(canvas.client_width()) < app_model::stage_layout::COMPACT_BELOW;
             let mut h = if compact { STAGE_H_COMPACT } else { stage_h };
             if input.fit_to_frame && i == 0 {
-                h = fit_to_frame(&canvas, h);
+                h = fit_to_frame(&canvas, h, look);
             }
             let Some((ctx, w, h)) = charts::fit_canvas(&canvas, STAGE_MIN_W, h) else { continue };
             let live = r.sim.live_requests();
-            r.stage.set_speed(if input.fast_forward { f64::INFINITY } else { input.speed });
-            r.stage.frame(&ctx, w, h, &r.sim, &live, &r.calm, dt);
+            stage.set_speed(if tick.fast_forward { f64::INFINITY } else { tick.speed });
+            stage.frame(&ctx, look, w, h, &r.sim, &live, &r.calm, out.dt_ms);
         }
-        if self.stats.first_animated_ms.is_none() && self.runs.first().is_some_and(|r| r.sim.now() > 0) {
-            self.stats.first_animated_ms = Some(perf.now());
-        }
-        self.stats.record(input.now_ms, perf.now());
+        self.runs.frame_done(tick.now_ms, perf.now());
         out
     }
 
     /// The calm tick: fresh numbers for the panels and redrawn charts, when anything changed.
-    pub fn calm(&mut self, force: bool, class: Option<usize>) -> Option<Vec<RunView>> {
+    pub fn calm(&mut self, force: bool, class: Option<usize>, look: Look) -> Option<Vec<RunView>> {
         let widths: Vec<i32> =
             charts::CHARTS.iter().map(|(id, _)| charts::canvas_by_id(id).map_or(0, |c| c.client_width())).collect();
         let resized = widths != self.chart_widths;
         self.chart_widths = widths;
-        if !(self.dirty || force || resized) {
+        if !self.runs.take_due(force || resized) {
             return None;
         }
-        self.dirty = false;
         let perf = web_sys::window().and_then(|w| w.performance());
         let t0 = perf.as_ref().map_or(0.0, |p| p.now());
-        let mut views = Vec::with_capacity(self.runs.len());
-        for r in &mut self.runs {
-            let snap = r.sim.snapshot();
-            r.calm = StageCalm {
-                counts: snap.summary.all.requests,
-                last_step: snap.last_step,
-                restarting_until_s: snap.restarting_until_s,
-                kv_fill: snap.replicas.iter().map(|v| v.kv_fill).collect(),
-            };
-            views.push(RunView {
-                now_s: snap.now_s,
-                finished: snap.finished,
-                hbm: snap.hbm,
-                last_step: snap.last_step,
-                restarting_until_s: snap.restarting_until_s,
-                running: snap.running,
-                queued: snap.queued.iter().sum(),
-                limit: snap.limit,
-                replicas: snap.replicas,
-                summary: snap.summary,
-            });
-        }
+        let views = self.runs.views();
         let labels = ["A", "B"];
         let input = charts::ChartInput {
-            runs: self.runs.iter().enumerate().map(|(i, r)| (labels[i.min(1)], &r.sim)).collect(),
+            runs: self.runs.runs.iter().enumerate().map(|(i, r)| (labels[i.min(1)], &r.sim)).collect(),
             class,
         };
         let t1 = perf.as_ref().map_or(0.0, |p| p.now());
         // Charts refresh half at a time (each about 3 times a second) unless asked for all.
         self.ticks = self.ticks.wrapping_add(1);
-        charts::draw(&input, if force || resized { None } else { Some(self.ticks) });
+        charts::draw(&input, look, if force || resized { None } else { Some(self.ticks) });
         if let Some(p) = &perf {
             let t2 = p.now();
-            push_bounded(&mut self.stats.calm_ms, t2 - t0);
-            push_bounded(&mut self.stats.charts_ms, t2 - t1);
+            self.runs.stats.calm(t2 - t0, t2 - t1);
         }
         Some(views)
     }
 
     /// Marks the panels and charts for a refresh at the next calm tick.
     pub fn touch(&mut self) {
-        self.dirty = true;
+        self.runs.touch();
     }
 
-    /// Live requests of each run in the last frame.
-    pub fn live_counts(&self) -> Vec<usize> {
-        self.runs.iter().map(|r| r.stage.live_count).collect()
-    }
-}
-
-/// Processes the events of `sim` up to `target` (µs) until `deadline` (ms, performance clock).
-/// Returns true when the deadline stopped it before the target.
-fn advance(sim: &mut Simulation, target: u64, deadline: f64, perf: &web_sys::Performance) -> bool {
-    let mut n: u32 = 0;
-    loop {
-        match sim.next_event_time() {
-            Some(t) if t <= target => {}
-            _ => break,
-        }
-        sim.advance_events(1);
-        n = n.wrapping_add(1);
-        if n % 256 == 0 && perf.now() > deadline {
-            return true;
-        }
-    }
-    // Move the clock on only while requests remain: a finished run keeps the time of its last
-    // event, so its summary equals `run_to_end` (and `llmsim run`).
-    if target != u64::MAX && !sim.is_finished() && target > sim.now() {
-        sim.advance_to(target);
-    }
-    false
-}
-
-/// Runs a built-in preset to its end in a fresh simulation and returns the summary as the
-/// CLI prints it (`llmsim run --preset ID`, pretty JSON).
-pub fn run_preset_json(id: &str) -> String {
-    let Some(p) = sim_core::presets::find(id) else {
-        return format!("{{\"error\":\"no preset {id:?}\"}}");
-    };
-    let scenario = match Scenario::from_json(p.json) {
-        Ok(s) => s,
-        Err(e) => return format!("{{\"error\":{:?}}}", e.to_string()),
-    };
-    match Simulation::new(&scenario) {
-        Ok(mut sim) => {
-            let summary = sim.run_to_end();
-            sim_core::pretty::to_string_pretty(&summary)
-                .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()))
-        }
-        Err(e) => format!("{{\"error\":{:?}}}", e.to_string()),
+    /// Frame statistics and live request counts, as JSON (the test hook `lab_stats`).
+    pub fn stats_json(&self) -> String {
+        let live = |i: usize| self.stages.get(i).map_or(0, |s| s.live_count) as f64;
+        self.runs.stats.json(&[("live_a", live(0)), ("live_b", live(1)), ("sim_time_s", self.runs.sim_time_s())])
     }
 }

@@ -7,7 +7,6 @@
 //! of the wasm, and a learner downloads one language, not both (docs/wasm-size.md).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use js_sys::futures::{spawn_local, JsFuture};
@@ -38,21 +37,9 @@ const PARTS: [&str; 3] = ["ui", "features", "lessons"];
 /// [`Lang`], in context).
 static TABLES: [OnceLock<Table>; 2] = [OnceLock::new(), OnceLock::new()];
 
-/// The language on screen for code outside the reactive tree (the canvases draw at animation
-/// frames, with no reactive owner): a copy [`Lang::set`] keeps, read by [`t_untracked`]; Chinese
-/// when true. The page's language itself is the [`Lang`] signal.
-static SHOWN_ZH: AtomicBool = AtomicBool::new(false);
-
-fn shown() -> Locale {
-    if SHOWN_ZH.load(Ordering::Relaxed) {
-        Locale::Zh
-    } else {
-        Locale::En
-    }
-}
-
 /// The page's language: a signal provided once by the app ([`provide`]); components take it with
-/// [`use_lang`], listeners outside the reactive owner use the copy they captured at mount.
+/// [`use_lang`], listeners outside the reactive owner use the copy they captured at mount, and the
+/// canvases the [`crate::theme::Look`] they are handed.
 #[derive(Clone, Copy)]
 pub struct Lang(RwSignal<Locale>);
 
@@ -72,7 +59,6 @@ impl Lang {
 
     /// Shows `l` (its tables must be here: [`Lang::switch`] fetches them first).
     pub fn set(self, l: Locale) {
-        SHOWN_ZH.store(l == Locale::Zh, Ordering::Relaxed);
         if self.0.get_untracked() != l {
             self.0.set(l);
         }
@@ -94,9 +80,10 @@ impl Lang {
     }
 }
 
-/// Makes the language [`init`] loaded the page's, for every component below (once, at mount).
-pub fn provide() -> Lang {
-    let lang = Lang(RwSignal::new(shown()));
+/// Makes `shown`, the language [`init`] loaded, the page's, for every component below (once, at
+/// mount).
+pub fn provide(shown: Locale) -> Lang {
+    let lang = Lang(RwSignal::new(shown));
     provide_context(lang);
     lang
 }
@@ -151,9 +138,9 @@ fn js_text(e: &JsValue) -> String {
 }
 
 /// Loads the page's language before anything is drawn, so the first paint is already in it
-/// ([`provide`] then makes it the page's). With no table at all the lab could only show keys:
-/// then the error is returned to be shown.
-pub async fn init(q: &app_model::query::Query) -> Result<(), String> {
+/// ([`provide`] then makes it the page's); returns the language loaded. With no table at all the
+/// lab could only show keys: then the error is returned to be shown.
+pub async fn init(q: &app_model::query::Query) -> Result<Locale, String> {
     let l = q.opening_locale(browser_locale);
     let first = load(l).await;
     let shown = if first.is_ok() {
@@ -163,14 +150,15 @@ pub async fn init(q: &app_model::query::Query) -> Result<(), String> {
         load(l.other()).await.map_err(|e| format!("{} ({e})", first.unwrap_err()))?;
         l.other()
     };
-    SHOWN_ZH.store(shown == Locale::Zh, Ordering::Relaxed);
-    Ok(())
+    Ok(shown)
 }
 
-/// The language shown, tracked in a reactive owner (a view, an effect, a memo) and read from the
-/// copy elsewhere (an event listener, an animation frame).
+/// The language shown, tracked: read in a reactive owner (a view, an effect, a memo, an event
+/// handler; timers and animation frames that word anything run in the owner they were started
+/// in, and the canvases word with the [`crate::theme::Look`] they are handed). Outside any owner
+/// there is no page to ask: English.
 fn current() -> Locale {
-    use_context::<Lang>().map_or_else(shown, Lang::get)
+    use_context::<Lang>().map_or(Locale::En, Lang::get)
 }
 
 /// Text for `key` in `locale`; falls back to the other loaded language, then to the key itself.
@@ -196,9 +184,9 @@ pub fn tx(key: &'static str) -> impl Fn() -> String + Copy + Send + Sync + 'stat
     move || t(key)
 }
 
-/// Like [`t`] without tracking (event handlers, canvas drawing).
+/// Like [`t`] without tracking.
 pub fn t_untracked(key: &str) -> String {
-    lookup(shown(), key)
+    untrack(|| t(key))
 }
 
 /// Template text with `{name}` placeholders filled from `args`.

@@ -132,8 +132,17 @@ pub fn error_list(e: &ScenarioError) -> AnyView {
 
 /// The one driver of the tabs' background jobs: once per animation frame, runs the job of
 /// `ticket` for [`SLICE_MS`] (so the page keeps drawing) and hands `on` what the slice came to,
-/// until the job is finished or stopped (cancelled, replaced, or its panel gone).
-pub fn drive<J, F>(runner: Jobs<J>, ticket: Ticket, mut on: F)
+/// until the job is finished or stopped (cancelled, replaced, or its panel gone). `on` runs in the
+/// reactive owner `drive` was called in (it may word things in the page's language).
+pub fn drive<J, F>(runner: Jobs<J>, ticket: Ticket, on: F)
+where
+    J: Job + 'static,
+    F: FnMut(Status<J::Progress, J::Output>) + 'static,
+{
+    drive_in(Owner::current().unwrap_or_default(), runner, ticket, on);
+}
+
+fn drive_in<J, F>(owner: Owner, runner: Jobs<J>, ticket: Ticket, mut on: F)
 where
     J: Job + 'static,
     F: FnMut(Status<J::Progress, J::Output>) + 'static,
@@ -142,9 +151,9 @@ where
         let deadline = now_ms() + SLICE_MS;
         let Some(status) = runner.try_update_value(|r| r.run(ticket, &mut || now_ms() > deadline)) else { return };
         let more = matches!(status, Status::Working(_));
-        on(status);
+        owner.with(|| on(status));
         if more {
-            drive(runner, ticket, on);
+            drive_in(owner, runner, ticket, on);
         }
     });
 }

@@ -336,7 +336,8 @@ fn draw_safe_zone(cx: Ctx) {
     let points =
         cx.finished.with_untracked(|r| r.as_ref().map(|f| explain::safe_zone_points(&f.sums)).unwrap_or_default());
     let slo = explain::safe_zone_slo();
-    sweep_panel::draw("lesson-sweep-chart-good", "lesson-sweep-chart-ttft", SweepParam::RatePerS, &points, slo);
+    let look = cx.ui.look();
+    sweep_panel::draw("lesson-sweep-chart-good", "lesson-sweep-chart-ttft", SweepParam::RatePerS, &points, slo, look);
 }
 
 /// Every lesson, each with its start button.

@@ -80,12 +80,15 @@ pub fn start() {
     panic_view::install();
     let query = address::read();
     js_sys::futures::spawn_local(async move {
-        if let Err(e) = i18n::init(&query).await {
-            panic_view::texts_missing(&e);
-            return;
-        }
+        let locale = match i18n::init(&query).await {
+            Ok(l) => l,
+            Err(e) => {
+                panic_view::texts_missing(&e);
+                return;
+            }
+        };
         let panic = query.panic;
-        mount_to_body(move || view! { <App query=query/> });
+        mount_to_body(move || view! { <App query=query locale=locale/> });
         if panic {
             panic!("panic requested by the ?panic query parameter");
         }
@@ -93,47 +96,35 @@ pub fn start() {
 }
 
 /// The engine of the mounted page, for the test hooks below: they are called from JavaScript,
-/// outside the page's reactive tree, so the app registers its engine's handle here at mount.
-/// It is that handle only (a `Copy` key), not the engine: the engine stays in the app's owner.
+/// outside the page's reactive tree (no owner, no context to ask), so the app registers its
+/// engine's handle here at mount — the one global the page keeps. It is that handle only (a `Copy`
+/// key, set once), not the engine: the engine stays in the app's owner.
 static MOUNTED: std::sync::OnceLock<engine::EngineCell> = std::sync::OnceLock::new();
 
 /// Runs a built-in preset to its end and returns the summary JSON (for comparing with the CLI).
 pub fn run_preset_json(id: &str) -> String {
-    engine::run_preset_json(id)
+    app_model::engine::run_preset_json(id)
 }
 
 /// Frame timings and live request counts, as JSON.
 pub fn stats_json() -> String {
-    MOUNTED
-        .get()
-        .and_then(|engine| {
-            engine.with(|e| {
-                let live = e.live_counts();
-                let now = e.runs.first().map_or(0.0, |r| r.sim.now() as f64 / 1e6);
-                e.stats.json(&[
-                    ("live_a", live.first().copied().unwrap_or(0) as f64),
-                    ("live_b", live.get(1).copied().unwrap_or(0) as f64),
-                    ("sim_time_s", now),
-                ])
-            })
-        })
-        .unwrap_or_else(|| "{}".to_string())
+    MOUNTED.get().and_then(|engine| engine.with(|e| e.stats_json())).unwrap_or_else(|| "{}".to_string())
 }
 
 /// Forgets the frame timings collected so far.
 pub fn reset_stats() {
     if let Some(engine) = MOUNTED.get() {
-        engine.with(|e| e.stats.reset());
+        engine.with(|e| e.runs.stats.reset());
     }
 }
 
 #[component]
-pub fn App(query: app_model::query::Query) -> impl IntoView {
+pub fn App(query: app_model::query::Query, locale: i18n::Locale) -> impl IntoView {
     // the page's state, each part provided once for every component below
-    let lang = i18n::provide();
+    let lang = i18n::provide(locale);
     let theme = theme::provide();
     let address = address::provide(query);
-    let ui = Ui::new();
+    let ui = Ui::new(lang, theme);
     ui::provide(ui);
     let _ = MOUNTED.set(ui.engine);
     let page = share::Links::provide(ui, lang, theme, address);
@@ -259,20 +250,20 @@ fn start_animation(ui: Ui) {
 fn frame(ui: Ui, perf: web_sys::Performance) {
     // a lesson before its prediction holds the stage at its set-up
     let held = ui.withheld_untracked();
-    let input = engine::FrameInput {
+    let tick = engine::Tick {
         now_ms: perf.now(),
         playing: ui.playing.get_untracked() && !held,
         speed: ui.speed.get_untracked(),
         fast_forward: ui.fast_forward.get_untracked() && !held,
-        fit_to_frame: ui.embed.get_untracked(),
     };
-    if let Some(out) = ui.engine.with(|e| e.frame(input, &perf)) {
-        if out.all_finished && (input.playing || input.fast_forward) {
+    let input = engine::FrameInput { tick, fit_to_frame: ui.embed.get_untracked() };
+    if let Some(out) = ui.engine.with(|e| e.frame(input, ui.look(), &perf)) {
+        if out.all_finished && (tick.playing || tick.fast_forward) {
             ui.playing.set(false);
             ui.fast_forward.set(false);
             ui.refresh(true);
         }
-        let behind = out.behind && !input.fast_forward;
+        let behind = out.behind && !tick.fast_forward;
         if ui.behind.get_untracked() != behind {
             ui.behind.set(behind);
         }

@@ -12,8 +12,9 @@ use leptos::prelude::*;
 
 use crate::charts::{canvas_by_id, fit_canvas, Axis, Plot, Units};
 use crate::format;
-use crate::i18n::{self, t, tf, tx};
+use crate::i18n::{t, tf, tx};
 use crate::kit::{self, button, data_url, text, Jobs};
+use crate::theme::Look;
 use crate::ui::{use_ui, Ui};
 
 const CHART_H: f64 = 230.0;
@@ -255,7 +256,7 @@ pub fn SweepPanel(#[prop(into)] visible: Signal<bool>) -> impl IntoView {
             return;
         }
         let (p, slo, pts) = st.run.with(|r| (r.param, r.slo_ms, r.points.clone()));
-        request_animation_frame(move || draw("sweep-chart-good", "sweep-chart-ttft", p, &pts, slo));
+        request_animation_frame(move || draw("sweep-chart-good", "sweep-chart-ttft", p, &pts, slo, ui.look()));
     }));
     let base_name = move || {
         ui.drafts[ui.edited().index()]
@@ -299,16 +300,18 @@ pub fn charts(prefix: &'static str, param: Signal<SweepParam>) -> AnyView {
         .into_any()
 }
 
-pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoint], slo: Option<f64>) {
+/// Draws a sweep's two charts on the canvases `good_id` and `ttft_id` in `look`.
+pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoint], slo: Option<f64>, look: Look) {
+    let pal = look.palette();
     let series = chart::series(points, slo);
     let xa = Axis::Linear { min: series.x.0, max: series.x.1 };
     let knob = param_label(param);
-    let empty = i18n::t_untracked("features.sweep.empty");
+    let empty = look.t("features.sweep.empty");
     let knee = model::knee_seen(points);
 
     if let Some((ctx, w, h)) = canvas_by_id(good_id).and_then(|c| fit_canvas(&c, 300.0, CHART_H)) {
-        let title = i18n::fill(&i18n::t_untracked("features.sweep.chart_good"), &[("knob", knob.clone())]);
-        let mut plot = Plot::new(&ctx, w, h, &title, xa, Units::Share, Axis::zero_to(series.y_max), Units::Count);
+        let title = look.tf("features.sweep.chart_good", &[("knob", knob.clone())]);
+        let mut plot = Plot::new(&ctx, pal, w, h, &title, xa, Units::Share, Axis::zero_to(series.y_max), Units::Count);
         plot.line(&series.throughput, THROUGHPUT, &[], 3.0);
         plot.line(&series.goodput, GOOD, &[], 2.0);
         for &(x, y) in &series.throughput {
@@ -319,11 +322,11 @@ pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoin
         }
         if let Some((kv, kg)) = knee {
             let at = chart::with_unit(kv, param_unit(param));
-            plot.vline(kv, KNEE, &i18n::fill(&i18n::t_untracked("features.sweep.knee_at"), &[("value", at)]));
+            plot.vline(kv, KNEE, &look.tf("features.sweep.knee_at", &[("value", at)]));
             plot.dot(kv, kg, KNEE, 6.0);
         }
-        plot.legend(&i18n::t_untracked("features.sweep.legend_throughput"), THROUGHPUT, &[]);
-        plot.legend(&i18n::t_untracked("features.sweep.legend_goodput"), GOOD, &[]);
+        plot.legend(&look.t("features.sweep.legend_throughput"), THROUGHPUT, &[]);
+        plot.legend(&look.t("features.sweep.legend_goodput"), GOOD, &[]);
         if series.ran == 0 {
             plot.note(&empty);
         }
@@ -331,14 +334,14 @@ pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoin
 
     if let Some((ctx, w, h)) = canvas_by_id(ttft_id).and_then(|c| fit_canvas(&c, 300.0, CHART_H)) {
         let (ylo, yhi) = series.ttft_range;
-        let title = i18n::fill(&i18n::t_untracked("features.sweep.chart_ttft"), &[("knob", knob)]);
-        let plot = Plot::new(&ctx, w, h, &title, xa, Units::Share, Axis::log_decades(ylo, yhi), Units::Ms);
+        let title = look.tf("features.sweep.chart_ttft", &[("knob", knob)]);
+        let plot = Plot::new(&ctx, pal, w, h, &title, xa, Units::Share, Axis::log_decades(ylo, yhi), Units::Ms);
         plot.line(&series.ttft, TTFT, &[], 2.0);
         for &(x, y) in &series.ttft {
             plot.dot(x, y, TTFT, 3.5);
         }
         if let Some(s) = slo {
-            plot.hline(s, SLO, &i18n::fill(&i18n::t_untracked("features.sweep.slo_line"), &[("value", format::ms(s))]));
+            plot.hline(s, SLO, &look.tf("features.sweep.slo_line", &[("value", format::ms(s))]));
         }
         if let Some((kv, _)) = knee {
             plot.vline(kv, KNEE, "");

@@ -1,13 +1,14 @@
 //! Colour profiles: the normal light palette and a high-contrast "projector" profile (black
 //! text, darker lines, heavier titles) for projectors and bright classrooms.
 //!
-//! The profile is a class on `<body>` (`projector`) that switches the CSS variables, and a flag the
-//! canvas code reads through [`palette`] every time it draws, so a switch shows at the next frame.
+//! The profile is a class on `<body>` (`projector`) that switches the CSS variables, and the
+//! [`Theme`] signal the canvas code reads (through the [`Look`] it is handed) every time it draws,
+//! so a switch shows at the next frame.
 //! Text colours meet WCAG AA (4.5:1) on their backgrounds in both profiles.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use leptos::prelude::*;
+
+use crate::i18n::{Lang, Locale};
 
 /// Colours and fonts the canvases draw with.
 pub struct Palette {
@@ -104,17 +105,50 @@ static PROJECTOR: Palette = Palette {
     title_weight: 700,
 };
 
-/// Whether the canvases draw in the projector profile: a copy [`Theme::set`] keeps for the
-/// drawing code, which runs at animation frames outside the reactive tree. The profile itself is
-/// the [`Theme`] signal.
-static PROJECTOR_ON: AtomicBool = AtomicBool::new(false);
+/// What the canvases draw with: the page's language and colour profile as they are when a frame
+/// is drawn. The canvases draw at animation frames and timers, outside the reactive tree, so the
+/// drawing code is handed one, made from the handles the animation loop, the calm tick and the
+/// panels captured at mount (`Ui::look`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Look {
+    pub locale: Locale,
+    pub projector: bool,
+}
 
-/// The palette of the active profile.
-pub fn palette() -> &'static Palette {
-    if PROJECTOR_ON.load(Ordering::Relaxed) {
-        &PROJECTOR
-    } else {
-        &NORMAL
+impl Look {
+    /// The language and profile shown now (untracked).
+    pub fn of(lang: Lang, theme: Theme) -> Look {
+        Look { locale: lang.get_untracked(), projector: theme.projector_untracked() }
+    }
+
+    /// The palette of the profile.
+    pub fn palette(self) -> &'static Palette {
+        if self.projector {
+            &PROJECTOR
+        } else {
+            &NORMAL
+        }
+    }
+
+    /// The colour of a stage role in the profile.
+    pub fn colour(self, role: app_model::stage::Role) -> &'static str {
+        use app_model::stage::Role;
+        match role {
+            Role::Bin(b) => self.palette().bins[b.index()],
+            Role::Class(c) => crate::glyph::colour(c as usize),
+            Role::Tint(c) => crate::glyph::tint(c as usize),
+            plain => STAGE[usize::from(self.projector)].get(plain.index()).copied().unwrap_or(""),
+        }
+    }
+
+    /// The text for `key` in the language.
+    pub fn t(self, key: &str) -> String {
+        crate::i18n::lookup(self.locale, key)
+    }
+
+    /// Template text for `key` in the language, its `{name}` placeholders filled from `args`.
+    pub fn tf(self, key: &str, args: &[(&str, String)]) -> String {
+        crate::i18n::fill(&self.t(key), args)
     }
 }
 
@@ -133,9 +167,8 @@ impl Theme {
         self.0.get_untracked()
     }
 
-    /// Switches the profile: the body class for CSS, the flag for the canvases, the signal.
+    /// Switches the profile: the body class for CSS, the signal (the canvases read it as they draw).
     pub fn set(self, on: bool) {
-        PROJECTOR_ON.store(on, Ordering::Relaxed);
         if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
             let list = body.class_list();
             let _ = if on { list.add_1("projector") } else { list.remove_1("projector") };
@@ -193,14 +226,3 @@ const fn stage_colours(p: &Palette) -> [&'static str; 17] {
 }
 
 static STAGE: [[&str; 17]; 2] = [stage_colours(&NORMAL), stage_colours(&PROJECTOR)];
-
-/// The colour of a stage role in the active profile.
-pub fn colour(role: app_model::stage::Role) -> &'static str {
-    use app_model::stage::Role;
-    match role {
-        Role::Bin(b) => palette().bins[b.index()],
-        Role::Class(c) => crate::glyph::colour(c as usize),
-        Role::Tint(c) => crate::glyph::tint(c as usize),
-        plain => STAGE[usize::from(PROJECTOR_ON.load(Ordering::Relaxed))].get(plain.index()).copied().unwrap_or(""),
-    }
-}

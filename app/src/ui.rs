@@ -10,6 +10,8 @@ use sim_core::presets;
 use sim_core::{Scenario, ScenarioError, Simulation};
 
 use crate::engine::{EngineCell, RunInfo, RunView};
+use crate::i18n::Lang;
+use crate::theme::{Look, Theme};
 
 /// Speeds the slider spans, simulated seconds per wall-clock second.
 pub use app_model::transport::{MAX_SPEED, MIN_SPEED};
@@ -65,10 +67,14 @@ pub struct Ui {
     /// The simulations on screen and their stages (the animation loop reaches them through the
     /// copy of `Ui` it captured at mount).
     pub engine: EngineCell,
+    /// The page's language and colour profile (the contexts of the same name), for the canvases
+    /// the animation loop and the calm tick draw outside the reactive tree ([`Ui::look`]).
+    pub lang: Lang,
+    pub theme: Theme,
 }
 
 impl Ui {
-    pub fn new() -> Ui {
+    pub fn new(lang: Lang, theme: Theme) -> Ui {
         let (id, scenario) = page::opening_scenario();
         Ui {
             drafts: [RwSignal::new(scenario.clone()), RwSignal::new(scenario.clone())],
@@ -94,7 +100,14 @@ impl Ui {
             exercise: RwSignal::new(None),
             embed: RwSignal::new(false),
             engine: EngineCell::new(),
+            lang,
+            theme,
         }
+    }
+
+    /// What the canvases draw with now: the page's language and colour profile.
+    pub fn look(&self) -> Look {
+        Look::of(self.lang, self.theme)
     }
 
     /// The draft the controls edit: the chosen one in A/B mode, else A (tracked).
@@ -276,17 +289,12 @@ pub fn use_ui() -> Ui {
     expect_context::<Ui>()
 }
 
-impl Default for Ui {
-    fn default() -> Self {
-        Ui::new()
-    }
-}
-
 impl Ui {
     /// Publishes fresh numbers from the engine (the calm tick, or right after a step).
     pub fn refresh(&self, force: bool) {
         let class = self.class_view.get_untracked();
-        let Some(Some(views)) = self.engine.with(|e| e.calm(force, class)) else { return };
+        let look = self.look();
+        let Some(Some(views)) = self.engine.with(|e| e.calm(force, class, look)) else { return };
         for i in 0..2 {
             let next = views.get(i).cloned();
             if self.views[i].with_untracked(|cur| *cur != next) {

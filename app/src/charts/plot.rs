@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::glyph;
-use crate::theme::{dash, palette};
+use crate::theme::{dash, Palette};
 
 /// Sizes a canvas's backing store to its CSS width × `css_h` at the device pixel ratio and
 /// returns its context scaled to CSS pixels. `min_w` keeps a layout readable when narrow (the
@@ -43,18 +43,20 @@ fn stroke(ctx: &CanvasRenderingContext2d, pts: impl IntoIterator<Item = (f64, f6
     ctx.stroke();
 }
 
-/// Writes `text` at (x, y) in the small font, `colour`, aligned `align` (then left again).
-fn label(ctx: &CanvasRenderingContext2d, text: &str, x: f64, y: f64, colour: &str, align: &str) {
-    ctx.set_font(palette().font_small);
+/// Writes `text` at (x, y) in the small font `font`, `colour`, aligned `align` (then left again).
+#[allow(clippy::too_many_arguments)]
+fn label(ctx: &CanvasRenderingContext2d, font: &str, text: &str, x: f64, y: f64, colour: &str, align: &str) {
+    ctx.set_font(font);
     ctx.set_fill_style_str(colour);
     ctx.set_text_align(align);
     let _ = ctx.fill_text(text, x, y);
     ctx.set_text_align("left");
 }
 
-/// A plot area with its axes drawn.
+/// A plot area with its axes drawn, in a profile's palette.
 pub struct Plot<'a> {
     ctx: &'a CanvasRenderingContext2d,
+    pal: &'static Palette,
     frame: PlotBox,
     legend_y: f64,
     /// Stack legend entries upwards from the bottom right (where a CDF leaves room).
@@ -65,6 +67,7 @@ impl<'a> Plot<'a> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         ctx: &'a CanvasRenderingContext2d,
+        pal: &'static Palette,
         w: f64,
         h: f64,
         title: &str,
@@ -73,7 +76,6 @@ impl<'a> Plot<'a> {
         ya: Axis,
         yu: Units,
     ) -> Plot<'a> {
-        let pal = palette();
         let k = pal.chart_scale;
         ctx.set_fill_style_str(pal.bg);
         ctx.fill_rect(0.0, 0.0, w, h);
@@ -90,16 +92,16 @@ impl<'a> Plot<'a> {
         for t in ya.ticks() {
             let y = frame.py(t);
             stroke(ctx, [(x0, y.round() + 0.5), (x1, y.round() + 0.5)]);
-            label(ctx, &yu.label(t), x0 - 5.0, y + 3.5, pal.muted, "right");
+            label(ctx, pal.font_small, &yu.label(t), x0 - 5.0, y + 3.5, pal.muted, "right");
         }
         for t in xa.ticks() {
             let x = frame.px(t);
             stroke(ctx, [(x.round() + 0.5, y0), (x.round() + 0.5, y1)]);
-            label(ctx, &xu.label(t), x, y1 + 14.0 * k, pal.muted, "center");
+            label(ctx, pal.font_small, &xu.label(t), x, y1 + 14.0 * k, pal.muted, "center");
         }
         ctx.set_stroke_style_str(pal.axis);
         stroke(ctx, [(x0 + 0.5, y0), (x0 + 0.5, y1 + 0.5), (x1, y1 + 0.5)]);
-        Plot { ctx, frame, legend_y: 24.0 * k, legend_bottom: false }
+        Plot { ctx, pal, frame, legend_y: 24.0 * k, legend_bottom: false }
     }
 
     /// A polyline through `pts` (data coordinates).
@@ -138,7 +140,7 @@ impl<'a> Plot<'a> {
         self.ctx.set_line_width(1.0);
         let right = px > (f.x0 + f.x1) / 2.0;
         let (x, align) = if right { (px - 3.0, "right") } else { (px + 3.0, "left") };
-        label(self.ctx, text, x, f.y1 - 6.0, palette().text, align);
+        label(self.ctx, self.pal.font_small, text, x, f.y1 - 6.0, self.pal.text, align);
     }
 
     /// A horizontal reference line at y with a label.
@@ -146,7 +148,7 @@ impl<'a> Plot<'a> {
         let f = &self.frame;
         let py = f.py(y).round() + 0.5;
         self.reference((f.x0, py), (f.x1, py), colour);
-        label(self.ctx, text, f.x0 + 4.0, py - 3.0, palette().text, "left");
+        label(self.ctx, self.pal.font_small, text, f.x0 + 4.0, py - 3.0, self.pal.text, "left");
     }
 
     /// One legend entry, stacked at the top right.
@@ -161,8 +163,7 @@ impl<'a> Plot<'a> {
     }
 
     fn legend_entry(&mut self, text: &str, colour: &str, pattern: &[f64], class: Option<usize>) {
-        let ctx = self.ctx;
-        let pal = palette();
+        let (ctx, pal) = (self.ctx, self.pal);
         ctx.set_font(pal.font_small);
         let tw = ctx.measure_text(text).map(|m| m.width()).unwrap_or(60.0);
         let x = self.frame.x1 - tw - 30.0;
@@ -188,7 +189,7 @@ impl<'a> Plot<'a> {
             ctx.set_stroke_style_str(pal.bg);
             ctx.stroke();
         }
-        label(ctx, text, x + 26.0, y + k, pal.text, "left");
+        label(ctx, pal.font_small, text, x + 26.0, y + k, pal.text, "left");
         self.legend_y += if self.legend_bottom { -row } else { row };
     }
 
@@ -200,7 +201,7 @@ impl<'a> Plot<'a> {
     /// A note in the middle of an empty plot.
     pub fn note(&self, text: &str) {
         let f = &self.frame;
-        label(self.ctx, text, (f.x0 + f.x1) / 2.0, (f.y0 + f.y1) / 2.0, palette().muted, "center");
+        label(self.ctx, self.pal.font_small, text, (f.x0 + f.x1) / 2.0, (f.y0 + f.y1) / 2.0, self.pal.muted, "center");
     }
 
     /// A filled dot at (x, y) in data coordinates, ringed with the background colour (a sweep's
@@ -211,7 +212,7 @@ impl<'a> Plot<'a> {
         let _ = ctx.arc(self.frame.px(x), self.frame.py(y), r, 0.0, std::f64::consts::TAU);
         ctx.set_fill_style_str(colour);
         ctx.fill();
-        ctx.set_stroke_style_str(palette().bg);
+        ctx.set_stroke_style_str(self.pal.bg);
         ctx.set_line_width(1.0);
         ctx.stroke();
     }

@@ -174,7 +174,8 @@ fn read_codes(st: State, files: web_sys::FileList) {
         return;
     }
     st.file_error.set(None);
-    leptos::task::spawn_local(async move {
+    // scoped: the file error is worded in the page's language after the reads
+    leptos::task::spawn_local_scoped(async move {
         let mut texts = Vec::with_capacity(files.len());
         for f in &files {
             match js_sys::futures::JsFuture::from(f.text()).await.ok().and_then(|v| v.as_string()) {

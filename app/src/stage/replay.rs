@@ -1,5 +1,5 @@
 //! Replaying a stage frame's display list on the canvas: one match over its items, the roles'
-//! colours from the active profile ([`crate::theme::colour`]).
+//! colours from the page's profile ([`Look::colour`]).
 
 use std::f64::consts::TAU;
 
@@ -7,15 +7,17 @@ use app_model::stage::{Align, Dash, DisplayList, Font, Item};
 use web_sys::CanvasRenderingContext2d;
 
 use crate::glyph;
-use crate::theme::{colour, dash, palette};
+use crate::theme::{dash, Look};
 
-/// Paints `list` on `ctx`.
-pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
+/// Paints `list` on `ctx` in the profile of `look`.
+pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList, look: Look) {
     let fonts = [
-        super::font(Font::Title, list.fonts.title),
-        super::font(Font::Small, list.fonts.small),
-        super::font(Font::Tiny, list.fonts.tiny),
+        super::font(Font::Title, list.fonts.title, look),
+        super::font(Font::Small, list.fonts.small, look),
+        super::font(Font::Tiny, list.fonts.tiny, look),
     ];
+    let colour = |role| look.colour(role);
+    let pal = look.palette();
     let (mut font, mut align) = (None, Align::Left);
     ctx.set_text_baseline("alphabetic");
     ctx.set_text_align("left");
@@ -46,7 +48,7 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
                     ctx.stroke();
                 }
             }
-            Item::Hatch { x, y, w, h } => hatch(ctx, x, y, w, h),
+            Item::Hatch { x, y, w, h } => hatch(ctx, x, y, w, h, pal.hatch),
             Item::Glyphs { class, fill, outline, .. } => {
                 let shape = glyph::shape(class as usize);
                 ctx.begin_path();
@@ -57,7 +59,7 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList) {
                 ctx.fill();
                 if outline {
                     pen.set(1.0, None);
-                    ctx.set_stroke_style_str(palette().bg);
+                    ctx.set_stroke_style_str(pal.bg);
                     ctx.stroke();
                 }
             }
@@ -142,13 +144,13 @@ fn stroke_or_fill(ctx: &CanvasRenderingContext2d, c: &str, width: f64, dash: Das
     }
 }
 
-/// Diagonal stripes: a slot that holds a finished request (not colour alone).
-fn hatch(ctx: &CanvasRenderingContext2d, x: f64, y: f64, w: f64, h: f64) {
+/// Diagonal stripes in `colour`: a slot that holds a finished request (not colour alone).
+fn hatch(ctx: &CanvasRenderingContext2d, x: f64, y: f64, w: f64, h: f64, colour: &str) {
     ctx.save();
     ctx.begin_path();
     ctx.rect(x, y, w, h);
     ctx.clip();
-    ctx.set_stroke_style_str(palette().hatch);
+    ctx.set_stroke_style_str(colour);
     ctx.begin_path();
     let mut i = -h;
     while i < w {
