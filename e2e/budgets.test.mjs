@@ -1,7 +1,8 @@
 // Budgets, measured and reported (timings are reported, not asserted): wasm size, time to the
-// first animated frame, frame time with 2,000 requests in flight (on one replica and on eight),
-// and the same sim-core run natively (llmsim) and in the browser's wasm, which must print the
-// same summary.
+// first animated frame (on this machine, and on a phone's network and processor, with the bytes
+// it waited for), frame time with 2,000 requests in flight (on one replica and on eight), and
+// the same sim-core run natively (llmsim) and in the browser's wasm, which must print the same
+// summary.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -9,7 +10,102 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, describe, test } from 'node:test';
-import { DIST, ROOT, artifact, sleep, tid, useLab } from './lib.mjs';
+import { DIST, ROOT, artifact, collectErrors, serveDir, sleep, tid, useLab } from './lib.mjs';
+
+/**
+ * A phone as Lighthouse's mobile profile has it: 150 ms for each request's round trip, 1.6 Mbit/s
+ * down, 750 kbit/s up (Lighthouse's "slow 4G"), the processor 4× slower, a 390×844 screen.
+ */
+export const PHONE = {
+  network: { offline: false, latency: 150, downloadThroughput: (1.6 * 1024 * 1024) / 8, uploadThroughput: (750 * 1024) / 8 },
+  cpu_slowdown: 4,
+  viewport: { width: 390, height: 844 },
+};
+
+/** Ceiling of the bytes a phone load transfers before the first animated frame: it only goes down. */
+const PHONE_BYTES_CEILING = 640 * 1024;
+
+/**
+ * What the page observes of its own load, from its first script on: largest contentful paint,
+ * layout shifts (CLS, shifts after input excluded) and long tasks (for the blocking time).
+ */
+function observeVitals() {
+  const v = { lcp: null, cls: 0, long_tasks: [] };
+  window.__vitals = v;
+  const watch = (type, f) => {
+    try {
+      new PerformanceObserver((list) => list.getEntries().forEach(f)).observe({ type, buffered: true });
+    } catch {
+      // not measured by this browser
+    }
+  };
+  watch('largest-contentful-paint', (e) => (v.lcp = e.startTime));
+  watch('layout-shift', (e) => {
+    if (!e.hadRecentInput) v.cls += e.value;
+  });
+  watch('longtask', (e) => v.long_tasks.push([e.startTime, e.duration]));
+}
+
+/**
+ * One load of `url` on a phone (PHONE) in a fresh browser with nothing cached: the first
+ * animated frame, FCP, LCP, CLS, TBT (the part over 50 ms of each long task from FCP to the
+ * first frame and 2 s after it), the main thread's busy time before the first frame, and the
+ * bytes transferred before the first frame.
+ */
+async function phoneLoad(lab, url) {
+  const { context, close } = await lab.launch();
+  try {
+    const page = await context.newPage();
+    const errors = collectErrors(page);
+    await page.setViewportSize(PHONE.viewport);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await cdp.send('Network.emulateNetworkConditions', PHONE.network);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: PHONE.cpu_slowdown });
+    await cdp.send('Performance.enable');
+    await page.addInitScript(observeVitals);
+    await page.goto(url, { waitUntil: 'commit' });
+    await page.waitForFunction(
+      () => window.wasmBindings?.lab_stats && JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms != null,
+      null,
+      { timeout: 90_000, polling: 50 },
+    );
+    const busy = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+    await sleep(2000);
+    const load = await page.evaluate(() => {
+      const first = JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms;
+      const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null;
+      const nav = performance.getEntriesByType('navigation')[0];
+      const before = performance.getEntriesByType('resource').filter((e) => e.responseEnd <= first);
+      const v = window.__vitals;
+      const tbt = v.long_tasks
+        .filter(([start]) => fcp != null && start >= fcp && start <= first + 2000)
+        .reduce((n, [, d]) => n + Math.max(0, d - 50), 0);
+      return {
+        first_animated_frame_ms: first,
+        fcp_ms: fcp,
+        lcp_ms: v.lcp,
+        cls: v.cls,
+        tbt_ms: tbt,
+        bytes_before_first_frame: nav.transferSize + before.reduce((n, e) => n + e.transferSize, 0),
+        requests_before_first_frame: 1 + before.length,
+        encodings: [...new Set(before.map((e) => e.encodedBodySize < e.decodedBodySize))],
+      };
+    });
+    // the main thread's task time until just after the first frame was seen (CDP's TaskDuration, s)
+    load.main_thread_ms_before_first_frame = Math.round(busy.TaskDuration * 1000);
+    assert.deepEqual(errors, []);
+    return load;
+  } finally {
+    await close();
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
 
 const report = {};
 
@@ -64,7 +160,7 @@ async function flooded(lab, settings, after = {}) {
   return { page, errors, s, frames };
 }
 
-describe('budgets', { timeout: 240_000 }, () => {
+describe('budgets', { timeout: 420_000 }, () => {
   const lab = useLab();
 
   after(async () => {
@@ -193,6 +289,38 @@ describe('budgets', { timeout: 240_000 }, () => {
     report.navigation = nav;
     assert.deepEqual(errors, []);
     await page.close();
+  });
+
+  test('a first load on a phone: first animated frame, FCP, LCP, TBT, CLS, bytes before the first frame (3 loads, gzip as static hosts serve)', async () => {
+    for (const f of ['index.html', ...readdirSync(DIST).filter((f) => f.endsWith('.css'))]) {
+      assert.ok(existsSync(join(DIST, `${f}.gz`)), `dist/${f}.gz is missing: scripts/build-web.sh precompresses every asset`);
+    }
+    const server = await serveDir(DIST, { encodings: ['gzip'] });
+    try {
+      const loads = [];
+      for (let i = 0; i < 3; i += 1) loads.push(await phoneLoad(lab, server.url));
+      for (const l of loads) assert.deepEqual(l.encodings, [true], 'every file before the first frame came compressed');
+      const med = (k) => median(loads.map((l) => l[k]));
+      report.phone = {
+        profile: '150 ms per request, 1.6 Mbit/s down, 750 kbit/s up, CPU 4× slower, 390×844; gzip',
+        median: {
+          first_animated_frame_ms: Math.round(med('first_animated_frame_ms')),
+          fcp_ms: Math.round(med('fcp_ms')),
+          lcp_ms: Math.round(med('lcp_ms')),
+          tbt_ms: Math.round(med('tbt_ms')),
+          cls: +med('cls').toFixed(3),
+          main_thread_ms_before_first_frame: med('main_thread_ms_before_first_frame'),
+          bytes_before_first_frame: med('bytes_before_first_frame'),
+          kib_before_first_frame: +(med('bytes_before_first_frame') / 1024).toFixed(1),
+        },
+        targets: { first_animated_frame_ms: 1500, fcp_ms: 1000, tbt_ms: 200, cls: 0.02, kib_before_first_frame: 250 },
+        loads,
+      };
+      const most = Math.max(...loads.map((l) => l.bytes_before_first_frame));
+      assert.ok(most <= PHONE_BYTES_CEILING, `${most} B before the first frame, over the ceiling of ${PHONE_BYTES_CEILING} B`);
+    } finally {
+      await server.close();
+    }
   });
 
   test('frame time with 2,000 requests in flight', async () => {

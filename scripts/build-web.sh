@@ -108,6 +108,7 @@ awk -v css="$css" -v mods="wasm-$hash" '
   { print }
 ' index.html > dist/index.html
 grep -q "wasm-$hash/app.js" dist/index.html || fail "dist/index.html does not import wasm-$hash/app.js"
+node scripts/precompress.mjs dist
 end=$(date +%s.%N)
 
 main="dist/wasm-$hash/app_bg.wasm"

@@ -1,6 +1,8 @@
 // A static server for dist/: `./lab serve` runs it (`node scripts/serve.mjs DIR PORT`), and the
 // browser tests serve the build with it (e2e/lib.mjs). It sends no-store, so a reload always
-// shows the last build.
+// shows the last build. Like a static host set up as docs/deploy.md says, it sends a file's
+// precompressed sibling (`x.br`, `x.gz`, made by scripts/build-web.sh) to a browser that accepts
+// that encoding, with `Content-Encoding` and `Vary: Accept-Encoding`.
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -19,11 +21,28 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/** The precompressed siblings a file may have, in the order they are preferred. */
+const SIBLINGS = [
+  ['br', '.br'],
+  ['gzip', '.gz'],
+];
+
+/** Whether the `accept-encoding` header `header` accepts `coding` (a q=0 refuses it). */
+export function accepts(header, coding) {
+  return (header ?? '').split(',').some((part) => {
+    const [name, ...params] = part.trim().split(';');
+    if (name.trim().toLowerCase() !== coding) return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
+
 /**
- * Serves `dir` on 127.0.0.1 on a free port.
+ * Serves `dir` on 127.0.0.1 on a free port. `encodings` are the precompressed siblings it may
+ * send (`['br', 'gzip']`; `['gzip']` is what every static host does; `[]` none).
  * Resolves to { url, close }; close() ends open connections too, so nothing keeps running.
  */
-export async function serveDir(dir, { port = 0, host = '127.0.0.1' } = {}) {
+export async function serveDir(dir, { port = 0, host = '127.0.0.1', encodings = ['br', 'gzip'] } = {}) {
   const root = resolve(dir);
   const server = createServer((req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -47,13 +66,20 @@ export async function serveDir(dir, { port = 0, host = '127.0.0.1' } = {}) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    res.writeHead(200, {
-      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'content-length': statSync(file).size,
-      'cache-control': 'no-store',
-    });
+    const headers = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' };
+    let body = file;
+    const sibling = SIBLINGS.find(
+      ([coding, ext]) => encodings.includes(coding) && accepts(req.headers['accept-encoding'], coding) && existsSync(file + ext),
+    );
+    if (sibling) {
+      body = file + sibling[1];
+      headers['content-encoding'] = sibling[0];
+    }
+    if (SIBLINGS.some(([, ext]) => existsSync(file + ext))) headers.vary = 'accept-encoding';
+    headers['content-length'] = statSync(body).size;
+    res.writeHead(200, headers);
     if (req.method === 'HEAD') res.end();
-    else createReadStream(file).pipe(res);
+    else createReadStream(body).pipe(res);
   });
   await new Promise((ok, fail) => {
     server.once('error', fail);
