@@ -157,9 +157,7 @@ fn buttons(st: State) -> AnyView {
         <div class="sweep-buttons">
             {button("primary", Some("sweep-run"), "features.sweep.run", Some(running), Callback::new(move |()| st.start()))}
             {button("", Some("sweep-cancel"), "lessons.cancel", Some(idle), Callback::new(move |()| st.cancel()))}
-            {move || csv().map(|(href, name)| view! {
-                <a class="btn" href=href download=name data-testid="sweep-csv">{tx("features.sweep.csv")}</a>
-            })}
+            {move || csv().map(|(href, name)| kit::download("btn", href, name, "sweep-csv", "features.sweep.csv"))}
         </div>
     }
     .into_any()
@@ -188,21 +186,10 @@ fn results(st: State) -> AnyView {
                 ),
                 None => None,
             };
-            let heads = std::iter::once(param_label(p))
-                .chain(chart::COLUMNS.iter().map(|k| t(k)))
-                .map(|h| view! { <th scope="col">{h}</th> })
-                .collect_view();
-            let rows = r.points.iter().map(|pt| point_row(pt, knee_at)).collect_view();
-            Some(view! {
-                {note}
-                <div class="table-scroll">
-                    <table class="runs-table sweep-table" data-testid="sweep-table">
-                        <caption class="small muted">{t("features.sweep.table")}</caption>
-                        <thead><tr>{heads}</tr></thead>
-                        <tbody>{rows}</tbody>
-                    </table>
-                </div>
-            })
+            let heads = kit::heads(std::iter::once(param_label(p)).chain(chart::COLUMNS.iter().map(|k| t(k))));
+            let rows = r.points.iter().map(|pt| point_row(pt, knee_at)).collect_view().into_any();
+            let caption = t("features.sweep.table");
+            Some(view! { {note}{kit::table("runs-table sweep-table", Some("sweep-table"), caption, heads, rows)} })
         })
     };
     view! { <div>{body}</div> }.into_any()

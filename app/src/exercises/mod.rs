@@ -285,7 +285,7 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
         None => t("features.ex.no_best"),
     };
     let table = (!recs.is_empty()).then(|| {
-        let cols = [
+        let cols = kit::heads([
             "#".to_string(),
             t("features.ex.col.time"),
             t("features.contract.col.result"),
@@ -293,9 +293,8 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
             t("features.ex.col.goals"),
             t("features.ex.col.settings"),
             t("features.class.col.code"),
-        ]
-        .map(|c| view! { <th scope="col">{c}</th> });
-        let rows = recs.iter().enumerate().rev().map(|(i, r)| attempt_row(i, r, &metric)).collect_view();
+        ]);
+        let rows = recs.iter().enumerate().rev().map(|(i, r)| attempt_row(i, r, &metric)).collect_view().into_any();
         let clear_id = id.clone();
         let clear = Callback::new(move |()| st.save(|a| a.clear(&clear_id)));
         let label = |k: &str| t(k);
@@ -308,16 +307,10 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
             let _ = window().print();
         });
         view! {
-            <div class="table-scroll">
-                <table class="runs-table attempts">
-                    <caption class="small muted">{t("features.ex.attempts")}</caption>
-                    <thead><tr>{cols}</tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            {kit::table("runs-table attempts", None, t("features.ex.attempts"), cols, rows)}
             <div class="actions ex-export">
-                <a class="btn small-btn" href=csv download=format!("attempts-{id}.csv") data-testid="exercise-csv">{tx("features.class.export_csv")}</a>
-                <a class="btn small-btn" href=json download=format!("attempts-{id}.json") data-testid="exercise-json">{tx("features.class.export_json")}</a>
+                {kit::download("btn small-btn", csv, format!("attempts-{id}.csv"), "exercise-csv", "features.class.export_csv")}
+                {kit::download("btn small-btn", json, format!("attempts-{id}.json"), "exercise-json", "features.class.export_json")}
                 {button("small-btn", Some("exercise-print"), "features.class.print", None, print)}
                 {button("small-btn", None, "features.ex.clear", None, clear)}
             </div>
