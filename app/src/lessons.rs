@@ -18,13 +18,12 @@ pub use watch::{follow_stage, StageCallouts};
 use app_model::jobs::{Runs, Status};
 use app_model::tabs::explain;
 use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState};
-use app_model::tabs::lesson_view::AfterRun;
+use app_model::tabs::lesson_view::{self, AfterRun};
 use app_model::tabs::progress::{self, Progress};
 use lab_content::lessons::{self as core, Lesson, Outcome, LESSONS};
 use lab_content::sweep::SweepParam;
 use leptos::prelude::*;
 use sim_core::metrics::Summary;
-use sim_core::Scenario;
 use wasm_bindgen::JsCast;
 
 use crate::address;
@@ -63,25 +62,14 @@ fn page_seed(ui: Ui) -> u64 {
 /// Puts the runs the lesson plays on the stage ([`Lesson::watch`]: one, or two as A and B) into
 /// the lab.
 fn load_scenarios(ui: Ui, lesson: &Lesson) {
-    let runs = lesson.scenarios(page_seed(ui));
-    let named = |i: usize| -> Option<Scenario> {
-        lesson.watch.get(i).and_then(|&i| runs.get(i)).map(|r| {
-            let mut s = r.scenario.clone();
-            s.name = Some(variant_label(lesson.id, r.variant));
-            s
-        })
-    };
+    let runs = lesson_view::stage_runs(lesson, page_seed(ui));
     if ui.exercise.get_untracked().is_some() {
         ui.close_exercise();
     }
     let two = lesson.watch.len() == 2;
-    if let Some(a) = named(0) {
-        ui.load(app_model::Run::A, a);
-    }
-    if two {
-        if let Some(b) = named(1) {
-            ui.load(app_model::Run::B, b);
-        }
+    for (run, (mut s, variant)) in app_model::Run::ALL.into_iter().zip(runs).take(if two { 2 } else { 1 }) {
+        s.name = Some(variant_label(lesson.id, variant));
+        ui.load(run, s);
     }
     ui.ab.set(two);
     ui.editing.set(app_model::Run::A);

@@ -385,8 +385,7 @@ impl WatchState {
 /// The scenarios the stage must show for `lesson` on `seed` (A, then B), named as the page
 /// names them is not part of the comparison.
 pub fn stage_scenarios(lesson: &Lesson, seed: u64) -> Vec<Scenario> {
-    let runs = lesson.scenarios(seed);
-    lesson.watch.iter().filter_map(|&i| runs.get(i).map(|r| r.scenario.clone())).collect()
+    super::lesson_view::stage_runs(lesson, seed).into_iter().map(|(s, _)| s).collect()
 }
 
 /// The stage shows exactly `expected` (names aside): if not, a lesson's text about its runs would

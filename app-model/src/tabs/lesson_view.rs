@@ -2,7 +2,8 @@
 //! A and B on the same or on different traffic), the watch step's timings and count of moments,
 //! whether a step waits because the stage shows other runs, and a moment's time label.
 
-use lab_content::lessons::{Lesson, Moment};
+use lab_content::lessons::{Lesson, Moment, MomentKind};
+use sim_core::Scenario;
 
 use super::lesson::{Finished, LessonPanel, Watching};
 use crate::transport::{MAX_SPEED, MIN_SPEED};
@@ -133,6 +134,23 @@ impl StepShows {
     }
 }
 
+/// The runs a lesson puts on the stage on `seed` ([`Lesson::watch`]: A, then B), each with its
+/// variant (the page names the scenario by the variant's words).
+pub fn stage_runs(lesson: &Lesson, seed: u64) -> Vec<(Scenario, &'static str)> {
+    let runs = lesson.scenarios(seed);
+    lesson.watch.iter().filter_map(|&i| runs.get(i).map(|r| (r.scenario.clone(), r.variant))).collect()
+}
+
+/// A moment's words: its translation key (`lessons.watch.moment.<kind>`) and its value as the
+/// callout says it (a share for the KV pool filling, else a whole count, never below zero).
+pub fn moment_words(m: &Moment) -> (String, String) {
+    let value = match m.kind {
+        MomentKind::KvFull => crate::format::pct(m.value),
+        _ => crate::format::int(m.value.max(0.0).round() as u64),
+    };
+    (format!("lessons.watch.moment.{}", m.kind.name()), value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +220,24 @@ mod tests {
         assert_eq!(StepShows::explain_step(true, false, true), StepShows::Paused);
         assert_eq!(StepShows::explain_step(true, false, false), StepShows::Explain);
         assert_eq!(StepShows::explain_step(false, false, true), StepShows::Computing);
+    }
+
+    #[test]
+    fn the_stage_gets_the_watched_runs_and_a_moment_its_words() {
+        for l in LESSONS {
+            let runs = stage_runs(l, DEFAULT_SEED);
+            assert_eq!(runs.len(), l.watch.len(), "{}", l.id);
+            let all = l.scenarios(DEFAULT_SEED);
+            for ((s, v), &i) in runs.iter().zip(l.watch) {
+                assert_eq!((s, *v), (&all[i].scenario, all[i].variant), "{}", l.id);
+            }
+            let plain: Vec<Scenario> = runs.into_iter().map(|(s, _)| s).collect();
+            assert_eq!(super::super::lesson::stage_scenarios(l, DEFAULT_SEED), plain);
+        }
+        let m = |kind, value| Moment { run: 0, variant: "a", at_us: 1, kind, value };
+        let (key, value) = moment_words(&m(MomentKind::KvFull, 0.95));
+        assert_eq!((key.as_str(), value), ("lessons.watch.moment.kv_full", crate::format::pct(0.95)));
+        assert_eq!(moment_words(&m(MomentKind::QueueFills, 1234.6)).1, crate::format::int(1235));
+        assert_eq!(moment_words(&m(MomentKind::FirstRejected, -2.0)).1, "0");
     }
 }
