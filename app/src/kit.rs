@@ -113,6 +113,21 @@ pub fn check_line(testid: String, checked: bool, label: AnyView, on: Callback<bo
     .into_any()
 }
 
+/// A button of a group that shows which one is chosen (`tab`, `active` and `aria-pressed` while
+/// `on`): the A/B bar's runs, the metrics panel's classes.
+pub fn pressed_tab(on: Signal<bool>, testid: String, content: AnyView, click: Callback<()>) -> AnyView {
+    view! {
+        <button
+            class="tab"
+            class:active=move || on.get()
+            aria-pressed=move || on.get().to_string()
+            data-testid=testid
+            on:click=move |_| click.run(())
+        >{content}</button>
+    }
+    .into_any()
+}
+
 /// A panel's title and its note.
 pub fn panel_head(title: &'static str, note: Text) -> AnyView {
     view! {

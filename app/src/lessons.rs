@@ -337,10 +337,9 @@ fn list(cx: Ctx) -> AnyView {
             let title = text_of(id, "title");
             let mark = move || {
                 cx.progress.with(|p| p.of(id)).map(|m| {
-                    let glyph = if m == progress::Mark::Right { "✓" } else { "○" };
                     view! {
-                        <span class="lesson-mark" data-testid=format!("lesson-mark-{id}") data-mark=format!("{m:?}").to_lowercase()>
-                            <span aria-hidden="true">{glyph}</span>" "{t(m.key())}
+                        <span class="lesson-mark" data-testid=format!("lesson-mark-{id}") data-mark=m.id()>
+                            <span aria-hidden="true">{m.glyph()}</span>" "{t(m.key())}
                         </span>
                     }
                 })
@@ -399,11 +398,9 @@ fn head(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
         .iter()
         .map(|s| {
             let mark = model::Mark::of(*s, step);
-            let dot = if mark == model::Mark::Done { "✓".to_string() } else { (s.index() + 1).to_string() };
-            let current = (mark == model::Mark::Current).then_some("step");
             view! {
-                <li class=mark.class() aria-current=current>
-                    <span class="st-dot" aria-hidden="true">{dot}</span>
+                <li class=mark.class() aria-current=mark.aria_current()>
+                    <span class="st-dot" aria-hidden="true">{mark.dot(*s)}</span>
                     {t(s.key())}
                 </li>
             }

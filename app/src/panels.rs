@@ -167,15 +167,9 @@ pub fn ErrorBanner() -> impl IntoView {
 pub fn AbTabs() -> impl IntoView {
     let ui = use_ui();
     let tab = move |run: Run| {
-        view! {
-            <button
-                class="tab"
-                class:active=move || ui.editing.get() == run
-                aria-pressed=move || (ui.editing.get() == run).to_string()
-                data-testid=format!("edit-{}", run.slug())
-                on:click=move |_| ui.editing.set(run)
-            >{run.label()}</button>
-        }
+        let on = Signal::derive(move || ui.editing.get() == run);
+        let pick = Callback::new(move |()| ui.editing.set(run));
+        crate::kit::pressed_tab(on, format!("edit-{}", run.slug()), run.label().into_any(), pick)
     };
     view! {
         <section class="ab-bar" class:hidden=move || !ui.ab.get()>

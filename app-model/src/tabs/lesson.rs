@@ -91,6 +91,20 @@ impl Mark {
             Mark::Todo => "st-todo",
         }
     }
+
+    /// What the stepper's dot of `step` shows: a tick once done, else the step's number.
+    pub fn dot(self, step: Step) -> String {
+        if self == Mark::Done {
+            "✓".into()
+        } else {
+            (step.index() + 1).to_string()
+        }
+    }
+
+    /// The `aria-current` of the step: `step` on the current one.
+    pub fn aria_current(self) -> Option<&'static str> {
+        (self == Mark::Current).then_some("step")
+    }
 }
 
 /// What the explanation says about the prediction.
@@ -419,6 +433,11 @@ mod tests {
         assert_eq!(Mark::of(Step::Setup, Step::Run), Mark::Done);
         assert_eq!(Mark::of(Step::Run, Step::Run), Mark::Current);
         assert_eq!(Mark::of(Step::Play, Step::Run).class(), "st-todo");
+        assert_eq!(Mark::of(Step::Setup, Step::Run).dot(Step::Setup), "✓");
+        assert_eq!(Mark::of(Step::Play, Step::Run).dot(Step::Play), (Step::Play.index() + 1).to_string());
+        assert_eq!(Mark::of(Step::Run, Step::Run).dot(Step::Run), (Step::Run.index() + 1).to_string());
+        assert_eq!(Mark::of(Step::Run, Step::Run).aria_current(), Some("step"));
+        assert_eq!(Mark::of(Step::Setup, Step::Run).aria_current(), None);
         assert!(Step::Run.needs_results() && Step::Explain.needs_results() && !Step::Play.needs_results());
     }
 
