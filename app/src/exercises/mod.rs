@@ -198,17 +198,18 @@ impl State {
         let Some(ex) = exercises().into_iter().find(|e| e.id == id) else { return };
         let Some(summary) = ui.views[0].with_untracked(|v| v.as_ref().map(|v| v.summary.clone())) else { return };
         let Some(scenario) = ui.infos[0].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) else { return };
-        let changed = app_model::page::differences(&ex.scenario, &scenario);
-        let outside = ui.locked.with_untracked(|locks| model::changed_under_locks(&changed, locks));
-        if !outside.is_empty() {
-            let names: Vec<String> = outside.iter().map(|c| control_label(c)).collect();
-            self.note.set(Some(tf("features.ex.not_counted", &[("controls", names.join(", "))])));
-            return;
-        }
+        let student = self.student.get_untracked();
+        let counted = ui
+            .locked
+            .with_untracked(|locks| model::attempt_of(&ex, &scenario, &summary, locks, &student, js_sys::Date::now()));
+        let (attempt, rec) = match counted {
+            Ok(counted) => counted,
+            Err(outside) => {
+                let names: Vec<String> = outside.iter().map(|c| control_label(c)).collect();
+                return self.note.set(Some(tf("features.ex.not_counted", &[("controls", names.join(", "))])));
+            }
+        };
         self.note.set(None);
-        let attempt = ex.check(&summary);
-        let mut rec = Record::of(&attempt, js_sys::Date::now(), &changed, &scenario);
-        rec.code = Some(model::code_of(&ex, &scenario, &summary, &self.student.get_untracked()));
         address::post_event("exercise-result", model::result_event(&id, &attempt, &rec));
         self.save(|a| a.push(&id, rec));
     }

@@ -12,7 +12,7 @@ mod code;
 mod export;
 mod words;
 
-pub use attempts::{best, result_event, Attempts, Record};
+pub use attempts::{attempt_of, best, result_event, Attempts, Record};
 pub use class::{class_csv, codes_in, short_code, sort, verified, ClassJob, ClassRow, RowVerdict, SortBy, SortOrder};
 pub use code::{code_changes, code_of, problem_text, CodeJob, CodeVerdict, CODE_KEYS};
 pub use export::{columns, csv, export_json, iso_time, raw, settings_by_label};

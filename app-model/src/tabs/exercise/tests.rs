@@ -275,3 +275,22 @@ fn a_codes_changes_name_their_controls_and_values_in_words() {
     }];
     assert_eq!(code_changes(&text)[0].1, "fp8");
 }
+
+#[test]
+fn a_finished_run_counts_unless_it_changed_a_locked_control() {
+    let ex = exercises().into_iter().find(|e| e.id == "chat-cheapest").unwrap();
+    let ran = ex.reference_scenario().unwrap();
+    let sum = sim_core::Simulation::new(&ran).unwrap().run_to_end();
+    let locks = locked_for(&ex);
+    let (attempt, rec) = attempt_of(&ex, &ran, &sum, &locks, "Ann", 9.0).expect("the reference counts");
+    assert!(attempt.pass && rec.pass && rec.time_ms == 9.0);
+    assert!(!rec.settings.is_empty(), "the reference changes settings");
+    let code = ResultCode::decode(rec.code.as_deref().unwrap()).unwrap();
+    assert_eq!((code.name.as_deref(), code.seed), (Some("Ann"), ran.seed));
+    // the seed is locked here: a run on another seed is not counted, and says why
+    let mut other = ran.clone();
+    other.seed += 1;
+    let locked = vec!["seed".to_string()];
+    assert_eq!(attempt_of(&ex, &other, &sum, &locked, "", 1.0).unwrap_err(), ["seed"]);
+    assert!(attempt_of(&ex, &other, &sum, &[], "", 1.0).is_ok());
+}
