@@ -238,30 +238,18 @@ pub fn LessonsPanel() -> impl IntoView {
         let lesson = cur.as_ref().and_then(|(id, _)| core::find(id));
         let step = cur.as_ref().map_or(Step::Setup, |(_, s)| *s);
         let have = cx.finished.with(|f| f.as_ref().is_some_and(|f| Some(f.id) == lesson.map(|l| l.id)));
-        let key = lesson.filter(|_| step >= Step::Explain && have).map(|l| model::highlight_key(l.highlight));
+        let (key, safe_zone) = lesson_view::explained(lesson, step, have);
         if key.is_some() {
             ui.views[0].track();
             ui.views[1].track();
             ui.ab.track();
         }
         apply_highlight(key);
-        if step == Step::Explain && have && lesson.is_some_and(|l| l.id == "safe-zone") {
+        if safe_zone {
             request_animation_frame(move || draw_safe_zone(cx));
         }
-        let prev = last.get_value();
-        if let (Some((a, sa)), Some((b, sb))) = (&prev, &cur) {
-            if a == b && sa != sb {
-                request_animation_frame(|| {
-                    if let Some(el) = document()
-                        .query_selector("[data-testid=\"lesson\"] .lesson-step")
-                        .ok()
-                        .flatten()
-                        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-                    {
-                        let _ = el.focus();
-                    }
-                });
-            }
+        if last.with_value(|prev| lesson_view::step_moved(prev.as_ref(), cur.as_ref())) {
+            kit::focus_soon("[data-testid=\"lesson\"] .lesson-step");
         }
         last.set_value(cur);
     }));

@@ -5,7 +5,7 @@
 use lab_content::lessons::{Lesson, Moment, MomentKind};
 use sim_core::Scenario;
 
-use super::lesson::{Finished, LessonPanel, Watching};
+use super::lesson::{Finished, LessonPanel, Step, Watching};
 use crate::transport::{MAX_SPEED, MIN_SPEED};
 
 impl LessonPanel {
@@ -151,6 +151,20 @@ pub fn moment_words(m: &Moment) -> (String, String) {
     (format!("lessons.watch.moment.{}", m.kind.name()), value)
 }
 
+/// What the explanation marks on the page, once it shows with the runs' results (`have`): the
+/// key of the number the lesson points at (`None` before, and for no open lesson), and whether
+/// the explanation draws the runs as a sweep chart (the safe-zone lesson).
+pub fn explained(lesson: Option<&Lesson>, step: Step, have: bool) -> (Option<&'static str>, bool) {
+    let Some(l) = lesson.filter(|_| have && step >= Step::Explain) else { return (None, false) };
+    (Some(super::lesson::highlight_key(l.highlight)), step == Step::Explain && l.id == "safe-zone")
+}
+
+/// The open lesson moved to another step (not opened, closed or changed): the focus follows the
+/// step's new content.
+pub fn step_moved(before: Option<&(String, Step)>, now: Option<&(String, Step)>) -> bool {
+    matches!((before, now), (Some((a, sa)), Some((b, sb))) if a == b && sa != sb)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +253,24 @@ mod tests {
         assert_eq!((key.as_str(), value), ("lessons.watch.moment.kv_full", crate::format::pct(0.95)));
         assert_eq!(moment_words(&m(MomentKind::QueueFills, 1234.6)).1, crate::format::int(1235));
         assert_eq!(moment_words(&m(MomentKind::FirstRejected, -2.0)).1, "0");
+    }
+
+    #[test]
+    fn the_explanation_points_at_its_number_only_with_results() {
+        let l = LESSONS.iter().find(|l| l.id == "safe-zone").expect("the safe-zone lesson");
+        let key = super::super::lesson::highlight_key(l.highlight);
+        assert_eq!(explained(Some(l), Step::Explain, true), (Some(key), true));
+        assert_eq!(explained(Some(l), Step::Play, true), (Some(key), false));
+        assert_eq!(explained(Some(l), Step::Explain, false), (None, false));
+        assert_eq!(explained(Some(l), Step::Run, true), (None, false));
+        assert_eq!(explained(None, Step::Explain, true), (None, false));
+        let other = LESSONS.iter().find(|l| l.id != "safe-zone").unwrap();
+        assert!(!explained(Some(other), Step::Explain, true).1);
+        let at = |id: &str, s| Some((id.to_string(), s));
+        assert!(step_moved(at("a", Step::Setup).as_ref(), at("a", Step::Predict).as_ref()));
+        assert!(!step_moved(at("a", Step::Setup).as_ref(), at("b", Step::Predict).as_ref()));
+        assert!(!step_moved(at("a", Step::Setup).as_ref(), at("a", Step::Setup).as_ref()));
+        assert!(!step_moved(None, at("a", Step::Predict).as_ref()));
+        assert!(!step_moved(at("a", Step::Run).as_ref(), None));
     }
 }
