@@ -19,7 +19,7 @@ use leptos::prelude::*;
 
 use class_table::ClassTable;
 use lab_content::exercise::{exercises, Exercise};
-use sim_core::metric::{Direction, Op};
+use sim_core::metric::Op;
 
 use crate::format;
 use crate::i18n::{t, tf, tx};
@@ -267,9 +267,8 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
     let metric = ex.objective.as_ref().map(|o| o.metric.to_string()).unwrap_or_default();
     let goals =
         ex.goals.iter().map(|g| view! { <li>{goal_text(&g.metric.to_string(), g.op, g.value)}</li> }).collect_view();
-    let objective = ex.objective.as_ref().map(|o| {
+    let objective = ex.objective.as_ref().zip(model::objective_key(&ex)).map(|(o, key)| {
         let m = metric_label(&o.metric.to_string());
-        let key = if o.direction == Direction::Max { "features.ex.maximise" } else { "features.ex.minimise" };
         view! { <p class="small"><b>{t("features.ex.objective")}</b>" "{tf(key, &[("metric", m)])}</p> }
     });
     // the teacher's locks (not another open exercise's) decide what this card offers
@@ -281,10 +280,8 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
     let by_teacher = (!by_teacher.is_empty()).then(|| {
         view! { <p class="small muted" data-testid="teacher-locked">{tf("features.class.teacher_locked", &[("controls", by_teacher.join(" · "))])}</p> }
     });
-    let best = match model::best(&ex, recs) {
-        Some(v) => tf("features.ex.best", &[("score", metric_value(&metric, v))]),
-        None => t("features.ex.no_best"),
-    };
+    let (key, args) = model::best_line(&ex, recs);
+    let best = tf(key, &args);
     let table = (!recs.is_empty()).then(|| {
         let cols = kit::heads([
             "#".to_string(),
