@@ -193,6 +193,37 @@ pub fn relative_text(c: &Change) -> String {
     }
 }
 
+/// Ready-made fair comparisons: the button's label key, then the presets of A and B.
+pub const PAIRS: [(&str, &str, &str); 2] = [
+    ("panels.pair_batching", "static-batching", "continuous-batching"),
+    ("panels.pair_isolation", "mixed-shared", "mixed-isolated"),
+];
+
+/// What run B's heading says of B against A: the same, or where it differs (each control by its
+/// label, which `label` words, with the class's name in brackets for a per-class control of
+/// several classes; a value no control shows by its path): a key and its values.
+pub fn diff_text(
+    a: &Scenario,
+    b: &Scenario,
+    label: &dyn Fn(&'static str) -> String,
+) -> (&'static str, Vec<(&'static str, String)>) {
+    let words: Vec<String> = differences(a, b)
+        .into_iter()
+        .map(|d| match d {
+            Difference::Control { label: key, class: Some(i) } => {
+                format!("{} ({})", label(key), b.classes.get(i).map_or("", |c| c.name.as_str()))
+            }
+            Difference::Control { label: key, class: None } => label(key),
+            Difference::Path(p) => p,
+        })
+        .collect();
+    if words.is_empty() {
+        ("panels.same_as_a", Vec::new())
+    } else {
+        ("panels.differs", vec![("fields", words.join(", "))])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +312,28 @@ mod tests {
         assert_eq!(differences(&x, &y), vec![Difference::Path("classes".into())]);
         x.name = Some("renamed".into());
         assert!(differences(&x, &preset("mixed-shared")).is_empty(), "the name is not a difference");
+    }
+
+    #[test]
+    fn bs_heading_names_what_differs_from_a() {
+        let key = |k: &'static str| format!("<{k}>");
+        let a = preset("mixed-shared");
+        assert_eq!(diff_text(&a, &a, &key), ("panels.same_as_a", vec![]));
+        let mut b = a.clone();
+        b.seed += 1;
+        let (k, args) = diff_text(&a, &b, &key);
+        assert_eq!(k, "panels.differs");
+        assert_eq!(args, [("fields", "seed".to_string())]);
+        b.scheduler.max_num_seqs += 1;
+        let (_, args) = diff_text(&a, &b, &key);
+        assert_eq!(args, [("fields", "<setting.max_num_seqs.label>, seed".to_string())]);
+        let mut b = a.clone();
+        b.classes[1].priority += 1;
+        let (_, args) = diff_text(&a, &b, &key);
+        assert!(args[0].1.ends_with(&format!("> ({})", b.classes[1].name)), "{args:?}");
+        for (label, x, y) in PAIRS {
+            assert!(label.starts_with("panels.pair_"));
+            assert!(sim_core::presets::find(x).is_some() && sim_core::presets::find(y).is_some(), "{x} {y}");
+        }
     }
 }

@@ -13,6 +13,7 @@ pub mod address;
 pub mod charts;
 pub mod control_table;
 pub mod controls;
+pub mod editor;
 pub mod embed;
 pub mod engine;
 pub mod format;

@@ -429,6 +429,29 @@ pub fn seed_message(text: &str) -> Msg {
     Msg::new("msg.seed").text("text", text.trim()).text("max", format::int(u64::MAX))
 }
 
+/// A run's configuration-error banner: the messages about the scenario as a whole (said big)
+/// apart from those about one field (listed), and the banner's title.
+pub struct Banner<'a> {
+    pub whole: Vec<&'a FieldError>,
+    pub fields: Vec<&'a FieldError>,
+}
+
+impl Banner<'_> {
+    pub fn of(e: &sim_core::ScenarioError) -> Banner<'_> {
+        let (whole, fields) = e.errors.iter().partition(|e| e.field.is_empty());
+        Banner { whole, fields }
+    }
+
+    /// The title's key and values: the scenario cannot run, or how many fields need a change.
+    pub fn title(&self) -> (&'static str, Vec<(&'static str, String)>) {
+        match (self.whole.is_empty(), self.fields.len()) {
+            (false, _) => ("panels.err_cannot_run", Vec::new()),
+            (true, 1) => ("panels.err_fields_one", vec![("n", "1".into())]),
+            (true, n) => ("panels.err_fields", vec![("n", n.to_string())]),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,6 +480,23 @@ mod tests {
         assert_eq!(label, Arg::Key("setting.rate_per_s.label"));
         let (label, _) = control_at("workload.scheduler.max_num_seqs", &[]).unwrap();
         assert_eq!(label, Arg::Key("setting.max_num_seqs.label"));
+    }
+    #[test]
+    fn the_banner_says_the_scenario_or_how_many_fields() {
+        let preset = sim_core::presets::find("chat-latency-first").unwrap();
+        let mut s = sim_core::Scenario::from_json(preset.json).unwrap();
+        s.scheduler.max_num_seqs = 0;
+        s.classes[0].arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: -1.0 };
+        let e = s.validate().unwrap_err();
+        let b = Banner::of(&e);
+        assert_eq!((b.whole.len(), b.fields.len()), (0, e.errors.len()));
+        assert!(e.errors.len() >= 2);
+        assert_eq!(b.title(), ("panels.err_fields", vec![("n", e.errors.len().to_string())]));
+        let one = Banner { whole: vec![], fields: b.fields[..1].to_vec() };
+        assert_eq!(one.title().0, "panels.err_fields_one");
+        let whole = FieldError { field: String::new(), ..e.errors[0].clone() };
+        let mixed = Banner { whole: vec![&whole], fields: b.fields.clone() };
+        assert_eq!(mixed.title(), ("panels.err_cannot_run", vec![]));
     }
 }
 

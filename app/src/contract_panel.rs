@@ -183,15 +183,12 @@ fn workload(st: State, use_lab: bool) -> AnyView {
         tf("features.contract.workload_is", &[("name", name)])
     };
     view! {
-        <label class="check-line">
-            <input
-                type="checkbox"
-                data-testid="contract-use-lab"
-                checked=use_lab
-                on:change=move |ev| st.form.update(|f| f.edit("use_lab", "", event_target_checked(&ev)))
-            />
-            {t("features.contract.use_lab")}
-        </label>
+        {kit::check_line(
+            "contract-use-lab".into(),
+            use_lab,
+            t("features.contract.use_lab").into_any(),
+            Callback::new(move |on| st.form.update(|f| f.edit("use_lab", "", on))),
+        )}
         <p class="small muted" data-testid="contract-workload">{text(Box::new(name))}</p>
     }
     .into_any()
@@ -238,19 +235,13 @@ fn report(st: State) -> AnyView {
                     }
                 })
                 .collect_view();
-            let cols = model::COLUMNS.map(|c| view! { <th scope="col">{t(c)}</th> });
+            let cols = kit::heads(model::COLUMNS.map(t));
             Some(view! {
                 <p class=format!("verdict-box {class}") data-testid="contract-verdict" data-pass=r.report.pass.to_string()>
                     <span aria-hidden="true">{icon}" "</span>{text}
                 </p>
                 {stale.then(|| view! { <p class="small warn" data-testid="contract-stale">{t("features.contract.stale")}</p> })}
-                <div class="table-scroll">
-                    <table class="runs-table contract-table" data-testid="contract-report">
-                        <caption class="small muted">{t("features.contract.report_caption")}</caption>
-                        <thead><tr>{cols}</tr></thead>
-                        <tbody>{lines}</tbody>
-                    </table>
-                </div>
+                {kit::table("runs-table contract-table", Some("contract-report"), t("features.contract.report_caption"), cols, lines.into_any())}
             })
         })
     };

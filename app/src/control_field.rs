@@ -7,14 +7,13 @@
 use std::sync::Arc;
 
 use app_model::controls::{in_section, Control, Kind, Options, Section};
-use app_model::{locks, messages, Run};
+use app_model::{editor, locks, messages, Run};
 use leptos::prelude::*;
 use sim_core::catalog;
 use sim_core::profile::Engine;
 use sim_core::workload::BUILTIN_TRACES;
 
 use crate::field::{keyed_options, verbatim_options, FieldFrame, NumberField, OptText, SelectField, ToggleField};
-use crate::format;
 use crate::i18n::{msg, t, tf};
 use crate::ui::{use_ui, Ui};
 
@@ -61,22 +60,15 @@ fn options_of(options: Options) -> Vec<(String, OptText)> {
         Options::Models => catalog::models()
             .into_iter()
             .map(|m| {
-                let name = m.name.clone();
-                let params = format::plain((m.params_total / 1e8).round() / 10.0);
-                let kv = m.num_kv_heads.to_string();
-                let text: OptText = Arc::new(move || {
-                    tf(
-                        "ctl.model.option",
-                        &[("name", name.clone()), ("params", params.clone()), ("kv_heads", kv.clone())],
-                    )
-                });
+                let args = editor::model_option(&m);
+                let text: OptText = Arc::new(move || tf("ctl.model.option", &args));
                 (m.id, text)
             })
             .collect(),
         Options::Gpus => catalog::gpus()
             .into_iter()
             .map(|g| {
-                let label = format!("{} · {}", g.name, format::usd(g.usd_per_hour));
+                let label = editor::gpu_option(&g);
                 let text: OptText = Arc::new(move || label.clone());
                 (g.id, text)
             })
@@ -155,20 +147,15 @@ pub fn section_view(run: Run, section: Section, class: usize, wrap: Option<&'sta
     }
 }
 
-/// The settings sim-core can suggest a value for when the draft does not fit in memory.
-const FIXABLE: [&str; 4] = ["num_gpus", "dtype", "gpu_memory_utilization", "max_model_len"];
-
 /// Under a memory setting, while the draft does not fit: the smallest value of this setting that
 /// fits (sim-core's `memory::fixes`, found with its own fit check), with a button that sets it.
 fn fix_hint(run: Run, ctl: &'static Control) -> Option<impl IntoView> {
-    FIXABLE.contains(&ctl.setting).then(|| {
+    editor::FIXABLE.contains(&ctl.setting).then(|| {
         let ui = use_ui();
         let draft = ui.drafts[run.index()];
         let fix = Memo::new(move |_| {
             // only a draft that cannot run is searched
-            ui.errors[run.index()]
-                .with(|e| e.is_some())
-                .then(|| draft.with(|s| sim_core::memory::fixes(s).into_iter().find(|f| f.setting == ctl.setting)))?
+            ui.errors[run.index()].with(|e| e.is_some()).then(|| draft.with(|s| editor::fix_under(s, ctl.setting)))?
         });
         move || {
             fix.get().map(|f| {
@@ -178,12 +165,7 @@ fn fix_hint(run: Run, ctl: &'static Control) -> Option<impl IntoView> {
                     messages::Arg::Text(s) => s,
                     _ => String::new(),
                 };
-                let key = match f.bound {
-                    _ if ctl.setting == "num_gpus" => "ctl.fix_gpus",
-                    sim_core::memory::Bound::AtLeast => "ctl.fix_at_least",
-                    sim_core::memory::Bound::AtMost => "ctl.fix_at_most",
-                    sim_core::memory::Bound::Exactly => "ctl.fix_exactly",
-                };
+                let key = editor::fix_key(&f);
                 let value = f.value.clone();
                 view! {
                     <p class="fix small" role="status" data-testid=format!("fix-{}", ctl.id)>

@@ -17,7 +17,6 @@ use sim_core::Scenario;
 use crate::class_card::ClassCard;
 use crate::control_field::{locked_at, section_view};
 use crate::field::lock_badge;
-use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::presets::preset_summary;
 use crate::ui::use_ui;
@@ -107,13 +106,7 @@ fn note_isolation(classes: Memo<usize>) -> impl IntoView {
 
 /// "Llama 3 8B has a context of 8,192 tokens" under the context-length control.
 fn max_context_note(s: &Scenario) -> String {
-    s.model_spec()
-        .ok()
-        .map(|m| {
-            let model = if m.name.is_empty() { m.id.clone() } else { m.name.clone() };
-            tf("ctl.max_context_note", &[("model", model), ("tokens", format::int(u64::from(m.max_context)))])
-        })
-        .unwrap_or_default()
+    app_model::editor::max_context(s).map(|a| tf("ctl.max_context_note", &a)).unwrap_or_default()
 }
 
 /// The scenario heading and the preset drop-down with its one-line summary.

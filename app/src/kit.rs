@@ -70,6 +70,64 @@ pub fn actions(buttons: Vec<AnyView>) -> AnyView {
     view! { <div class="lesson-actions">{buttons}</div> }.into_any()
 }
 
+/// A table of a panel (the runs, a sweep's points, a contract's report, attempts, a class's
+/// codes): scrolls sideways on a narrow screen; `heads` the header row's cells, `body` its rows.
+pub fn table(
+    class: &'static str,
+    testid: Option<&'static str>,
+    caption: String,
+    heads: AnyView,
+    body: AnyView,
+) -> AnyView {
+    view! {
+        <div class="table-scroll">
+            <table class=class data-testid=testid>
+                <caption class="small muted">{caption}</caption>
+                <thead><tr>{heads}</tr></thead>
+                <tbody>{body}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}
+
+/// Column heads, each a `<th scope="col">` with its words.
+pub fn heads(words: impl IntoIterator<Item = String>) -> AnyView {
+    words.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view().into_any()
+}
+
+/// A download link that looks like a button: `href` a data URL ([`data_url`]), `name` the
+/// file's, `label` a translation key.
+pub fn download(class: &'static str, href: String, name: String, testid: &'static str, label: &'static str) -> AnyView {
+    view! { <a class=class href=href download=name data-testid=testid>{tx(label)}</a> }.into_any()
+}
+
+/// A checkbox with its words, in a `check-line` label; `on` hears whether it is now ticked.
+pub fn check_line(testid: String, checked: bool, label: AnyView, on: Callback<bool>) -> AnyView {
+    view! {
+        <label class="check-line">
+            <input type="checkbox" data-testid=testid checked=checked on:change=move |ev| on.run(event_target_checked(&ev)) />
+            {label}
+        </label>
+    }
+    .into_any()
+}
+
+/// A button of a group that shows which one is chosen (`tab`, `active` and `aria-pressed` while
+/// `on`): the A/B bar's runs, the metrics panel's classes.
+pub fn pressed_tab(on: Signal<bool>, testid: String, content: AnyView, click: Callback<()>) -> AnyView {
+    view! {
+        <button
+            class="tab"
+            class:active=move || on.get()
+            aria-pressed=move || on.get().to_string()
+            data-testid=testid
+            on:click=move |_| click.run(())
+        >{content}</button>
+    }
+    .into_any()
+}
+
 /// A panel's title and its note.
 pub fn panel_head(title: &'static str, note: Text) -> AnyView {
     view! {

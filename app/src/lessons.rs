@@ -18,13 +18,12 @@ pub use watch::{follow_stage, StageCallouts};
 use app_model::jobs::{Runs, Status};
 use app_model::tabs::explain;
 use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState};
-use app_model::tabs::lesson_view::AfterRun;
+use app_model::tabs::lesson_view::{self, AfterRun};
 use app_model::tabs::progress::{self, Progress};
 use lab_content::lessons::{self as core, Lesson, Outcome, LESSONS};
 use lab_content::sweep::SweepParam;
 use leptos::prelude::*;
 use sim_core::metrics::Summary;
-use sim_core::Scenario;
 use wasm_bindgen::JsCast;
 
 use crate::address;
@@ -63,25 +62,14 @@ fn page_seed(ui: Ui) -> u64 {
 /// Puts the runs the lesson plays on the stage ([`Lesson::watch`]: one, or two as A and B) into
 /// the lab.
 fn load_scenarios(ui: Ui, lesson: &Lesson) {
-    let runs = lesson.scenarios(page_seed(ui));
-    let named = |i: usize| -> Option<Scenario> {
-        lesson.watch.get(i).and_then(|&i| runs.get(i)).map(|r| {
-            let mut s = r.scenario.clone();
-            s.name = Some(variant_label(lesson.id, r.variant));
-            s
-        })
-    };
+    let runs = lesson_view::stage_runs(lesson, page_seed(ui));
     if ui.exercise.get_untracked().is_some() {
         ui.close_exercise();
     }
     let two = lesson.watch.len() == 2;
-    if let Some(a) = named(0) {
-        ui.load(app_model::Run::A, a);
-    }
-    if two {
-        if let Some(b) = named(1) {
-            ui.load(app_model::Run::B, b);
-        }
+    for (run, (mut s, variant)) in app_model::Run::ALL.into_iter().zip(runs).take(if two { 2 } else { 1 }) {
+        s.name = Some(variant_label(lesson.id, variant));
+        ui.load(run, s);
     }
     ui.ab.set(two);
     ui.editing.set(app_model::Run::A);
@@ -250,30 +238,18 @@ pub fn LessonsPanel() -> impl IntoView {
         let lesson = cur.as_ref().and_then(|(id, _)| core::find(id));
         let step = cur.as_ref().map_or(Step::Setup, |(_, s)| *s);
         let have = cx.finished.with(|f| f.as_ref().is_some_and(|f| Some(f.id) == lesson.map(|l| l.id)));
-        let key = lesson.filter(|_| step >= Step::Explain && have).map(|l| model::highlight_key(l.highlight));
+        let (key, safe_zone) = lesson_view::explained(lesson, step, have);
         if key.is_some() {
             ui.views[0].track();
             ui.views[1].track();
             ui.ab.track();
         }
         apply_highlight(key);
-        if step == Step::Explain && have && lesson.is_some_and(|l| l.id == "safe-zone") {
+        if safe_zone {
             request_animation_frame(move || draw_safe_zone(cx));
         }
-        let prev = last.get_value();
-        if let (Some((a, sa)), Some((b, sb))) = (&prev, &cur) {
-            if a == b && sa != sb {
-                request_animation_frame(|| {
-                    if let Some(el) = document()
-                        .query_selector("[data-testid=\"lesson\"] .lesson-step")
-                        .ok()
-                        .flatten()
-                        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-                    {
-                        let _ = el.focus();
-                    }
-                });
-            }
+        if last.with_value(|prev| lesson_view::step_moved(prev.as_ref(), cur.as_ref())) {
+            kit::focus_soon("[data-testid=\"lesson\"] .lesson-step");
         }
         last.set_value(cur);
     }));
@@ -350,10 +326,9 @@ fn list(cx: Ctx) -> AnyView {
             let title = text_of(id, "title");
             let mark = move || {
                 cx.progress.with(|p| p.of(id)).map(|m| {
-                    let glyph = if m == progress::Mark::Right { "✓" } else { "○" };
                     view! {
-                        <span class="lesson-mark" data-testid=format!("lesson-mark-{id}") data-mark=format!("{m:?}").to_lowercase()>
-                            <span aria-hidden="true">{glyph}</span>" "{t(m.key())}
+                        <span class="lesson-mark" data-testid=format!("lesson-mark-{id}") data-mark=m.id()>
+                            <span aria-hidden="true">{m.glyph()}</span>" "{t(m.key())}
                         </span>
                     }
                 })
@@ -412,11 +387,9 @@ fn head(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
         .iter()
         .map(|s| {
             let mark = model::Mark::of(*s, step);
-            let dot = if mark == model::Mark::Done { "✓".to_string() } else { (s.index() + 1).to_string() };
-            let current = (mark == model::Mark::Current).then_some("step");
             view! {
-                <li class=mark.class() aria-current=current>
-                    <span class="st-dot" aria-hidden="true">{dot}</span>
+                <li class=mark.class() aria-current=mark.aria_current()>
+                    <span class="st-dot" aria-hidden="true">{mark.dot(*s)}</span>
                     {t(s.key())}
                 </li>
             }

@@ -132,15 +132,8 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
         let names = info.with(|i| i.as_ref().map(|i| i.class_names.clone()).unwrap_or_default());
         (names.len() > 1).then(|| {
             let tab = move |i: Option<usize>, id: String, content: AnyView| {
-                view! {
-                    <button
-                        class="tab"
-                        class:active=move || ui.class_view.get() == i
-                        aria-pressed=move || (ui.class_view.get() == i).to_string()
-                        data-testid=id
-                        on:click=move |_| ui.class_view.set(i)
-                    >{content}</button>
-                }
+                let on = Signal::derive(move || ui.class_view.get() == i);
+                crate::kit::pressed_tab(on, id, content, Callback::new(move |()| ui.class_view.set(i)))
             };
             let tabs = names
                 .into_iter()

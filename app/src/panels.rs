@@ -1,7 +1,6 @@
 //! Page sections around the stage: the stage block (heading, canvas, legend, HBM gauge), the
 //! configuration-error banner, the A/B bar and the charts row.
 
-use app_model::ab::Difference;
 use app_model::panels::legend;
 use app_model::Run;
 use leptos::prelude::*;
@@ -40,17 +39,8 @@ pub fn StageBlock(run: Run) -> impl IntoView {
         let a = ui.infos[0].with(|i| i.as_ref().map(|i| i.scenario.clone()))?;
         let b = info.with(|i| i.as_ref().map(|i| i.scenario.clone()))?;
         // named as the editor names them (its labels, in the page's language)
-        let d: Vec<String> = app_model::ab::differences(&a, &b)
-            .into_iter()
-            .map(|d| match d {
-                Difference::Control { label, class: Some(i) } => {
-                    format!("{} ({})", t(label), b.classes.get(i).map_or("", |c| c.name.as_str()))
-                }
-                Difference::Control { label, class: None } => t(label),
-                Difference::Path(p) => p,
-            })
-            .collect();
-        Some(if d.is_empty() { t("panels.same_as_a") } else { tf("panels.differs", &[("fields", d.join(", "))]) })
+        let (key, args) = app_model::ab::diff_text(&a, &b, &|k| t(k));
+        Some(tf(key, &args))
     };
     let legend = move || {
         info.with(|i| {
@@ -138,17 +128,14 @@ pub fn ErrorBanner() -> impl IntoView {
             // in the page's language, each setting named by its label
             let names = crate::control_field::class_names(ui, run);
             let said =
-                |e: &sim_core::scenario::FieldError| crate::i18n::msg(&app_model::messages::field_message(e, &names));
-            let top: Vec<String> = err.errors.iter().filter(|e| e.field.is_empty()).map(said).collect();
-            let fields: Vec<String> = err.errors.iter().filter(|e| !e.field.is_empty()).map(said).collect();
+                |e: &&sim_core::scenario::FieldError| crate::i18n::msg(&app_model::messages::field_message(e, &names));
+            let banner = app_model::messages::Banner::of(&err);
+            let (top, fields): (Vec<String>, Vec<String>) =
+                (banner.whole.iter().map(said).collect(), banner.fields.iter().map(said).collect());
             let label =
                 if ui.ab.get() { tf("panels.err_run", &[("run", run.label().to_string())]) } else { String::new() };
-            let title = if top.is_empty() {
-                let key = if fields.len() == 1 { "panels.err_fields_one" } else { "panels.err_fields" };
-                format!("{label}{}", tf(key, &[("n", fields.len().to_string())]))
-            } else {
-                format!("{label}{}", t("panels.err_cannot_run"))
-            };
+            let (key, args) = banner.title();
+            let title = format!("{label}{}", tf(key, &args));
             Some(view! {
                 <div class="banner error" role="alert" data-testid="config-error">
                     <h3>{title}</h3>
@@ -180,15 +167,9 @@ pub fn ErrorBanner() -> impl IntoView {
 pub fn AbTabs() -> impl IntoView {
     let ui = use_ui();
     let tab = move |run: Run| {
-        view! {
-            <button
-                class="tab"
-                class:active=move || ui.editing.get() == run
-                aria-pressed=move || (ui.editing.get() == run).to_string()
-                data-testid=format!("edit-{}", run.slug())
-                on:click=move |_| ui.editing.set(run)
-            >{run.label()}</button>
-        }
+        let on = Signal::derive(move || ui.editing.get() == run);
+        let pick = Callback::new(move |()| ui.editing.set(run));
+        crate::kit::pressed_tab(on, format!("edit-{}", run.slug()), run.label().into_any(), pick)
     };
     view! {
         <section class="ab-bar" class:hidden=move || !ui.ab.get()>
@@ -207,11 +188,7 @@ pub fn AbTabs() -> impl IntoView {
 #[component]
 pub fn AbPairs() -> impl IntoView {
     let ui = use_ui();
-    let pairs: [(&str, &str, &str); 2] = [
-        ("panels.pair_batching", "static-batching", "continuous-batching"),
-        ("panels.pair_isolation", "mixed-shared", "mixed-isolated"),
-    ];
-    let pair_buttons = pairs
+    let pair_buttons = app_model::ab::PAIRS
         .into_iter()
         .map(|(label, a, b)| {
             view! {

@@ -94,14 +94,7 @@ fn form(st: State) -> AnyView {
         .map(|i| {
             let id = INPUT_IDS[i];
             let err = Memo::new(move |_| st.form.with(|f| f.errors[i]));
-            let message = move || {
-                err.get().map(|e| match e {
-                    model::InputError::Steps => {
-                        tf(e.key(), &[("min", "2".into()), ("max", model::MAX_STEPS.to_string())])
-                    }
-                    e => t(e.key()),
-                })
-            };
+            let message = move || err.get().map(|e| tf(e.key(), &e.args()));
             view! {
                 <div class="field sweep-field" class:invalid=move || err.get().is_some()>
                     <label for=id>{tx(INPUT_LABELS[i])}</label>
@@ -158,9 +151,7 @@ fn buttons(st: State) -> AnyView {
         <div class="sweep-buttons">
             {button("primary", Some("sweep-run"), "features.sweep.run", Some(running), Callback::new(move |()| st.start()))}
             {button("", Some("sweep-cancel"), "lessons.cancel", Some(idle), Callback::new(move |()| st.cancel()))}
-            {move || csv().map(|(href, name)| view! {
-                <a class="btn" href=href download=name data-testid="sweep-csv">{tx("features.sweep.csv")}</a>
-            })}
+            {move || csv().map(|(href, name)| kit::download("btn", href, name, "sweep-csv", "features.sweep.csv"))}
         </div>
     }
     .into_any()
@@ -175,35 +166,14 @@ fn results(st: State) -> AnyView {
             }
             let p = r.param;
             let knee_at = r.knee();
-            let note = match knee_at {
-                Some((v, g)) => {
-                    let value = chart::with_unit(v, param_unit(p));
-                    let text =
-                        tf("features.sweep.knee_text", &[("value", value), ("goodput", format::int(g.round() as u64))]);
-                    Some(view! { <p class="knee-note" data-testid="sweep-knee">{text}</p> }.into_any())
-                }
-                // the best point is the last one run: goodput may still rise past it
-                None if r.phase == app_model::tabs::sweep::Phase::Done => Some(
-                    view! { <p class="knee-note" data-testid="sweep-no-knee">{t("features.sweep.no_knee")}</p> }
-                        .into_any(),
-                ),
-                None => None,
-            };
-            let heads = std::iter::once(param_label(p))
-                .chain(chart::COLUMNS.iter().map(|k| t(k)))
-                .map(|h| view! { <th scope="col">{h}</th> })
-                .collect_view();
-            let rows = r.points.iter().map(|pt| point_row(pt, knee_at)).collect_view();
-            Some(view! {
-                {note}
-                <div class="table-scroll">
-                    <table class="runs-table sweep-table" data-testid="sweep-table">
-                        <caption class="small muted">{t("features.sweep.table")}</caption>
-                        <thead><tr>{heads}</tr></thead>
-                        <tbody>{rows}</tbody>
-                    </table>
-                </div>
-            })
+            let note = r.knee_note().map(|(key, args)| {
+                let testid = if knee_at.is_some() { "sweep-knee" } else { "sweep-no-knee" };
+                view! { <p class="knee-note" data-testid=testid>{tf(key, &args)}</p> }
+            });
+            let heads = kit::heads(std::iter::once(param_label(p)).chain(chart::COLUMNS.iter().map(|k| t(k))));
+            let rows = r.points.iter().map(|pt| point_row(pt, knee_at)).collect_view().into_any();
+            let caption = t("features.sweep.table");
+            Some(view! { {note}{kit::table("runs-table sweep-table", Some("sweep-table"), caption, heads, rows)} })
         })
     };
     view! { <div>{body}</div> }.into_any()

@@ -91,6 +91,20 @@ impl Mark {
             Mark::Todo => "st-todo",
         }
     }
+
+    /// What the stepper's dot of `step` shows: a tick once done, else the step's number.
+    pub fn dot(self, step: Step) -> String {
+        if self == Mark::Done {
+            "✓".into()
+        } else {
+            (step.index() + 1).to_string()
+        }
+    }
+
+    /// The `aria-current` of the step: `step` on the current one.
+    pub fn aria_current(self) -> Option<&'static str> {
+        (self == Mark::Current).then_some("step")
+    }
 }
 
 /// What the explanation says about the prediction.
@@ -385,8 +399,7 @@ impl WatchState {
 /// The scenarios the stage must show for `lesson` on `seed` (A, then B), named as the page
 /// names them is not part of the comparison.
 pub fn stage_scenarios(lesson: &Lesson, seed: u64) -> Vec<Scenario> {
-    let runs = lesson.scenarios(seed);
-    lesson.watch.iter().filter_map(|&i| runs.get(i).map(|r| r.scenario.clone())).collect()
+    super::lesson_view::stage_runs(lesson, seed).into_iter().map(|(s, _)| s).collect()
 }
 
 /// The stage shows exactly `expected` (names aside): if not, a lesson's text about its runs would
@@ -420,6 +433,11 @@ mod tests {
         assert_eq!(Mark::of(Step::Setup, Step::Run), Mark::Done);
         assert_eq!(Mark::of(Step::Run, Step::Run), Mark::Current);
         assert_eq!(Mark::of(Step::Play, Step::Run).class(), "st-todo");
+        assert_eq!(Mark::of(Step::Setup, Step::Run).dot(Step::Setup), "✓");
+        assert_eq!(Mark::of(Step::Play, Step::Run).dot(Step::Play), (Step::Play.index() + 1).to_string());
+        assert_eq!(Mark::of(Step::Run, Step::Run).dot(Step::Run), (Step::Run.index() + 1).to_string());
+        assert_eq!(Mark::of(Step::Run, Step::Run).aria_current(), Some("step"));
+        assert_eq!(Mark::of(Step::Setup, Step::Run).aria_current(), None);
         assert!(Step::Run.needs_results() && Step::Explain.needs_results() && !Step::Play.needs_results());
     }
 

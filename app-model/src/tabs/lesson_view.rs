@@ -2,9 +2,10 @@
 //! A and B on the same or on different traffic), the watch step's timings and count of moments,
 //! whether a step waits because the stage shows other runs, and a moment's time label.
 
-use lab_content::lessons::{Lesson, Moment};
+use lab_content::lessons::{Lesson, Moment, MomentKind};
+use sim_core::Scenario;
 
-use super::lesson::{Finished, LessonPanel, Watching};
+use super::lesson::{Finished, LessonPanel, Step, Watching};
 use crate::transport::{MAX_SPEED, MIN_SPEED};
 
 impl LessonPanel {
@@ -133,6 +134,37 @@ impl StepShows {
     }
 }
 
+/// The runs a lesson puts on the stage on `seed` ([`Lesson::watch`]: A, then B), each with its
+/// variant (the page names the scenario by the variant's words).
+pub fn stage_runs(lesson: &Lesson, seed: u64) -> Vec<(Scenario, &'static str)> {
+    let runs = lesson.scenarios(seed);
+    lesson.watch.iter().filter_map(|&i| runs.get(i).map(|r| (r.scenario.clone(), r.variant))).collect()
+}
+
+/// A moment's words: its translation key (`lessons.watch.moment.<kind>`) and its value as the
+/// callout says it (a share for the KV pool filling, else a whole count, never below zero).
+pub fn moment_words(m: &Moment) -> (String, String) {
+    let value = match m.kind {
+        MomentKind::KvFull => crate::format::pct(m.value),
+        _ => crate::format::int(m.value.max(0.0).round() as u64),
+    };
+    (format!("lessons.watch.moment.{}", m.kind.name()), value)
+}
+
+/// What the explanation marks on the page, once it shows with the runs' results (`have`): the
+/// key of the number the lesson points at (`None` before, and for no open lesson), and whether
+/// the explanation draws the runs as a sweep chart (the safe-zone lesson).
+pub fn explained(lesson: Option<&Lesson>, step: Step, have: bool) -> (Option<&'static str>, bool) {
+    let Some(l) = lesson.filter(|_| have && step >= Step::Explain) else { return (None, false) };
+    (Some(super::lesson::highlight_key(l.highlight)), step == Step::Explain && l.id == "safe-zone")
+}
+
+/// The open lesson moved to another step (not opened, closed or changed): the focus follows the
+/// step's new content.
+pub fn step_moved(before: Option<&(String, Step)>, now: Option<&(String, Step)>) -> bool {
+    matches!((before, now), (Some((a, sa)), Some((b, sb))) if a == b && sa != sb)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +234,43 @@ mod tests {
         assert_eq!(StepShows::explain_step(true, false, true), StepShows::Paused);
         assert_eq!(StepShows::explain_step(true, false, false), StepShows::Explain);
         assert_eq!(StepShows::explain_step(false, false, true), StepShows::Computing);
+    }
+
+    #[test]
+    fn the_stage_gets_the_watched_runs_and_a_moment_its_words() {
+        for l in LESSONS {
+            let runs = stage_runs(l, DEFAULT_SEED);
+            assert_eq!(runs.len(), l.watch.len(), "{}", l.id);
+            let all = l.scenarios(DEFAULT_SEED);
+            for ((s, v), &i) in runs.iter().zip(l.watch) {
+                assert_eq!((s, *v), (&all[i].scenario, all[i].variant), "{}", l.id);
+            }
+            let plain: Vec<Scenario> = runs.into_iter().map(|(s, _)| s).collect();
+            assert_eq!(super::super::lesson::stage_scenarios(l, DEFAULT_SEED), plain);
+        }
+        let m = |kind, value| Moment { run: 0, variant: "a", at_us: 1, kind, value };
+        let (key, value) = moment_words(&m(MomentKind::KvFull, 0.95));
+        assert_eq!((key.as_str(), value), ("lessons.watch.moment.kv_full", crate::format::pct(0.95)));
+        assert_eq!(moment_words(&m(MomentKind::QueueFills, 1234.6)).1, crate::format::int(1235));
+        assert_eq!(moment_words(&m(MomentKind::FirstRejected, -2.0)).1, "0");
+    }
+
+    #[test]
+    fn the_explanation_points_at_its_number_only_with_results() {
+        let l = LESSONS.iter().find(|l| l.id == "safe-zone").expect("the safe-zone lesson");
+        let key = super::super::lesson::highlight_key(l.highlight);
+        assert_eq!(explained(Some(l), Step::Explain, true), (Some(key), true));
+        assert_eq!(explained(Some(l), Step::Play, true), (Some(key), false));
+        assert_eq!(explained(Some(l), Step::Explain, false), (None, false));
+        assert_eq!(explained(Some(l), Step::Run, true), (None, false));
+        assert_eq!(explained(None, Step::Explain, true), (None, false));
+        let other = LESSONS.iter().find(|l| l.id != "safe-zone").unwrap();
+        assert!(!explained(Some(other), Step::Explain, true).1);
+        let at = |id: &str, s| Some((id.to_string(), s));
+        assert!(step_moved(at("a", Step::Setup).as_ref(), at("a", Step::Predict).as_ref()));
+        assert!(!step_moved(at("a", Step::Setup).as_ref(), at("b", Step::Predict).as_ref()));
+        assert!(!step_moved(at("a", Step::Setup).as_ref(), at("a", Step::Setup).as_ref()));
+        assert!(!step_moved(None, at("a", Step::Predict).as_ref()));
+        assert!(!step_moved(at("a", Step::Run).as_ref(), None));
     }
 }

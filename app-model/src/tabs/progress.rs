@@ -26,6 +26,22 @@ impl Mark {
             Mark::Right => "features.lesson.progress.right",
         }
     }
+
+    /// The mark's id (`data-mark`): as storage writes it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Mark::Done => "done",
+            Mark::Right => "right",
+        }
+    }
+
+    /// The mark's sign in the list: a tick when right, a ring when only run.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Mark::Done => "○",
+            Mark::Right => "✓",
+        }
+    }
 }
 
 /// Every lesson's mark, by lesson id.
@@ -87,6 +103,15 @@ mod tests {
         assert_eq!(back, p);
         assert_eq!(back.done(), 2);
         assert_eq!(back.of("no-such-lesson"), None);
+    }
+
+    #[test]
+    fn a_marks_id_is_the_stored_word_and_its_sign_says_right_or_run() {
+        for m in [Mark::Done, Mark::Right] {
+            assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{}\"", m.id()));
+            assert_eq!(m.id(), format!("{m:?}").to_lowercase());
+        }
+        assert_eq!((Mark::Right.glyph(), Mark::Done.glyph()), ("✓", "○"));
     }
 
     #[test]

@@ -40,6 +40,14 @@ impl InputError {
             InputError::Same => "features.sweep.err.same",
         }
     }
+
+    /// The values of its text's placeholders (the number of points' bounds).
+    pub fn args(self) -> Vec<(&'static str, String)> {
+        match self {
+            InputError::Steps => vec![("min", "2".into()), ("max", MAX_STEPS.to_string())],
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// The knob's unit as the page writes it after a value.
@@ -225,6 +233,23 @@ impl SweepRun {
         knee_seen(&self.points)
     }
 
+    /// The note above the table: the knee (`features.sweep.knee_text`: the knob's value with its
+    /// unit, the goodput there), or, once the sweep is done without one, that goodput may still
+    /// rise past the best point, the last one run (`features.sweep.no_knee`); nothing before.
+    pub fn knee_note(&self) -> Option<(&'static str, Vec<(&'static str, String)>)> {
+        match self.knee() {
+            Some((v, g)) => Some((
+                "features.sweep.knee_text",
+                vec![
+                    ("value", super::sweep_chart::with_unit(v, unit(self.param))),
+                    ("goodput", crate::format::int(g.round() as u64)),
+                ],
+            )),
+            None if self.phase == Phase::Done => Some(("features.sweep.no_knee", Vec::new())),
+            None => None,
+        }
+    }
+
     /// The points as `llmsim sweep` writes them, once the sweep is not running and has points.
     pub fn csv(&self) -> Option<String> {
         (self.phase != Phase::Running && !self.points.is_empty()).then(|| to_csv(self.param, &self.points))
@@ -247,6 +272,8 @@ mod tests {
         f.inputs = ["5".into(), "5".into(), "101".into()];
         assert_eq!(f.check(), None);
         assert_eq!(f.errors, [None, Some(InputError::Same), Some(InputError::Steps)]);
+        assert_eq!(InputError::Steps.args(), [("min", "2".to_string()), ("max", MAX_STEPS.to_string())]);
+        assert!(InputError::Same.args().is_empty());
         f.inputs = ["1,000".into(), "5".into(), "2".into()];
         assert_eq!(f.check(), Some((1000.0, 5.0, 2)));
         assert_eq!(f.errors, [None; 3]);
@@ -284,10 +311,17 @@ mod tests {
         r.finished(vec![point(4.0, 100.0), point(8.0, 300.0), point(12.0, 200.0)]);
         assert_eq!((r.phase, r.progress), (Phase::Done, 1.0));
         assert_eq!(r.knee(), Some((8.0, 300.0)));
+        let note = r.knee_note().unwrap();
+        assert_eq!(note.0, "features.sweep.knee_text");
+        assert_eq!(note.1, [("value", format!("{} req/s", crate::format::plain(8.0))), ("goodput", "300".into())]);
         assert_eq!(r.csv().map(|c| c.trim().lines().count()), Some(4));
         // goodput still rising at the last point run: no knee is claimed
         r.finished(vec![point(4.0, 100.0), point(8.0, 300.0), point(12.0, 350.0)]);
         assert_eq!(r.knee(), None);
+        assert_eq!(r.knee_note(), Some(("features.sweep.no_knee", vec![])));
+        let mut going = r.clone();
+        going.phase = Phase::Running;
+        assert_eq!(going.knee_note(), None);
         // nor when the point past the best failed to run
         let mut failed = point(16.0, 0.0);
         failed.summary = None;

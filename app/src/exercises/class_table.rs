@@ -3,7 +3,7 @@
 //! verified or not, pass, score — that sorts by any column and downloads as CSV.
 
 use app_model::jobs::{RunsProgress, Status};
-use app_model::tabs::exercise::{class_csv, sort, ClassJob, ClassRow, RowVerdict, SortBy};
+use app_model::tabs::exercise::{class_csv, short_code, verified, ClassJob, ClassRow, RowVerdict, SortBy, SortOrder};
 use leptos::prelude::*;
 
 use super::exercise;
@@ -16,7 +16,7 @@ use crate::kit::{self, data_url, Jobs};
 pub(super) struct ClassTable {
     rows: RwSignal<Option<Vec<ClassRow>>>,
     progress: RwSignal<Option<RunsProgress>>,
-    order: RwSignal<(SortBy, bool)>,
+    order: RwSignal<SortOrder>,
     jobs: Jobs<ClassJob>,
 }
 
@@ -25,7 +25,7 @@ impl ClassTable {
         ClassTable {
             rows: RwSignal::new(None),
             progress: RwSignal::new(None),
-            order: RwSignal::new((SortBy::Name, false)),
+            order: RwSignal::new(SortOrder::default()),
             jobs: kit::jobs(),
         }
     }
@@ -41,8 +41,7 @@ impl ClassTable {
             Status::Working(p) => progress.set(Some(p)),
             Status::Stopped => progress.set(None),
             Status::Finished(mut r) => {
-                let (by, desc) = order.get_untracked();
-                sort(&mut r, by, desc);
+                order.get_untracked().sort(&mut r);
                 progress.set(None);
                 rows.set(Some(r));
             }
@@ -56,12 +55,11 @@ impl ClassTable {
     }
 
     fn sort_by(self, by: SortBy) {
-        let (cur, desc) = self.order.get_untracked();
-        let desc = if cur == by { !desc } else { false };
-        self.order.set((by, desc));
+        let order = self.order.get_untracked().clicked(by);
+        self.order.set(order);
         self.rows.update(|r| {
             if let Some(r) = r {
-                sort(r, by, desc);
+                order.sort(r);
             }
         });
     }
@@ -72,23 +70,10 @@ fn verdict_word(v: &RowVerdict) -> String {
 }
 
 fn head(st: ClassTable, by: SortBy) -> impl IntoView {
-    let sorted = move || {
-        let (cur, desc) = st.order.get();
-        match (cur == by, desc) {
-            (true, false) => "ascending",
-            (true, true) => "descending",
-            _ => "none",
-        }
-    };
-    let mark = move || match sorted() {
-        "ascending" => " ▲",
-        "descending" => " ▼",
-        _ => "",
-    };
     view! {
-        <th scope="col" aria-sort=sorted>
-            <button type="button" class="sort-btn" data-testid=format!("class-sort-{by:?}").to_lowercase() on:click=move |_| st.sort_by(by)>
-                {tx(by.key())}{mark}
+        <th scope="col" aria-sort=move || st.order.get().aria_sort(by)>
+            <button type="button" class="sort-btn" data-testid=by.testid() on:click=move |_| st.sort_by(by)>
+                {tx(by.key())}{move || st.order.get().mark(by)}
             </button>
         </th>
     }
@@ -103,7 +88,6 @@ fn row(r: &ClassRow) -> impl IntoView {
         None => format::NONE.into(),
     };
     let score = r.score.map_or_else(|| format::NONE.to_string(), format::rate);
-    let short: String = r.code.chars().take(14).collect();
     view! {
         <tr data-verdict=r.verdict.id() class=if r.verdict == RowVerdict::Verified { "ok" } else { "no" }>
             <td data-testid="class-name">{r.name.clone().unwrap_or_else(|| format::NONE.into())}</td>
@@ -111,7 +95,7 @@ fn row(r: &ClassRow) -> impl IntoView {
             <td data-testid="class-verdict">{verdict_word(&r.verdict)}</td>
             <td>{pass}</td>
             <td class="num">{score}</td>
-            <td><code title=r.code.clone()>{short}"…"</code></td>
+            <td><code title=r.code.clone()>{short_code(&r.code)}</code></td>
         </tr>
     }
 }
@@ -130,23 +114,17 @@ pub(super) fn view(st: ClassTable) -> impl IntoView {
     let table = move || {
         st.rows.with(|rows| {
             rows.as_ref().map(|rows| {
-                let verified = rows.iter().filter(|r| r.verdict == RowVerdict::Verified).count();
+                let verified = verified(rows);
                 let csv = data_url("text/csv", &class_csv(rows));
-                let heads = SortBy::ALL.map(|by| head(st, by)).into_iter().collect_view();
-                let body = rows.iter().map(row).collect_view();
+                let heads = view! { {SortBy::ALL.map(|by| head(st, by))}<th scope="col">{t("features.class.col.code")}</th> };
+                let body = rows.iter().map(row).collect_view().into_any();
                 view! {
                     <p class="small" data-testid="class-summary">
                         {tf("features.class.table.summary", &[("n", rows.len().to_string()), ("verified", verified.to_string())])}
                     </p>
-                    <div class="table-scroll">
-                        <table class="runs-table class-table" data-testid="class-table">
-                            <caption class="small muted">{t("features.class.table.caption")}</caption>
-                            <thead><tr>{heads}<th scope="col">{t("features.class.col.code")}</th></tr></thead>
-                            <tbody>{body}</tbody>
-                        </table>
-                    </div>
+                    {kit::table("runs-table class-table", Some("class-table"), t("features.class.table.caption"), heads.into_any(), body)}
                     <div class="actions">
-                        <a class="btn small-btn" href=csv download="class-results.csv" data-testid="class-csv">{tx("features.class.export_csv")}</a>
+                        {kit::download("btn small-btn", csv, "class-results.csv".into(), "class-csv", "features.class.export_csv")}
                     </div>
                 }
             })

@@ -19,7 +19,7 @@ use leptos::prelude::*;
 
 use class_table::ClassTable;
 use lab_content::exercise::{exercises, Exercise};
-use sim_core::metric::{Direction, Op};
+use sim_core::metric::Op;
 
 use crate::format;
 use crate::i18n::{t, tf, tx};
@@ -198,17 +198,18 @@ impl State {
         let Some(ex) = exercises().into_iter().find(|e| e.id == id) else { return };
         let Some(summary) = ui.views[0].with_untracked(|v| v.as_ref().map(|v| v.summary.clone())) else { return };
         let Some(scenario) = ui.infos[0].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) else { return };
-        let changed = app_model::page::differences(&ex.scenario, &scenario);
-        let outside = ui.locked.with_untracked(|locks| model::changed_under_locks(&changed, locks));
-        if !outside.is_empty() {
-            let names: Vec<String> = outside.iter().map(|c| control_label(c)).collect();
-            self.note.set(Some(tf("features.ex.not_counted", &[("controls", names.join(", "))])));
-            return;
-        }
+        let student = self.student.get_untracked();
+        let counted = ui
+            .locked
+            .with_untracked(|locks| model::attempt_of(&ex, &scenario, &summary, locks, &student, js_sys::Date::now()));
+        let (attempt, rec) = match counted {
+            Ok(counted) => counted,
+            Err(outside) => {
+                let names: Vec<String> = outside.iter().map(|c| control_label(c)).collect();
+                return self.note.set(Some(tf("features.ex.not_counted", &[("controls", names.join(", "))])));
+            }
+        };
         self.note.set(None);
-        let attempt = ex.check(&summary);
-        let mut rec = Record::of(&attempt, js_sys::Date::now(), &changed, &scenario);
-        rec.code = Some(model::code_of(&ex, &scenario, &summary, &self.student.get_untracked()));
         address::post_event("exercise-result", model::result_event(&id, &attempt, &rec));
         self.save(|a| a.push(&id, rec));
     }
@@ -266,9 +267,8 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
     let metric = ex.objective.as_ref().map(|o| o.metric.to_string()).unwrap_or_default();
     let goals =
         ex.goals.iter().map(|g| view! { <li>{goal_text(&g.metric.to_string(), g.op, g.value)}</li> }).collect_view();
-    let objective = ex.objective.as_ref().map(|o| {
+    let objective = ex.objective.as_ref().zip(model::objective_key(&ex)).map(|(o, key)| {
         let m = metric_label(&o.metric.to_string());
-        let key = if o.direction == Direction::Max { "features.ex.maximise" } else { "features.ex.minimise" };
         view! { <p class="small"><b>{t("features.ex.objective")}</b>" "{tf(key, &[("metric", m)])}</p> }
     });
     // the teacher's locks (not another open exercise's) decide what this card offers
@@ -280,12 +280,10 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
     let by_teacher = (!by_teacher.is_empty()).then(|| {
         view! { <p class="small muted" data-testid="teacher-locked">{tf("features.class.teacher_locked", &[("controls", by_teacher.join(" · "))])}</p> }
     });
-    let best = match model::best(&ex, recs) {
-        Some(v) => tf("features.ex.best", &[("score", metric_value(&metric, v))]),
-        None => t("features.ex.no_best"),
-    };
+    let (key, args) = model::best_line(&ex, recs);
+    let best = tf(key, &args);
     let table = (!recs.is_empty()).then(|| {
-        let cols = [
+        let cols = kit::heads([
             "#".to_string(),
             t("features.ex.col.time"),
             t("features.contract.col.result"),
@@ -293,9 +291,8 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
             t("features.ex.col.goals"),
             t("features.ex.col.settings"),
             t("features.class.col.code"),
-        ]
-        .map(|c| view! { <th scope="col">{c}</th> });
-        let rows = recs.iter().enumerate().rev().map(|(i, r)| attempt_row(i, r, &metric)).collect_view();
+        ]);
+        let rows = recs.iter().enumerate().rev().map(|(i, r)| attempt_row(i, r, &metric)).collect_view().into_any();
         let clear_id = id.clone();
         let clear = Callback::new(move |()| st.save(|a| a.clear(&clear_id)));
         let label = |k: &str| t(k);
@@ -308,16 +305,10 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
             let _ = window().print();
         });
         view! {
-            <div class="table-scroll">
-                <table class="runs-table attempts">
-                    <caption class="small muted">{t("features.ex.attempts")}</caption>
-                    <thead><tr>{cols}</tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            {kit::table("runs-table attempts", None, t("features.ex.attempts"), cols, rows)}
             <div class="actions ex-export">
-                <a class="btn small-btn" href=csv download=format!("attempts-{id}.csv") data-testid="exercise-csv">{tx("features.class.export_csv")}</a>
-                <a class="btn small-btn" href=json download=format!("attempts-{id}.json") data-testid="exercise-json">{tx("features.class.export_json")}</a>
+                {kit::download("btn small-btn", csv, format!("attempts-{id}.csv"), "exercise-csv", "features.class.export_csv")}
+                {kit::download("btn small-btn", json, format!("attempts-{id}.json"), "exercise-json", "features.class.export_json")}
                 {button("small-btn", Some("exercise-print"), "features.class.print", None, print)}
                 {button("small-btn", None, "features.ex.clear", None, clear)}
             </div>

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use super::{control_label, metric_label, metric_value, title, Checked, State};
 use crate::format;
 use crate::i18n::{t, tf, tx};
-use crate::kit::{actions, button};
+use crate::kit::{actions, button, check_line};
 use crate::share;
 
 /// The teacher's link maker: a box per control, and the link.
@@ -21,17 +21,8 @@ pub(super) fn teacher(st: State) -> AnyView {
             .map(|(id, key)| {
                 let id = *id;
                 let on = st.teacher.with_untracked(|t| t.is_chosen(id));
-                view! {
-                    <label class="check-line">
-                        <input
-                            type="checkbox"
-                            data-testid=format!("teacher-lock-{id}")
-                            checked=on
-                            on:change=move |ev| st.teacher.update(|t| t.tick(id, event_target_checked(&ev)))
-                        />
-                        {t(key)}
-                    </label>
-                }
+                let tick = Callback::new(move |on| st.teacher.update(|t| t.tick(id, on)));
+                check_line(format!("teacher-lock-{id}"), on, t(key).into_any(), tick)
             })
             .collect_view()
     };
@@ -224,19 +215,8 @@ fn verdict_view(v: CodeVerdict) -> AnyView {
                     }
                 })
                 .collect_view();
-            let settings: Vec<String> = code
-                .changes
-                .iter()
-                .map(|c| {
-                    let path = sim_core::settings::find(&c.setting)
-                        .map_or_else(|| c.setting.clone(), |r| r.path_of(c.class.unwrap_or(0)));
-                    let v = match &c.value {
-                        serde_json::Value::String(s) => s.clone(),
-                        v => v.to_string(),
-                    };
-                    format!("{} = {v}", control_label(&model::control_of(&path)))
-                })
-                .collect();
+            let settings: Vec<String> =
+                model::code_changes(&code).iter().map(|(c, v)| format!("{} = {v}", control_label(c))).collect();
             let settings = if settings.is_empty() { t("features.ex.as_given") } else { settings.join("; ") };
             let verdict = t(if check.attempt.pass { "features.contract.pass" } else { "features.contract.fail" });
             view! {

@@ -298,12 +298,9 @@ fn class_rows(lesson: &'static Lesson, fin: &Finished) -> AnyView {
 fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
     let focus = lesson.focus_class.is_some();
     let n = fin.variants.len();
-    let heads = fin
-        .variants
-        .iter()
-        .enumerate()
-        .map(|(i, v)| view! { <th scope="col">{run_tag(i, n)}{variant_label(lesson.id, v)}</th> })
-        .collect_view();
+    let heads = std::iter::once(String::new()).chain(
+        fin.variants.iter().enumerate().map(|(i, v)| format!("{}{}", run_tag(i, n), variant_label(lesson.id, v))),
+    );
     let rows = ROWS
         .iter()
         .map(|row| {
@@ -317,14 +314,6 @@ fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
             }
         })
         .collect_view();
-    view! {
-        <div class="table-scroll">
-            <table class="runs-table" data-testid="lesson-runs">
-                <caption class="small muted">{t("features.lesson.runs_caption")}</caption>
-                <thead><tr><th scope="col"></th>{heads}</tr></thead>
-                <tbody>{class_rows(lesson, fin)}{rows}</tbody>
-            </table>
-        </div>
-    }
-    .into_any()
+    let body = view! { {class_rows(lesson, fin)}{rows} }.into_any();
+    kit::table("runs-table", Some("lesson-runs"), t("features.lesson.runs_caption"), kit::heads(heads), body)
 }

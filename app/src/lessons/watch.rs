@@ -3,8 +3,8 @@
 
 use app_model::tabs::lesson::{self as model, Step, Watching};
 use app_model::Run;
+use lab_content::lessons::{self as core, Lesson, Moment};
 use leptos::prelude::*;
-use lab_content::lessons::{self as core, Lesson, Moment, MomentKind};
 use sim_core::Scenario;
 
 use super::{load_scenarios, set_step};
@@ -83,11 +83,8 @@ pub fn follow_stage(ui: Ui) {
 
 /// Words of a moment, with its value.
 pub(super) fn moment_text(m: &Moment) -> String {
-    let value = match m.kind {
-        MomentKind::KvFull => format::pct(m.value),
-        _ => format::int(m.value.max(0.0).round() as u64),
-    };
-    tf(&format!("lessons.watch.moment.{}", m.kind.name()), &[("value", value)])
+    let (key, value) = app_model::tabs::lesson_view::moment_words(m);
+    tf(&key, &[("value", value)])
 }
 
 /// The moments of one stage run playback has passed, pinned under that run's stage.

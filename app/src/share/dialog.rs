@@ -158,17 +158,9 @@ fn EmbedCode() -> impl IntoView {
     let part_boxes = Part::ALL
         .into_iter()
         .map(|p| {
-            view! {
-                <label class="check-line">
-                    <input
-                        type="checkbox"
-                        data-testid=format!("embed-part-{}", p.name())
-                        checked=Part::EMBED_DEFAULT.contains(&p)
-                        on:change=move |ev| form.update(|f| f.show_part(p, event_target_checked(&ev)))
-                    />
-                    {tx(part_key(p))}
-                </label>
-            }
+            let on = Callback::new(move |on| form.update(|f| f.show_part(p, on)));
+            let label = tx(part_key(p)).into_any();
+            crate::kit::check_line(format!("embed-part-{}", p.name()), Part::EMBED_DEFAULT.contains(&p), label, on)
         })
         .collect_view();
     let on_copy = {

@@ -6,6 +6,28 @@ use lab_content::exercise::{Attempt, Exercise};
 use sim_core::metric::Direction;
 use sim_core::Scenario;
 
+/// A finished run of `ran` as an attempt at `ex`: not counted when it changed a control that
+/// `locked` holds (`Err` with those controls, each once), else what the goals say and its record
+/// with the result code the student hands in (`student` their name, blank for none).
+pub fn attempt_of(
+    ex: &Exercise,
+    ran: &Scenario,
+    summary: &sim_core::Summary,
+    locked: &[String],
+    student: &str,
+    time_ms: f64,
+) -> Result<(Attempt, Record), Vec<String>> {
+    let changed = crate::page::differences(&ex.scenario, ran);
+    let outside = super::changed_under_locks(&changed, locked);
+    if !outside.is_empty() {
+        return Err(outside);
+    }
+    let attempt = ex.check(summary);
+    let mut rec = Record::of(&attempt, time_ms, &changed, ran);
+    rec.code = Some(super::code_of(ex, ran, summary, student));
+    Ok((attempt, rec))
+}
+
 /// One recorded attempt.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {

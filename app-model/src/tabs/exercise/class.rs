@@ -185,6 +185,67 @@ impl SortBy {
     }
 }
 
+/// How the class table is sorted: by which column, and whether descending. A click on a column
+/// head sorts by it ascending, a second click on the same head reverses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortOrder {
+    pub by: SortBy,
+    pub descending: bool,
+}
+
+impl Default for SortOrder {
+    fn default() -> SortOrder {
+        SortOrder { by: SortBy::Name, descending: false }
+    }
+}
+
+impl SortOrder {
+    /// The order after a click on the head of column `by`.
+    pub fn clicked(self, by: SortBy) -> SortOrder {
+        SortOrder { by, descending: self.by == by && !self.descending }
+    }
+
+    /// The head of column `by`'s `aria-sort`.
+    pub fn aria_sort(self, by: SortBy) -> &'static str {
+        match (self.by == by, self.descending) {
+            (true, false) => "ascending",
+            (true, true) => "descending",
+            _ => "none",
+        }
+    }
+
+    /// The mark after the head of column `by` (" ▲", " ▼" or nothing).
+    pub fn mark(self, by: SortBy) -> &'static str {
+        match self.aria_sort(by) {
+            "ascending" => " ▲",
+            "descending" => " ▼",
+            _ => "",
+        }
+    }
+
+    /// Sorts `rows` in this order.
+    pub fn sort(self, rows: &mut [ClassRow]) {
+        sort(rows, self.by, self.descending);
+    }
+}
+
+impl SortBy {
+    /// The test id of its column head's button (`class-sort-name`).
+    pub fn testid(self) -> String {
+        format!("class-sort-{self:?}").to_lowercase()
+    }
+}
+
+/// How many of the rows were verified (the summary above the table).
+pub fn verified(rows: &[ClassRow]) -> usize {
+    rows.iter().filter(|r| r.verdict == RowVerdict::Verified).count()
+}
+
+/// A code as the table's last column shows it: its first 14 characters and an ellipsis.
+pub fn short_code(code: &str) -> String {
+    code.chars().take(14).chain(std::iter::once('…')).collect()
+}
+
 /// Sorts the rows by `by` (ties keep the order the codes came in); rows without a value last.
 pub fn sort(rows: &mut [ClassRow], by: SortBy, descending: bool) {
     use std::cmp::Ordering;

@@ -2,6 +2,7 @@
 
 use crate::jobs::{Job, Runs, RunsProgress};
 use lab_content::exercise::{CodeCheck, CodeProblem, Exercise, ResultCode};
+use serde_json::Value;
 use sim_core::Scenario;
 
 /// A result code's problem as a translation key (`features.class.code.*`) and its values.
@@ -96,4 +97,22 @@ impl Job for CodeJob {
 /// `name` the student's (optional: blank is none).
 pub fn code_of(ex: &Exercise, ran: &Scenario, summary: &sim_core::Summary, name: &str) -> String {
     ResultCode::of(ex, ran, summary).named(name).encode()
+}
+
+/// The settings a result code changed, each as its control's id and the value in words
+/// (`("rate", "12")`, `("replicas.engine", "sglang")`: a text value without its quotes), in
+/// the code's order; the page names each control by its label.
+pub fn code_changes(code: &ResultCode) -> Vec<(String, String)> {
+    code.changes
+        .iter()
+        .map(|c| {
+            let path = sim_core::settings::find(&c.setting)
+                .map_or_else(|| c.setting.clone(), |r| r.path_of(c.class.unwrap_or(0)));
+            let v = match &c.value {
+                Value::String(s) => s.clone(),
+                v => v.to_string(),
+            };
+            (super::control_of(&path), v)
+        })
+        .collect()
 }

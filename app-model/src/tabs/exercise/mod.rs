@@ -12,11 +12,14 @@ mod code;
 mod export;
 mod words;
 
-pub use attempts::{best, result_event, Attempts, Record};
-pub use class::{class_csv, codes_in, sort, ClassJob, ClassRow, RowVerdict, SortBy};
-pub use code::{code_of, problem_text, CodeJob, CodeVerdict, CODE_KEYS};
+pub use attempts::{attempt_of, best, result_event, Attempts, Record};
+pub use class::{class_csv, codes_in, short_code, sort, verified, ClassJob, ClassRow, RowVerdict, SortBy, SortOrder};
+pub use code::{code_changes, code_of, problem_text, CodeJob, CodeVerdict, CODE_KEYS};
 pub use export::{columns, csv, export_json, iso_time, raw, settings_by_label};
-pub use words::{card_controls, changed_under_locks, metric_keys, metric_name, metric_value, MetricName, RunsSeen};
+pub use words::{
+    best_line, card_controls, changed_under_locks, metric_keys, metric_name, metric_value, objective_key, MetricName,
+    RunsSeen,
+};
 
 use crate::locks::{self, LOCKABLE};
 use lab_content::exercise::Exercise;

@@ -219,3 +219,78 @@ fn a_class_of_codes_is_found_in_any_text_checked_one_by_one_sorted_and_exported(
     assert!(lines.iter().any(|l| l.starts_with("Zhou Yu,chat-cheapest,verified,,true,") && l.ends_with(&good)));
     assert!(lines.iter().any(|l| l.starts_with(",,refused,the result code is damaged (checksum),,,")));
 }
+
+#[test]
+fn the_class_tables_heads_sort_one_way_then_the_other() {
+    let o = SortOrder::default();
+    assert_eq!((o.aria_sort(SortBy::Name), o.mark(SortBy::Name)), ("ascending", " ▲"));
+    assert_eq!((o.aria_sort(SortBy::Score), o.mark(SortBy::Score)), ("none", ""));
+    let o = o.clicked(SortBy::Name);
+    assert_eq!(
+        (o.by, o.descending, o.aria_sort(SortBy::Name), o.mark(SortBy::Name)),
+        (SortBy::Name, true, "descending", " ▼")
+    );
+    // another column starts ascending, whatever the direction before
+    let o = o.clicked(SortBy::Score);
+    assert_eq!((o.by, o.descending), (SortBy::Score, false));
+    assert_eq!(o.aria_sort(SortBy::Name), "none");
+    assert_eq!(o.clicked(SortBy::Score).clicked(SortBy::Score), o);
+    assert_eq!(SortBy::Verdict.testid(), "class-sort-verdict");
+    assert_eq!(short_code("R1.abcdefghijklmnopqrstuvwxyz"), "R1.abcdefghijk…");
+    assert_eq!(short_code("R1.ab"), "R1.ab…");
+    let row = |verdict| ClassRow { code: String::new(), name: None, exercise: None, verdict, pass: None, score: None };
+    let rows = [row(RowVerdict::Verified), row(RowVerdict::Failed("x".into())), row(RowVerdict::Verified)];
+    assert_eq!(verified(&rows), 2);
+    let mut rows = vec![
+        ClassRow { name: Some("b".into()), ..row(RowVerdict::Verified) },
+        ClassRow { name: Some("a".into()), ..row(RowVerdict::Verified) },
+    ];
+    SortOrder::default().sort(&mut rows);
+    assert_eq!(rows[0].name.as_deref(), Some("a"));
+    SortOrder::default().clicked(SortBy::Name).sort(&mut rows);
+    assert_eq!(rows[0].name.as_deref(), Some("b"));
+}
+
+#[test]
+fn a_codes_changes_name_their_controls_and_values_in_words() {
+    let ex = exercises().into_iter().find(|e| e.id == "chat-cheapest").unwrap();
+    let s = ex.reference_scenario().unwrap();
+    let sum = sim_core::Simulation::new(&s).unwrap().run_to_end();
+    let code = ResultCode::decode(&code_of(&ex, &s, &sum, "")).unwrap();
+    let changes = code_changes(&code);
+    assert_eq!(changes.len(), code.changes.len());
+    assert!(!changes.is_empty());
+    for ((control, value), c) in changes.iter().zip(&code.changes) {
+        assert!(control_key(control).is_some(), "{control} is no lockable control");
+        assert!(!value.starts_with('"'), "{value}");
+        if let serde_json::Value::Number(n) = &c.value {
+            assert_eq!(value, &n.to_string());
+        }
+    }
+    let mut text = code.clone();
+    text.changes = vec![lab_content::exercise::CodeChange {
+        setting: "dtype".into(),
+        class: None,
+        value: serde_json::Value::String("fp8".into()),
+    }];
+    assert_eq!(code_changes(&text)[0].1, "fp8");
+}
+
+#[test]
+fn a_finished_run_counts_unless_it_changed_a_locked_control() {
+    let ex = exercises().into_iter().find(|e| e.id == "chat-cheapest").unwrap();
+    let ran = ex.reference_scenario().unwrap();
+    let sum = sim_core::Simulation::new(&ran).unwrap().run_to_end();
+    let locks = locked_for(&ex);
+    let (attempt, rec) = attempt_of(&ex, &ran, &sum, &locks, "Ann", 9.0).expect("the reference counts");
+    assert!(attempt.pass && rec.pass && rec.time_ms == 9.0);
+    assert!(!rec.settings.is_empty(), "the reference changes settings");
+    let code = ResultCode::decode(rec.code.as_deref().unwrap()).unwrap();
+    assert_eq!((code.name.as_deref(), code.seed), (Some("Ann"), ran.seed));
+    // the seed is locked here: a run on another seed is not counted, and says why
+    let mut other = ran.clone();
+    other.seed += 1;
+    let locked = vec!["seed".to_string()];
+    assert_eq!(attempt_of(&ex, &other, &sum, &locked, "", 1.0).unwrap_err(), ["seed"]);
+    assert!(attempt_of(&ex, &other, &sum, &[], "", 1.0).is_ok());
+}

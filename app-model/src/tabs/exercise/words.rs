@@ -3,6 +3,7 @@
 //! locked by the teacher, and the controls a run changed under a lock (it does not count).
 
 use lab_content::exercise::Exercise;
+use sim_core::metric::Direction;
 
 use crate::format;
 use crate::locks;
@@ -97,10 +98,52 @@ impl RunsSeen {
     }
 }
 
+/// The objective's sentence on a card: maximise or minimise its metric (`{metric}`).
+pub fn objective_key(ex: &Exercise) -> Option<&'static str> {
+    let o = ex.objective.as_ref()?;
+    Some(if o.direction == Direction::Max { "features.ex.maximise" } else { "features.ex.minimise" })
+}
+
+/// A card's best-score line: the best passing attempt's score with its unit, or that there is
+/// none yet.
+pub fn best_line(ex: &Exercise, recs: &[super::Record]) -> (&'static str, Vec<(&'static str, String)>) {
+    let metric = ex.objective.as_ref().map(|o| o.metric.to_string()).unwrap_or_default();
+    match super::best(ex, recs) {
+        Some(v) => ("features.ex.best", vec![("score", metric_value(&metric, v))]),
+        None => ("features.ex.no_best", Vec::new()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use lab_content::exercise::exercises;
+
+    #[test]
+    fn a_card_says_its_objective_and_best_score() {
+        for ex in exercises() {
+            let key = objective_key(&ex);
+            assert_eq!(key.is_some(), ex.objective.is_some(), "{}", ex.id);
+            if let Some(o) = &ex.objective {
+                let max = o.direction == Direction::Max;
+                assert_eq!(key, Some(if max { "features.ex.maximise" } else { "features.ex.minimise" }));
+            }
+            assert_eq!(best_line(&ex, &[]), ("features.ex.no_best", vec![]));
+        }
+        let ex = exercises().into_iter().find(|e| e.objective.is_some()).unwrap();
+        let metric = ex.objective.as_ref().unwrap().metric.to_string();
+        let rec = |pass, score| super::super::Record {
+            time_ms: 0.0,
+            pass,
+            score: Some(score),
+            goals: vec![],
+            settings: vec![],
+            seed: None,
+            code: None,
+        };
+        let (key, args) = best_line(&ex, &[rec(true, 2.5), rec(false, 0.001)]);
+        assert_eq!((key, args), ("features.ex.best", vec![("score", metric_value(&metric, 2.5))]));
+    }
 
     #[test]
     fn a_class_path_names_its_class_and_an_unknown_metric_is_its_path() {

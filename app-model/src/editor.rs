@@ -1,0 +1,106 @@
+//! The editor's words beside its controls, decided without the DOM: the memory fix offered
+//! under a setting while the draft does not fit, the options of the model and GPU drop-downs,
+//! the note under the context length.
+
+use sim_core::catalog::{GpuSpec, ModelSpec};
+use sim_core::memory::{self, Bound, Fix};
+use sim_core::Scenario;
+
+use crate::format;
+
+/// The settings the editor offers a memory fix under.
+pub const FIXABLE: [&str; 4] = ["num_gpus", "dtype", "gpu_memory_utilization", "max_model_len"];
+
+/// The smallest value of `setting` that would make `s` fit in memory, when `setting` is one the
+/// editor offers a fix under and `s` does not fit (sim-core's `memory::fixes`).
+pub fn fix_under(s: &Scenario, setting: &str) -> Option<Fix> {
+    if !FIXABLE.contains(&setting) {
+        return None;
+    }
+    memory::fixes(s).into_iter().find(|f| f.setting == setting)
+}
+
+/// The fix's sentence under its setting (`ctl.fix_*`; its `{value}` as the control shows it).
+pub fn fix_key(f: &Fix) -> &'static str {
+    match f.bound {
+        _ if f.setting == "num_gpus" => "ctl.fix_gpus",
+        Bound::AtLeast => "ctl.fix_at_least",
+        Bound::AtMost => "ctl.fix_at_most",
+        Bound::Exactly => "ctl.fix_exactly",
+    }
+}
+
+/// A model's option in the model drop-down (`ctl.model.option`): its name, its parameters in
+/// billions to one decimal, its KV heads.
+pub fn model_option(m: &ModelSpec) -> [(&'static str, String); 3] {
+    [
+        ("name", m.name.clone()),
+        ("params", format::plain((m.params_total / 1e8).round() / 10.0)),
+        ("kv_heads", m.num_kv_heads.to_string()),
+    ]
+}
+
+/// A GPU's option in the GPU drop-down: "H100 SXM · $2.50".
+pub fn gpu_option(g: &GpuSpec) -> String {
+    format!("{} · {}", g.name, format::usd(g.usd_per_hour))
+}
+
+/// The note under the context length (`ctl.max_context_note`): the model by its name (its id
+/// when it has none) and its context in tokens; `None` when the model is unknown.
+pub fn max_context(s: &Scenario) -> Option<[(&'static str, String); 2]> {
+    let m = s.model_spec().ok()?;
+    let model = if m.name.is_empty() { m.id.clone() } else { m.name.clone() };
+    Some([("model", model), ("tokens", format::int(u64::from(m.max_context)))])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::catalog;
+
+    fn preset(id: &str) -> Scenario {
+        Scenario::from_json(sim_core::presets::find(id).expect("preset").json).expect("valid")
+    }
+
+    #[test]
+    fn a_draft_that_does_not_fit_is_offered_a_fix_under_its_memory_settings() {
+        let fits = preset("chat-latency-first");
+        assert!(FIXABLE.iter().all(|s| fix_under(&fits, s).is_none()));
+        // one H100 at 0.2 of its memory barely holds the weights
+        let mut oom = fits.clone();
+        oom.gpu_memory_utilization = 0.2;
+        let offered: Vec<Fix> = FIXABLE.iter().filter_map(|s| fix_under(&oom, s)).collect();
+        assert!(offered.iter().any(|f| f.setting == "gpu_memory_utilization" && f.bound == Bound::AtLeast));
+        for f in &offered {
+            assert!(fix_key(f).starts_with("ctl.fix_"));
+            if f.setting == "num_gpus" {
+                assert_eq!(fix_key(f), "ctl.fix_gpus");
+            }
+        }
+        // a setting the editor offers no fix under gets none, even when sim-core has one
+        assert!(fix_under(&oom, "max_num_seqs").is_none());
+        let f = |setting: &'static str, bound| Fix { setting, bound, ..offered[0].clone() };
+        assert_eq!(fix_key(&f("num_gpus", Bound::AtLeast)), "ctl.fix_gpus");
+        assert_eq!(fix_key(&f("dtype", Bound::Exactly)), "ctl.fix_exactly");
+        assert_eq!(fix_key(&f("gpu_memory_utilization", Bound::AtLeast)), "ctl.fix_at_least");
+        assert_eq!(fix_key(&f("max_model_len", Bound::AtMost)), "ctl.fix_at_most");
+    }
+
+    #[test]
+    fn options_and_the_context_note_say_the_catalogues_numbers() {
+        let mut m = catalog::models().into_iter().next().expect("a model");
+        m.params_total = 8.03e9;
+        m.num_kv_heads = 8;
+        let o = model_option(&m);
+        assert_eq!((o[1].1.as_str(), o[2].1.as_str()), ("8", "8"));
+        m.params_total = 70.6e9;
+        assert_eq!(model_option(&m)[1].1, "70.6");
+        let g = catalog::gpus().into_iter().next().expect("a GPU");
+        assert_eq!(gpu_option(&g), format!("{} · {}", g.name, format::usd(g.usd_per_hour)));
+        let s = preset("chat-latency-first");
+        let m = s.model_spec().unwrap();
+        let [(_, model), (_, tokens)] = max_context(&s).unwrap();
+        assert_eq!(model, if m.name.is_empty() { m.id.clone() } else { m.name.clone() });
+        assert_eq!(tokens, format::int(u64::from(m.max_context)));
+    }
+}
