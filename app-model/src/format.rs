@@ -147,6 +147,24 @@ pub fn speed(v: f64) -> String {
     }
 }
 
+/// A metric's value in its unit (`Metric::unit`): the one place a unit picks its format.
+pub fn in_unit(unit: sim_core::Unit, v: f64) -> String {
+    use sim_core::Unit;
+    match unit {
+        Unit::Ms => ms(v),
+        Unit::S => sim_time(v),
+        Unit::Share => pct(v),
+        Unit::Usd | Unit::UsdPerHour => usd(v),
+        Unit::TokensPerS => format!("{} tok/s", rate(v)),
+        Unit::RequestsPerS => format!("{} req/s", rate(v)),
+        Unit::Bytes => bytes(v),
+        Unit::Gib => format!("{} GiB", plain(v)),
+        Unit::BytesPerToken => format!("{}/token", bytes(v)),
+        Unit::Times => format!("{}×", plain(v)),
+        Unit::Requests | Unit::Count | Unit::Seqs | Unit::Tokens | Unit::Users | Unit::None => plain(v),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,18 +46,11 @@ pub fn metric_keys() -> Vec<&'static str> {
     METRICS.iter().map(|(_, k)| *k).collect()
 }
 
-/// A metric's value with its unit: milliseconds, a percentage, dollars, tokens/s or plain.
+/// A metric's value in its unit (`format::in_unit`); a path no metric has, plain.
 pub fn metric_value(path: &str, v: f64) -> String {
-    if path.contains("_ms.") {
-        format::ms(v)
-    } else if path.ends_with("slo_attainment") {
-        format::pct(v)
-    } else if path.contains("usd") {
-        format::usd(v)
-    } else if path.ends_with("tokens_per_s") {
-        format!("{} tok/s", format::rate(v))
-    } else {
-        format::plain(v)
+    match sim_core::metric::MetricRef::parse(path) {
+        Ok(r) => format::in_unit(r.metric.unit(), v),
+        Err(_) => format::plain(v),
     }
 }
 
@@ -162,6 +155,10 @@ mod tests {
         assert_eq!(metric_value("cost.usd_per_million_good_tokens", 1.5), format::usd(1.5));
         assert_eq!(metric_value("throughput.output_tokens_per_s", 1000.0), format!("{} tok/s", format::rate(1000.0)));
         assert_eq!(metric_value("requests.oom_restarts", 3.0), format::plain(3.0));
+        // a class's metric, and a metric no goal had words for, by the unit their row declares
+        assert_eq!(metric_value("classes.chat.ttft_ms.p99", 80.0), format::ms(80.0));
+        assert_eq!(metric_value("goodput_share", 0.25), format::pct(0.25));
+        assert_eq!(metric_value("no.such.metric", 2.0), "2");
     }
 
     #[test]
