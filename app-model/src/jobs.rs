@@ -13,8 +13,8 @@
 //! [`Runner::run`] once per animation frame until the job is finished or stopped.
 
 use lab_content::contract::{Contract, ContractReport};
-use sim_core::metrics::Summary;
 use lab_content::sweep::{Sweep, SweepPoint};
+use sim_core::metrics::Summary;
 use sim_core::{Scenario, ScenarioError, Simulation};
 
 /// Simulation events a job processes in one step (between two looks at the budget).

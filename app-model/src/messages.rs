@@ -157,12 +157,12 @@ pub fn control_at(field: &str, class_names: &[String]) -> Option<(Arg, &'static 
         _ => return None,
     };
     let label = match (plain.strip_prefix("classes.input_tokens."), plain.strip_prefix("classes.output_tokens.")) {
-        (Some(_), _) => {
-            Arg::Msg(Box::new(Msg::new("msg.part").with("part", Arg::Key("setting.input_tokens_kind.label")).with("label", label)))
-        }
-        (_, Some(_)) => {
-            Arg::Msg(Box::new(Msg::new("msg.part").with("part", Arg::Key("setting.output_tokens_kind.label")).with("label", label)))
-        }
+        (Some(_), _) => Arg::Msg(Box::new(
+            Msg::new("msg.part").with("part", Arg::Key("setting.input_tokens_kind.label")).with("label", label),
+        )),
+        (_, Some(_)) => Arg::Msg(Box::new(
+            Msg::new("msg.part").with("part", Arg::Key("setting.output_tokens_kind.label")).with("label", label),
+        )),
         _ => label,
     };
     let label = match class_of(path) {

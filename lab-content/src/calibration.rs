@@ -222,7 +222,8 @@ pub mod serving {
         sim_core::catalog::find_gpu(&row.gpu)?;
         // the row's engine's scheduler (docs/model.md); an engine the lab does not know runs as vLLM
         let engine_of = crate::bench::Engine::parse(&row.backend).unwrap_or(crate::bench::Engine::Vllm);
-        let json = crate::bench::server_json(engine_of, &row.model, &row.gpu, row.tp as u64, dtype.name(), row.isl + row.osl);
+        let json =
+            crate::bench::server_json(engine_of, &row.model, &row.gpu, row.tp as u64, dtype.name(), row.isl + row.osl);
         let mut server = Scenario::from_json(&json.to_string()).ok()?;
         server.engine = engine.clone();
         Some(Bench {

@@ -5,14 +5,14 @@
 //! scheduler the acceptance run uses. Checking runs that scenario (with the contract's model,
 //! GPUs, memory utilisation and limits applied) and compares each target with what was measured.
 
+use crate::sweep::offered_rate;
+use serde::{Deserialize, Serialize};
 use sim_core::catalog::Dtype;
 use sim_core::memory::HbmPlan;
 use sim_core::metric::{Count, Latency, Metric, Op, Stat};
 use sim_core::metrics::Summary;
 use sim_core::scenario::{GpuRef, ModelRef, Scenario, ScenarioError};
 use sim_core::sim::{SimOptions, Simulation, TraceLoader};
-use crate::sweep::offered_rate;
-use serde::{Deserialize, Serialize};
 
 pub const CONTRACT_VERSION: u32 = 1;
 
@@ -166,7 +166,10 @@ impl Contract {
         let mut errs = Vec::new();
         let mut range = |field: &str, x: f64, lo: f64, hi: f64| {
             if !x.is_finite() || x < lo || x > hi {
-                errs.push(sim_core::scenario::FieldError::new(field, sim_core::Problem::Range { min: lo, max: hi, got: x }));
+                errs.push(sim_core::scenario::FieldError::new(
+                    field,
+                    sim_core::Problem::Range { min: lo, max: hi, got: x },
+                ));
             }
         };
         if self.version != CONTRACT_VERSION {

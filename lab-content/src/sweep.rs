@@ -2,12 +2,12 @@
 //! memory utilisation, …), one summary per point. Time-sliced: `step` runs a bounded number of
 //! events, so a page can sweep without freezing and a user can cancel between slices.
 
+use serde::{Deserialize, Serialize};
 use sim_core::metric::{Count, Latency, Metric, Stat};
 use sim_core::metrics::Summary;
 use sim_core::scenario::{Arrival, Scenario, ScenarioError};
 use sim_core::settings::{self, Setting, Value};
 use sim_core::sim::Simulation;
-use serde::{Deserialize, Serialize};
 
 /// The knob a sweep turns: one of the settings table's sweepable rows
 /// ([`sim_core::settings::sweepable`]; a test keeps the two lists equal).
@@ -125,7 +125,10 @@ impl Sweep {
     /// `steps` evenly spaced values from `from` to `to` (inclusive).
     pub fn new(base: &Scenario, param: SweepParam, from: f64, to: f64, steps: usize) -> Result<Sweep, ScenarioError> {
         if !(1..=200).contains(&steps) {
-            return Err(ScenarioError::one("steps", sim_core::Problem::Range { min: 1.0, max: 200.0, got: steps as f64 }));
+            return Err(ScenarioError::one(
+                "steps",
+                sim_core::Problem::Range { min: 1.0, max: 200.0, got: steps as f64 },
+            ));
         }
         if !from.is_finite() || !to.is_finite() || from <= 0.0 || to <= 0.0 {
             return Err(ScenarioError::one("from", sim_core::Problem::SweepEnds { from, to }));

@@ -1,8 +1,8 @@
 //! The resource contract's acceptance test and load sweeps.
 
 use lab_content::contract::{Contract, EXAMPLE};
-use sim_core::sim::BuiltinTraces;
 use lab_content::sweep::{Sweep, SweepParam};
+use sim_core::sim::BuiltinTraces;
 
 #[test]
 fn the_example_contract_passes_and_each_target_can_fail_it() {

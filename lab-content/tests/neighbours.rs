@@ -2,9 +2,9 @@
 //! the paths it names and nothing else, never what the lesson varies itself, the same way every
 //! time; and `--set` changes (`Change`) reach only the runs named.
 
+use lab_content::lessons::{self, apply_to, next_gpu, next_model, Change, Neighbour, Skip, LESSONS, NEIGHBOURS};
 use serde_json::Value;
 use sim_core::catalog;
-use lab_content::lessons::{self, apply_to, next_gpu, next_model, Change, Neighbour, Skip, LESSONS, NEIGHBOURS};
 use sim_core::Scenario;
 
 /// Every leaf path where `a` and `b` differ (`scheduler.max_num_seqs`, `classes[0].arrival.rate_per_s`).

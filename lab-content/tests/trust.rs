@@ -2,8 +2,8 @@
 //! serving benchmarks gives now: a stale table fails here. `UPDATE_TRUST=1` rewrites it.
 
 use lab_content::calibration::serving;
-use sim_core::scenario::EngineConfig;
 use lab_content::trust;
+use sim_core::scenario::EngineConfig;
 
 #[test]
 fn the_trust_table_is_the_replay_of_the_serving_benchmarks() {

@@ -21,7 +21,7 @@ pub mod workload;
 
 // The vocabulary the engine reads and writes, re-exported so that a user of the engine needs
 // one crate: `sim_core::scenario` is `lab_spec::scenario`.
-pub use lab_spec::{catalog, decimal, json_path, message, metric, pretty, presets, profile, scenario, settings, share};
+pub use lab_spec::{catalog, decimal, json_path, message, metric, presets, pretty, profile, scenario, settings, share};
 
 pub use catalog::{Dtype, GpuSpec, ModelSpec};
 pub use memory::HbmPlan;

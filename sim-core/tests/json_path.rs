@@ -3,9 +3,9 @@
 //! the path while deserializing) with the same message, for every preset, the documented
 //! examples and the example contract under many seeded mutations.
 
+use lab_content::contract::Contract;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use lab_content::contract::Contract;
 use sim_core::json_path;
 use sim_core::share::SharedRun;
 use sim_core::Scenario;

@@ -1,10 +1,10 @@
 //! `pretty::to_string_pretty` writes exactly what `serde_json::to_string_pretty` writes.
 
 mod common;
+use lab_content::contract::{Contract, EXAMPLE};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::{json, Value};
-use lab_content::contract::{Contract, EXAMPLE};
 use sim_core::pretty::to_string_pretty;
 
 fn same<T: serde::Serialize>(v: &T) {

@@ -1,8 +1,8 @@
 //! The learner's progress through the lessons, kept in the browser's local storage: which lessons
 //! they have run, and which of those they predicted right at least once. The lesson list shows it.
 
-use serde::{Deserialize, Serialize};
 use lab_content::lessons::{self, LESSONS};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Local storage key.

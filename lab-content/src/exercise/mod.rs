@@ -16,12 +16,12 @@ pub use result_code::{
     NAME_CHARS,
 };
 
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
 use sim_core::metric::{Direction, MetricRef, Op};
 use sim_core::metrics::Summary;
 use sim_core::scenario::{FieldError, Scenario, ScenarioError};
 use sim_core::settings::{self, Value};
-use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

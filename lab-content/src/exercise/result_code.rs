@@ -1,13 +1,13 @@
 //! Result codes: what a learner hands in, and a teacher's check of it by re-running.
 
 use super::{exercises, Attempt, Exercise};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde_json::Value as Json;
 use sim_core::metric::MetricRef;
 use sim_core::metrics::Summary;
 use sim_core::scenario::Scenario;
 use sim_core::settings::{self, Value};
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
-use serde_json::Value as Json;
 
 /// A result a learner hands in: which exercise, the seed, the settings that differ from the
 /// exercise's scenario and the numbers the run claims (each goal's metric, then the objective's).

@@ -1,8 +1,8 @@
 use super::builtin::goal;
 use super::*;
-use sim_core::metric::Metric;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use sim_core::metric::Metric;
 
 #[test]
 fn goals_read_as_before_and_unknown_metrics_are_refused() {

@@ -4,10 +4,10 @@
 //! to the stage at `at_us` is what that run did then. The words are the page's.
 
 use super::{Lesson, LessonRun};
+use serde::Serialize;
 use sim_core::metrics::{Counts, Sample};
 use sim_core::sim::Simulation;
 use sim_core::ScenarioError;
-use serde::Serialize;
 
 /// Requests waiting (averaged over one sample of the time series) above which the queue "fills".
 pub const QUEUE_FILLS: f64 = 10.0;

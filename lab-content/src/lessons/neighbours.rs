@@ -8,9 +8,9 @@
 //! value); when it cannot apply, or would change nothing, it says why ([`Skip`]).
 
 use super::{Agreement, Lesson};
+use serde::Serialize;
 use sim_core::profile::{Engine, SGLANG_MAX_PREFILL_TOKENS};
 use sim_core::scenario::{Arrival, Scenario, ScenarioError};
-use serde::Serialize;
 
 /// One neighbour: what it changes.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,7 +1,7 @@
 //! What the `kv-arithmetic` sentences state, checked on the summaries and the catalogue.
 
-use sim_core::catalog::find_model;
 use lab_content::lessons::Outcome;
+use sim_core::catalog::find_model;
 use sim_core::Summary;
 
 const GIB: f64 = (1u64 << 30) as f64;

@@ -2,8 +2,8 @@
 //! least outstanding, prefix affinity, over four replicas).
 
 use super::quoted;
-use sim_core::cluster::Policy;
 use lab_content::lessons::Outcome;
+use sim_core::cluster::Policy;
 use sim_core::metrics::Summary;
 use sim_core::scenario::Arrival;
 

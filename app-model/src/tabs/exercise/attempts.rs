@@ -1,8 +1,8 @@
 //! The attempts kept in the browser, one JSON text for every exercise, and the best score.
 
 use super::value_at;
-use serde_json::{json, Value};
 use lab_content::exercise::{Attempt, Exercise};
+use serde_json::{json, Value};
 use sim_core::metric::Direction;
 use sim_core::Scenario;
 

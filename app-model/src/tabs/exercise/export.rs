@@ -1,8 +1,8 @@
 //! The attempts as CSV and JSON, by the labels the editor shows.
 
 use super::{control_key, control_of, Record};
-use serde_json::{json, Value};
 use lab_content::exercise::Exercise;
+use serde_json::{json, Value};
 
 /// A time (ms since the epoch) as UTC ISO 8601 to the second: `2026-12-01T13:05:09Z`.
 pub fn iso_time(ms: f64) -> String {
