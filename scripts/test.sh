@@ -13,6 +13,13 @@ trap 'rm -rf "$scratch"' EXIT
 step "setup's decisions on prepared machines (node --test scripts/)"
 node --test scripts/
 
+step "the code is formatted as rustfmt.toml says (cargo fmt --check)"
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all --check
+else
+  echo "rustfmt is not installed (rustup component add rustfmt): formatting not checked"
+fi
+
 step "sim-core, lab-content, app-model and llmsim (cargo test)"
 cargo test --locked
 
