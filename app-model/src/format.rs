@@ -157,11 +157,32 @@ pub fn in_unit(unit: sim_core::Unit, v: f64) -> String {
         Unit::Usd | Unit::UsdPerHour => usd(v),
         Unit::TokensPerS => format!("{} tok/s", rate(v)),
         Unit::RequestsPerS => format!("{} req/s", rate(v)),
-        Unit::Bytes => bytes(v),
+        Unit::Bytes => gib(v),
         Unit::Gib => format!("{} GiB", plain(v)),
         Unit::BytesPerToken => format!("{}/token", bytes(v)),
         Unit::Times => format!("{}×", plain(v)),
+        Unit::Requests | Unit::Count | Unit::Seqs | Unit::Tokens | Unit::Users if v >= 0.0 && v == v.trunc() => {
+            int(v as u64)
+        }
         Unit::Requests | Unit::Count | Unit::Seqs | Unit::Tokens | Unit::Users | Unit::None => plain(v),
+    }
+}
+
+/// A metric of all traffic as the page shows it: a latency with "—" while it counts nothing, any
+/// other number in its unit ([`in_unit`]).
+pub fn metric(m: sim_core::Metric, s: &sim_core::Summary) -> String {
+    match m {
+        sim_core::Metric::Latency(l, _) => dist_ms(l.of(&s.all).count, m.of(s)),
+        _ => in_unit(m.unit(), m.of(s)),
+    }
+}
+
+/// The same for one class (a number only the whole run has: "—").
+pub fn metric_of_class(m: sim_core::Metric, c: &sim_core::ClassSummary) -> String {
+    match (m, m.of_class(c)) {
+        (sim_core::Metric::Latency(l, _), Some(v)) => dist_ms(l.of(c).count, v),
+        (_, Some(v)) => in_unit(m.unit(), v),
+        (_, None) => NONE.to_string(),
     }
 }
 

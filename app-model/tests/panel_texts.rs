@@ -74,3 +74,30 @@ fn every_metric_is_defined_in_both_languages() {
     assert_eq!(defs::of_metric(Metric::Requests(Count::OomRestarts)), defs::OOM);
     assert_eq!(defs::of_metric(Metric::UsdPerMillionGoodTokens), defs::COST_GOOD);
 }
+
+#[test]
+fn the_runs_table_names_and_formats_each_metric_as_the_panels_do() {
+    use app_model::format;
+    use app_model::tabs::explain::{class_value, CLASS_ROWS, ROWS};
+    use sim_core::metric::{Count, Metric};
+    let (en, zh) = (table("en"), table("zh"));
+    for row in ROWS.iter().chain(&CLASS_ROWS) {
+        let key = row.label();
+        assert!(en.contains_key(key) && zh.contains_key(key), "{}: no name in both tables", row.metric);
+    }
+    for (m, key) in app_model::panels::defs::NAMES {
+        assert!(en.contains_key(key) && zh.contains_key(key), "{m}: {key}");
+    }
+    // a run whose numbers are known
+    let mut s = sim_core::Summary::default();
+    s.all.ttft_ms.count = 3;
+    s.all.ttft_ms.p99 = 1847.6;
+    s.all.requests.oom_restarts = 1200;
+    s.memory.kv_peak_bytes = 2.5 * (1u64 << 30) as f64;
+    let value = |m: Metric| ROWS.iter().find(|r| r.metric == m).expect("a row").value(&s);
+    assert_eq!(value(Metric::TTFT_P99), format::dist_ms(3, 1847.6));
+    assert_eq!(value(Metric::Requests(Count::OomRestarts)), "1,200");
+    assert_eq!(value(Metric::KvPeakBytes), format::gib(s.memory.kv_peak_bytes));
+    assert_eq!(value(Metric::TPOT_P99), format::NONE, "nothing counted");
+    assert_eq!(class_value(&CLASS_ROWS[0], &s, "chat"), format::NONE, "no such class");
+}

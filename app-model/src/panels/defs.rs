@@ -44,3 +44,31 @@ pub const ACTIVATIONS: &str = "def.activations";
 pub fn of_metric(m: sim_core::Metric) -> String {
     format!("def.{}", m.definition())
 }
+
+/// The metrics the page names in words (a lesson's runs table, an exercise's goals), with the key
+/// of each name: one table, read by the metric. A metric without a row is shown by its path.
+pub const NAMES: [(sim_core::Metric, &str); 15] = {
+    use sim_core::metric::{Count, Latency, Metric, Stat};
+    [
+        (Metric::Latency(Latency::Ttft, Stat::P99), "features.num.ttft_p99"),
+        (Metric::Latency(Latency::Ttft, Stat::P95), "features.num.ttft_p95"),
+        (Metric::Latency(Latency::Ttft, Stat::Mean), "features.num.ttft_mean"),
+        (Metric::Latency(Latency::Tpot, Stat::P99), "features.num.tpot_p99"),
+        (Metric::Latency(Latency::Tpot, Stat::Mean), "features.num.tpot_mean"),
+        (Metric::Latency(Latency::Itl, Stat::P99), "features.num.itl_p99"),
+        (Metric::Latency(Latency::E2e, Stat::P99), "features.num.e2e_p99"),
+        (Metric::ThroughputTokens, "features.num.throughput"),
+        (Metric::GoodputTokens, "features.num.goodput"),
+        (Metric::SloAttainment, "features.num.attainment"),
+        (Metric::UsdPerMillionGoodTokens, "features.num.cost_good"),
+        (Metric::UsdPerMillionOutputTokens, "features.num.cost_output"),
+        (Metric::Requests(Count::OomRestarts), "features.num.oom"),
+        (Metric::PeakRunning, "features.num.peak_running"),
+        (Metric::KvPeakBytes, "features.num.kv_peak"),
+    ]
+};
+
+/// The key of a metric's name, if the page names it ([`NAMES`]).
+pub fn name_of(m: sim_core::Metric) -> Option<&'static str> {
+    NAMES.iter().find(|(x, _)| *x == m).map(|(_, k)| *k)
+}

@@ -4,7 +4,8 @@
 
 use lab_content::lessons::{self as core, Outcome, SAFE_ZONE_RATES};
 use lab_content::sweep::SweepPoint;
-use sim_core::metrics::{ClassSummary, Summary};
+use sim_core::metric::{Count, Latency, Metric, Stat};
+use sim_core::metrics::Summary;
 
 use crate::format;
 
@@ -122,79 +123,52 @@ pub fn safe_zone_slo() -> Option<f64> {
     lesson.scenarios(core::DEFAULT_SEED).first()?.scenario.classes.first()?.slo.ttft_ms
 }
 
-/// A row of the lesson's runs table: its label's key, the number from a run's summary, the
-/// highlight key it belongs to ("" for none).
-pub struct Row<S: 'static> {
-    pub label: &'static str,
-    pub value: fn(&S) -> String,
+/// A row of the lesson's runs table: the metric it shows (its name from `panels::defs::NAMES`,
+/// its value formatted by its unit) and the highlight key it belongs to ("" for none).
+pub struct Row {
+    pub metric: Metric,
     pub highlight: &'static str,
 }
 
+const fn row(metric: Metric, highlight: &'static str) -> Row {
+    Row { metric, highlight }
+}
+
 /// Every run's numbers, in the table's order.
-pub const ROWS: [Row<Summary>; 12] = [
-    Row {
-        label: "features.num.ttft_p99",
-        value: |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.p99),
-        highlight: "ttft.p99",
-    },
-    Row {
-        label: "features.num.ttft_mean",
-        value: |s| format::dist_ms(s.all.ttft_ms.count, s.all.ttft_ms.mean),
-        highlight: "ttft.mean",
-    },
-    Row {
-        label: "features.num.tpot_p99",
-        value: |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.p99),
-        highlight: "",
-    },
-    Row {
-        label: "features.num.tpot_mean",
-        value: |s| format::dist_ms(s.all.tpot_ms.count, s.all.tpot_ms.mean),
-        highlight: "tpot.mean",
-    },
-    Row {
-        label: "features.num.itl_p99",
-        value: |s| format::dist_ms(s.all.itl_ms.count, s.all.itl_ms.p99),
-        highlight: "itl.p99",
-    },
-    Row {
-        label: "features.num.throughput",
-        value: |s| format!("{} tok/s", format::rate(s.all.throughput.output_tokens_per_s)),
-        highlight: "",
-    },
-    Row {
-        label: "features.num.goodput",
-        value: |s| format!("{} tok/s", format::rate(s.all.goodput.output_tokens_per_s)),
-        highlight: "goodput",
-    },
-    Row { label: "features.num.attainment", value: |s| format::pct(s.all.goodput.slo_attainment), highlight: "" },
-    Row {
-        label: "features.num.cost_good",
-        value: |s| format::usd(s.cost.usd_per_million_good_tokens),
-        highlight: "cost",
-    },
-    Row { label: "features.num.oom", value: |s| format::int(s.all.requests.oom_restarts), highlight: "oom" },
-    Row { label: "features.num.peak_running", value: |s| format::int(s.memory.peak_running), highlight: "" },
-    Row { label: "features.num.kv_peak", value: |s| format::gib(s.memory.kv_peak_bytes), highlight: "hbm" },
+pub const ROWS: [Row; 12] = [
+    row(Metric::Latency(Latency::Ttft, Stat::P99), "ttft.p99"),
+    row(Metric::Latency(Latency::Ttft, Stat::Mean), "ttft.mean"),
+    row(Metric::Latency(Latency::Tpot, Stat::P99), ""),
+    row(Metric::Latency(Latency::Tpot, Stat::Mean), "tpot.mean"),
+    row(Metric::Latency(Latency::Itl, Stat::P99), "itl.p99"),
+    row(Metric::ThroughputTokens, ""),
+    row(Metric::GoodputTokens, "goodput"),
+    row(Metric::SloAttainment, ""),
+    row(Metric::UsdPerMillionGoodTokens, "cost"),
+    row(Metric::Requests(Count::OomRestarts), "oom"),
+    row(Metric::PeakRunning, ""),
+    row(Metric::KvPeakBytes, "hbm"),
 ];
 
 /// A class's numbers, for a lesson about that class (its rows come first).
-pub const CLASS_ROWS: [Row<ClassSummary>; 4] = [
-    Row {
-        label: "features.num.ttft_p99",
-        value: |c| format::dist_ms(c.ttft_ms.count, c.ttft_ms.p99),
-        highlight: "ttft.p99",
-    },
-    Row { label: "features.num.tpot_p99", value: |c| format::dist_ms(c.tpot_ms.count, c.tpot_ms.p99), highlight: "" },
-    Row {
-        label: "features.num.goodput",
-        value: |c| format!("{} tok/s", format::rate(c.goodput.output_tokens_per_s)),
-        highlight: "goodput",
-    },
-    Row { label: "features.num.attainment", value: |c| format::pct(c.goodput.slo_attainment), highlight: "" },
+pub const CLASS_ROWS: [Row; 4] = [
+    row(Metric::Latency(Latency::Ttft, Stat::P99), "ttft.p99"),
+    row(Metric::Latency(Latency::Tpot, Stat::P99), ""),
+    row(Metric::GoodputTokens, "goodput"),
+    row(Metric::SloAttainment, ""),
 ];
 
-impl<S> Row<S> {
+impl Row {
+    /// The key of the row's name.
+    pub fn label(&self) -> &'static str {
+        crate::panels::defs::name_of(self.metric).unwrap_or_default()
+    }
+
+    /// The row's number in a run.
+    pub fn value(&self, s: &Summary) -> String {
+        format::metric(self.metric, s)
+    }
+
     /// Whether the row shows the metric the lesson points at.
     pub fn highlighted(&self, lesson: &core::Lesson) -> bool {
         !self.highlight.is_empty() && self.highlight == super::lesson::highlight_key(lesson.highlight)
@@ -202,8 +176,8 @@ impl<S> Row<S> {
 }
 
 /// A class's number in a run, or "—" when the run has no such class.
-pub fn class_value(row: &Row<ClassSummary>, s: &Summary, class: &str) -> String {
-    s.classes.get(class).map(row.value).unwrap_or_else(|| format::NONE.to_string())
+pub fn class_value(row: &Row, s: &Summary, class: &str) -> String {
+    s.classes.get(class).map_or_else(|| format::NONE.to_string(), |c| format::metric_of_class(row.metric, c))
 }
 
 /// The tag before a run's name in the table's head: `A · ` and `B · ` for two runs, none else.
@@ -217,7 +191,7 @@ pub fn run_tag(i: usize, runs: usize) -> &'static str {
 
 /// Translation keys this module names (checked against the tables).
 pub fn keys() -> Vec<&'static str> {
-    ROWS.iter().map(|r| r.label).chain(CLASS_ROWS.iter().map(|r| r.label)).collect()
+    ROWS.iter().map(Row::label).chain(CLASS_ROWS.iter().map(Row::label)).collect()
 }
 
 #[cfg(test)]

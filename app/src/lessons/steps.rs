@@ -286,7 +286,7 @@ fn class_rows(lesson: &'static Lesson, fin: &Finished) -> AnyView {
                 fin.sums.iter().map(|s| view! { <td class="num">{class_value(row, s, class)}</td> }).collect_view();
             view! {
                 <tr class="class-row" class:hl-row=row.highlighted(lesson) data-class=class>
-                    <th scope="row">{tf("features.lesson.class_row", &[("class", class.to_string()), ("what", t(row.label))])}</th>
+                    <th scope="row">{tf("features.lesson.class_row", &[("class", class.to_string()), ("what", t(row.label()))])}</th>
                     {cells}
                 </tr>
             }
@@ -304,8 +304,8 @@ fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
     let rows = ROWS
         .iter()
         .map(|row| {
-            let cells = fin.sums.iter().map(|s| view! { <td class="num">{(row.value)(s)}</td> }).collect_view();
-            let label = if focus { tf("features.lesson.all_row", &[("what", t(row.label))]) } else { t(row.label) };
+            let cells = fin.sums.iter().map(|s| view! { <td class="num">{row.value(s)}</td> }).collect_view();
+            let label = if focus { tf("features.lesson.all_row", &[("what", t(row.label()))]) } else { t(row.label()) };
             view! {
                 <tr class:hl-row=!focus && row.highlighted(lesson)>
                     <th scope="row">{label}</th>

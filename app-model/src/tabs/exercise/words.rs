@@ -8,21 +8,6 @@ use sim_core::metric::Direction;
 use crate::format;
 use crate::locks;
 
-/// The metrics a goal or an objective names, by summary path, with their words' keys.
-const METRICS: [(&str, &str); 11] = [
-    ("ttft_ms.p99", "features.num.ttft_p99"),
-    ("ttft_ms.p95", "features.num.ttft_p95"),
-    ("ttft_ms.mean", "features.num.ttft_mean"),
-    ("tpot_ms.p99", "features.num.tpot_p99"),
-    ("e2e_ms.p99", "features.num.e2e_p99"),
-    ("goodput.slo_attainment", "features.num.attainment"),
-    ("goodput.output_tokens_per_s", "features.num.goodput"),
-    ("throughput.output_tokens_per_s", "features.num.throughput"),
-    ("cost.usd_per_million_good_tokens", "features.num.cost_good"),
-    ("cost.usd_per_million_output_tokens", "features.num.cost_output"),
-    ("requests.oom_restarts", "features.num.oom"),
-];
-
 /// A summary path's metric in words: its class (`classes.chat.ttft_ms.p99` → `chat`), and the
 /// key of its name, or the path itself when the page has no words for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,13 +22,13 @@ pub fn metric_name(path: &str) -> MetricName<'_> {
         Some((c, rest)) => (Some(c), rest),
         None => (None, path),
     };
-    let name = METRICS.iter().find(|(p, _)| *p == rest).map(|(_, k)| *k).ok_or(rest);
+    let name = sim_core::Metric::parse(rest).and_then(crate::panels::defs::name_of).ok_or(rest);
     MetricName { class, name }
 }
 
 /// Every key [`metric_name`] gives.
 pub fn metric_keys() -> Vec<&'static str> {
-    METRICS.iter().map(|(_, k)| *k).collect()
+    crate::panels::defs::NAMES.iter().map(|(_, k)| *k).collect()
 }
 
 /// A metric's value in its unit (`format::in_unit`); a path no metric has, plain.
@@ -144,7 +129,8 @@ mod tests {
         assert_eq!(n, MetricName { class: Some("chat"), name: Ok("features.num.ttft_p99") });
         assert_eq!(metric_name("goodput.slo_attainment").name, Ok("features.num.attainment"));
         assert_eq!(metric_name("goodput.slo_attainment").class, None);
-        assert_eq!(metric_name("memory.kv_peak_bytes").name, Err("memory.kv_peak_bytes"));
+        assert_eq!(metric_name("memory.kv_peak_bytes").name, Ok("features.num.kv_peak"));
+        assert_eq!(metric_name("memory.hbm_bytes").name, Err("memory.hbm_bytes"));
         assert_eq!(metric_name("classes.chat").class, None);
     }
 
