@@ -150,11 +150,6 @@ impl Router {
         self.figures
     }
 
-    /// What this router's policy reads ([`reads`]).
-    pub fn reads(&self) -> &'static [Input] {
-        reads(self.config.policy)
-    }
-
     /// Most a replica may carry, this request included, before `prefix_affinity` looks
     /// elsewhere: ⌈load_cap × (outstanding requests + 1) ÷ replicas⌉, the capacity of
     /// consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018).
