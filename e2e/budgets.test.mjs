@@ -22,8 +22,16 @@ export const PHONE = {
   viewport: { width: 390, height: 844 },
 };
 
-/** Ceiling of the bytes a phone load transfers before the first animated frame: it only goes down. */
-const PHONE_BYTES_CEILING = 640 * 1024;
+/** Ceiling of the bytes a phone load transfers before the first animated frame: it only goes down.
+ * 640 KiB while the first frame waited for the page's whole module; 250 KiB (the issue's target)
+ * since the first-frame module draws it (243.1 KiB measured: the page, its style sheet, the first
+ * module's loader and wasm). */
+const PHONE_BYTES_CEILING = 250 * 1024;
+
+/** Performance marks: the first animated frame (by the first-frame module, or the page without
+ * it: lab_canvas::FIRST_FRAME_MARK) and the page's module mounted (app/src/lib.rs). */
+const FIRST_FRAME_MARK = 'lab:first-animated-frame';
+const MOUNTED_MARK = 'lab:page-mounted';
 
 /**
  * What the page observes of its own load, from its first script on: largest contentful paint,
@@ -66,15 +74,20 @@ async function phoneLoad(lab, url) {
     await cdp.send('Performance.enable');
     await page.addInitScript(observeVitals);
     await page.goto(url, { waitUntil: 'commit' });
-    await page.waitForFunction(
-      () => window.wasmBindings?.lab_stats && JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms != null,
-      null,
-      { timeout: 90_000, polling: 50 },
-    );
+    await page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, FIRST_FRAME_MARK, {
+      timeout: 90_000,
+      polling: 50,
+    });
     const busy = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
     await sleep(2000);
-    const load = await page.evaluate(() => {
-      const first = JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms;
+    // the page's own module mounts after the first frame: wait for it (the load is not over)
+    await page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, MOUNTED_MARK, {
+      timeout: 90_000,
+      polling: 50,
+    });
+    const load = await page.evaluate(([firstMark, mountedMark]) => {
+      const first = performance.getEntriesByName(firstMark)[0].startTime;
+      const mounted = performance.getEntriesByName(mountedMark)[0].startTime;
       const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null;
       const nav = performance.getEntriesByType('navigation')[0];
       const before = performance.getEntriesByType('resource').filter((e) => e.responseEnd <= first);
@@ -84,6 +97,7 @@ async function phoneLoad(lab, url) {
         .reduce((n, [, d]) => n + Math.max(0, d - 50), 0);
       return {
         first_animated_frame_ms: first,
+        page_mounted_ms: mounted,
         fcp_ms: fcp,
         lcp_ms: v.lcp,
         cls: v.cls,
@@ -92,7 +106,7 @@ async function phoneLoad(lab, url) {
         requests_before_first_frame: 1 + before.length,
         encodings: [...new Set(before.map((e) => e.encodedBodySize < e.decodedBodySize))],
       };
-    });
+    }, [FIRST_FRAME_MARK, MOUNTED_MARK]);
     // the main thread's task time until just after the first frame was seen (CDP's TaskDuration, s)
     load.main_thread_ms_before_first_frame = Math.round(busy.TaskDuration * 1000);
     assert.deepEqual(errors, []);
@@ -213,11 +227,11 @@ describe('budgets', { timeout: 420_000 }, () => {
     assert.ok(main.gzip_bytes <= 564 * 1024, `main module gzip ${main.gzip_bytes} B is over the 564 KiB ceiling (target 400,000 B)`);
   });
 
-  test('the page fetches only the main module; a tab fetches its own module when first opened', async () => {
+  test('the page fetches only the first-frame and the main module; a tab fetches its own module when first opened', async () => {
     const { page, errors } = await lab.open();
     await page.waitForFunction(() => window.wasmBindings?.lab_stats && JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms != null, null, { timeout: 20_000 });
     await sleep(500);
-    assert.deepEqual(await wasmFetched(page), ['app_bg.wasm']);
+    assert.deepEqual(await wasmFetched(page), ['first_bg.wasm', 'app_bg.wasm']);
     await page.locator(tid('wb-tab-sweep')).click();
     await page.locator(tid('sweep-run')).waitFor();
     const tabModules = (await wasmFetched(page)).filter((f) => f.startsWith('split_'));
@@ -283,12 +297,13 @@ describe('budgets', { timeout: 420_000 }, () => {
   test('time to the first animated frame (headless Chromium)', async () => {
     const { page, errors } = await lab.open();
     await page.waitForFunction(() => window.wasmBindings?.lab_stats && JSON.parse(window.wasmBindings.lab_stats()).first_animated_ms != null, null, { timeout: 20_000 });
-    const s = await stats(page);
+    const marks = await page.evaluate((names) => names.map((n) => performance.getEntriesByName(n)[0]?.startTime ?? null), [FIRST_FRAME_MARK, MOUNTED_MARK]);
     const nav = await page.evaluate(() => {
       const n = performance.getEntriesByType('navigation')[0];
       return { dom_content_loaded_ms: +n.domContentLoadedEventEnd.toFixed(1), load_ms: +n.loadEventEnd.toFixed(1) };
     });
-    report.first_animated_frame_ms = s.first_animated_ms;
+    report.first_animated_frame_ms = +marks[0].toFixed(1);
+    report.page_mounted_ms = +marks[1].toFixed(1);
     report.navigation = nav;
     assert.deepEqual(errors, []);
     await page.close();
@@ -308,6 +323,7 @@ describe('budgets', { timeout: 420_000 }, () => {
         profile: '150 ms per request, 1.6 Mbit/s down, 750 kbit/s up, CPU 4× slower, 390×844; gzip',
         median: {
           first_animated_frame_ms: Math.round(med('first_animated_frame_ms')),
+          page_mounted_ms: Math.round(med('page_mounted_ms')),
           fcp_ms: Math.round(med('fcp_ms')),
           lcp_ms: Math.round(med('lcp_ms')),
           tbt_ms: Math.round(med('tbt_ms')),

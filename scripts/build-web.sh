@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Builds the browser app into dist/ and prints the size of what the page loads.
 #
-#   cargo          the app for wasm32 (profile wasm-release; .cargo/config.toml keeps its relocations)
+#   cargo          the app for wasm32 (profile wasm-release; its link keeps the relocations),
+#                  and the first-frame module (lab-first: the opening stage, no view framework)
 #   wasm-split-cli each `wasm_split` function (the workbench tabs) into a module of its own, fetched
 #                  the first time it is called; the main module is what the first frame waits for
 #   wasm-bindgen   the JS glue for the main module (keeping the table the split modules share)
 #   wasm-opt -Oz   every module
 #
-# The modules and their loader go into dist/wasm-<hash>/, named by their content, so a browser
-# never mixes a cached module of one build with another build. index.html's style sheets become
+# The modules and their loader go into dist/wasm-<hash>/, the first-frame module into
+# dist/first-<hash>/, named by their content, so a browser never mixes a cached module of one
+# build with another build. index.html loads the first-frame module first; once it has drawn
+# (or declined: any address but the plain opening) the page's module follows, and on mounting
+# takes over the run where the first one got to. scripts/prerender.mjs then writes the page's
+# static layout, as the page mounts it, into index.html: the first paint, and the first module's
+# canvas. index.html's style sheets become
 # one dist/lab-<hash>.css; app/i18n/ is copied to dist/i18n/ (the page fetches its language).
 # index.html is trunk's page (Trunk.toml, the development build): this script rewrites its links.
 # Tools come from scripts/setup.sh.
@@ -34,15 +40,20 @@ cargo install --list | grep -x "wasm_split_cli_support v$WASM_SPLIT_VERSION:" >/
   || fail "wasm-split-cli is not $WASM_SPLIT_VERSION: run scripts/setup.sh"
 
 start=$(date +%s.%N)
-# The release's flags beside .cargo/config.toml's (cargo joins the two lists): the relocations
-# wasm-split-cli needs, and the registry's sources under one name, so no build machine's path is
+# The release's flags beside .cargo/config.toml's (cargo joins the two lists): the registry's
+# sources under one name, so no build machine's path is
 # in the wasm (workspace sources are named relative to it already) and two builds of a commit are
 # byte for byte the same wherever they run.
 registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
-cargo build --locked -p app --bin app --features split --target wasm32-unknown-unknown --profile wasm-release \
-  --config "target.wasm32-unknown-unknown.rustflags = [\"-Clink-arg=--emit-relocs\", \"--remap-path-prefix=$registry=/registry\"]"
+cargo rustc --locked -p app --bin app --features split --target wasm32-unknown-unknown --profile wasm-release \
+  --config "target.wasm32-unknown-unknown.rustflags = [\"--remap-path-prefix=$registry=/registry\"]" \
+  -- -Clink-arg=--emit-relocs
+# the same flags as the page's build, but for its link (other flags would build every crate again)
+cargo build --locked -p lab-first --bin first --target wasm32-unknown-unknown --profile wasm-release \
+  --config "target.wasm32-unknown-unknown.rustflags = [\"--remap-path-prefix=$registry=/registry\"]"
 target_dir=$(cargo metadata --format-version 1 --no-deps | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).target_directory)')
 input="$target_dir/wasm32-unknown-unknown/wasm-release/app.wasm"
+first_input="$target_dir/wasm32-unknown-unknown/wasm-release/first.wasm"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -75,9 +86,17 @@ done
 
 hash=$(cd "$mods" && cat $(ls | sort) | sha256sum | cut -c1-16)
 
+first="$work/first"
+wasm-bindgen --target web --no-typescript --out-name first --out-dir "$work/first-bindgen" "$first_input"
+mkdir "$first"
+cp "$work/first-bindgen/first.js" "$first/"
+wasm-opt -Oz "$work/first-bindgen/first_bg.wasm" -o "$first/first_bg.wasm"
+first_hash=$(cd "$first" && cat $(ls | sort) | sha256sum | cut -c1-16)
+
 rm -rf dist
 mkdir -p dist
 mv "$mods" "dist/wasm-$hash"
+mv "$first" "dist/first-$first_hash"
 cp -r app/i18n dist/i18n
 
 # index.html is written for trunk (the development build): its data-trunk style sheets become one
@@ -88,19 +107,31 @@ grep -q '<link data-trunk rel="rust"' index.html || fail "index.html has no <lin
 cat $sheets > "$work/lab.css"
 css="lab-$(sha256sum "$work/lab.css" | cut -c1-16).css"
 mv "$work/lab.css" "dist/$css"
-awk -v css="$css" -v mods="wasm-$hash" '
+awk -v css="$css" -v mods="wasm-$hash" -v first="first-$first_hash" '
   /<link data-trunk rel="css"/ {
     if (!css_done) { print "    <link rel=\"stylesheet\" href=\"./" css "\">"; css_done = 1 }
     next
   }
   /<link data-trunk rel="copy-dir"/ { next }
   /<link data-trunk rel="rust"/ {
-    print "    <link rel=\"modulepreload\" href=\"./" mods "/app.js\">"
-    print "    <link rel=\"preload\" href=\"./" mods "/app_bg.wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin>"
+    # the first-frame module first; the page module once it has drawn a frame (its bytes do not
+    # compete with those of the first), or at once when it declines
+    print "    <link rel=\"modulepreload\" href=\"./" first "/first.js\">"
+    print "    <link rel=\"preload\" href=\"./" first "/first_bg.wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin>"
     print "    <script type=\"module\">"
-    print "      import init, * as bindings from \"./" mods "/app.js\";"
-    print "      await init({ module_or_path: \"./" mods "/app_bg.wasm\" });"
-    print "      window.wasmBindings = bindings;"
+    print "      import first, * as f from \"./" first "/first.js\";"
+    print "      try {"
+    print "        await first({ module_or_path: \"./" first "/first_bg.wasm\" });"
+    print "        if (f.first_start(location.search)) {"
+    print "          window.labFirst = f;"
+    print "          await new Promise((drawn) => requestAnimationFrame(() => setTimeout(drawn, 0)));"
+    print "        }"
+    print "      } catch (e) {"
+    print "        console.warn(\"the first-frame module did not start; the page draws its first frame\", e);"
+    print "      }"
+    print "      const app = await import(\"./" mods "/app.js\");"
+    print "      await app.default({ module_or_path: \"./" mods "/app_bg.wasm\" });"
+    print "      window.wasmBindings = app;"
     print "    </script>"
     next
   }
@@ -108,6 +139,8 @@ awk -v css="$css" -v mods="wasm-$hash" '
   { print }
 ' index.html > dist/index.html
 grep -q "wasm-$hash/app.js" dist/index.html || fail "dist/index.html does not import wasm-$hash/app.js"
+grep -q "first-$first_hash/first.js" dist/index.html || fail "dist/index.html does not import first-$first_hash/first.js"
+node scripts/prerender.mjs dist
 node scripts/precompress.mjs dist
 end=$(date +%s.%N)
 
@@ -121,6 +154,10 @@ for f in "dist/wasm-$hash"/*.wasm; do
   split_gz=$((split_gz + $(gzip -9 -c "$f" | wc -c)))
   n=$((n + 1))
 done
-awk -v f="$main" -v r="$raw" -v g="$gz" -v n="$n" -v sg="$split_gz" -v s="$start" -v e="$end" 'BEGIN {
+first_wasm="dist/first-$first_hash/first_bg.wasm"
+first_raw=$(stat -c %s "$first_wasm")
+first_gz=$(gzip -9 -c "$first_wasm" | wc -c)
+awk -v f="$main" -v r="$raw" -v g="$gz" -v n="$n" -v sg="$split_gz" -v s="$start" -v e="$end" -v ff="$first_wasm" -v fr="$first_raw" -v fg="$first_gz" 'BEGIN {
   printf "build-web: %s  raw %d B  gzip -9 %d B (%.1f KiB); %d modules loaded on demand, gzip -9 %d B in all; took %.1f s\n", f, r, g, g / 1024, n, sg, e - s
+  printf "build-web: first-frame module %s  raw %d B  gzip -9 %d B (%.1f KiB)\n", ff, fr, fg, fg / 1024
 }'

@@ -235,6 +235,17 @@ impl Runs {
         Ok(())
     }
 
+    /// Moves every run on to simulated time `t_us` at once, and the clock with them: the page
+    /// taking over the opening run where the first-frame module had got to. A run finished
+    /// before `t_us` keeps the time of its last event.
+    pub fn seek(&mut self, t_us: u64) {
+        for r in &mut self.runs {
+            advance(&mut r.sim, t_us, f64::INFINITY, &mut || 0.0);
+        }
+        self.clock_us = self.runs.iter().map(|r| r.sim.now() as f64).fold(0.0, f64::max);
+        self.dirty = true;
+    }
+
     /// Advances every run by one scheduler iteration (the step button).
     pub fn step_iteration(&mut self) {
         for r in &mut self.runs {

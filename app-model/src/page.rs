@@ -28,6 +28,24 @@ pub fn opening_scenario() -> (String, Scenario) {
     (preset.map(|p| p.id.to_string()).unwrap_or_default(), opening(scenario))
 }
 
+/// The scenario the first-frame module may start animating before the page arrives: the opening
+/// scenario, when the address asks for nothing more than a language or the projector profile
+/// (no link, preset, lesson, exercise, embedding, paused start or chosen parts). Any other
+/// address opens something only the page can set up, so the stage waits for it. The page hands
+/// over at the time the module reached only when it opens this same scenario.
+pub fn first_frame_opening(q: &crate::query::Query) -> Option<Scenario> {
+    let plain = q.lab.is_none()
+        && q.preset.is_none()
+        && q.lesson.is_none()
+        && q.exercise.is_none()
+        && !q.embed
+        && !q.paused
+        && !q.panic
+        && q.view.is_none()
+        && q.controls.is_none();
+    plain.then(|| opening_scenario().1)
+}
+
 /// Used only if the built-in presets could not be read: a minimal valid chat scenario.
 fn fallback_scenario() -> Scenario {
     let json = r#"{"version":1,"seed":7,"model":"llama-3-8b","gpu":"h100-sxm","dtype":"bf16","gpu_memory_utilization":0.9,
@@ -89,6 +107,71 @@ mod tests {
             other => panic!("not poisson: {other:?}"),
         }
         assert!(fallback_scenario().validate().is_ok());
+    }
+
+    #[test]
+    fn the_first_frame_module_animates_only_addresses_that_open_the_plain_opening() {
+        use crate::query::Query;
+        let (_, opening) = opening_scenario();
+        for plain in ["", "?", "?locale=zh", "?contrast=high", "?locale=en&unknown=3", "?lesson=no-such"] {
+            assert_eq!(first_frame_opening(&Query::parse(plain)).as_ref(), Some(&opening), "{plain}");
+        }
+        let lesson = lab_content::lessons::LESSONS[0].id;
+        let exercise = lab_content::exercise::exercises()[0].id.clone();
+        for other in [
+            "?preset=chat-latency-first".to_string(),
+            format!("?lesson={lesson}"),
+            format!("?exercise={exercise}"),
+            "?embed=1".to_string(),
+            "?autoplay=0".to_string(),
+            "?panic".to_string(),
+            "?view=stage".to_string(),
+            "?lab=abc".to_string(),
+        ] {
+            let q = Query::parse(&other);
+            assert_eq!(first_frame_opening(&q), None, "{other} opens {q:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_frame_modules_light_reading_of_an_address_is_never_more_willing_than_the_pages() {
+        use crate::query::{FirstAddress, Query};
+        let lesson = lab_content::lessons::LESSONS[0].id;
+        let addresses = [
+            "",
+            "?",
+            "?locale=zh",
+            "?locale=en",
+            "?locale=xx",
+            "?contrast=high",
+            "?contrast=low",
+            "?locale=zh&contrast=high&utm=1",
+            "?locale=zh&locale=en",
+            "?embed=1",
+            "?embed=0",
+            "?autoplay=0",
+            "?autoplay=1",
+            "?preset=chat-latency-first",
+            "?preset=nope",
+            "?lab=abc",
+            "?view=stage",
+            "?controls=seed",
+            "?panic",
+            "?exercise=nope",
+            "?lesson=nope",
+            &format!("?lesson={lesson}"),
+            "?x=1&lesson=nope",
+        ];
+        let mut plain = 0;
+        for a in addresses {
+            let q = Query::parse(a);
+            if let Some(light) = FirstAddress::parse(a) {
+                plain += 1;
+                assert!(first_frame_opening(&q).is_some(), "{a}: the module would animate what the page does not open");
+                assert_eq!((light.locale, light.high_contrast), (q.locale, q.high_contrast), "{a}");
+            }
+        }
+        assert_eq!(plain, 9, "the addresses with only locale= and contrast= (and unknown ones)");
     }
 
     #[test]

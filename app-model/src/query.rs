@@ -165,6 +165,40 @@ pub struct Query {
     pub problems: Vec<String>,
 }
 
+/// What the first-frame module (`lab-first`) reads of an address: its language and colour
+/// profile, when it asks for nothing else (of the lab's parameters only `locale=` and
+/// `contrast=`); `None` otherwise. It reads no catalogue, lesson or exercise, so the module
+/// stays small, and it is never more willing than [`crate::page::first_frame_opening`] (tested).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FirstAddress {
+    pub locale: Option<LocaleCode>,
+    pub high_contrast: bool,
+}
+
+impl FirstAddress {
+    pub fn parse(search: &str) -> Option<FirstAddress> {
+        let mut a = FirstAddress::default();
+        let mut seen: Vec<Param> = Vec::new();
+        for pair in search.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+            let (name, value) = match pair.split_once('=') {
+                Some((k, v)) => (k, decode_component(v)),
+                None => (pair, String::new()),
+            };
+            let Some(param) = Param::ALL.into_iter().find(|p| p.name() == name) else { continue };
+            if seen.contains(&param) {
+                continue;
+            }
+            seen.push(param);
+            match param {
+                Param::Locale => a.locale = LocaleCode::parse(&value),
+                Param::Contrast => a.high_contrast = value == "high",
+                _ => return None,
+            }
+        }
+        Some(a)
+    }
+}
+
 /// Splits a comma list into its trimmed, non-empty items.
 fn items(v: &str) -> impl Iterator<Item = &str> {
     v.split(',').map(str::trim).filter(|x| !x.is_empty())

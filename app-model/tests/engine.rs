@@ -223,3 +223,35 @@ fn a_preset_runs_to_the_clis_summary() {
     assert_eq!(json, sim_core::pretty::to_string_pretty(&summary).unwrap());
     assert!(app_model::engine::run_preset_json("no-such").contains("error"));
 }
+
+#[test]
+fn seeking_to_a_time_leaves_the_runs_where_frames_to_that_time_leave_them() {
+    // the first-frame module played 1× frame by frame; the page seeks to where it got to
+    let mut played = Runs::new(vec![sim("chat-latency-first")]);
+    for f in 0..=250 {
+        played.advance(playing(16.0 * f as f64, 1.0), &mut still());
+    }
+    let t = played.runs[0].sim.now();
+    assert_eq!(t, 4_000_000);
+    let mut seeked = Runs::new(vec![sim("chat-latency-first")]);
+    seeked.seek(t);
+    assert_eq!(seeked.runs[0].sim.now(), t);
+    assert_eq!(seeked.sim_time_s(), 4.0);
+    let (a, b) = (played.views(), seeked.views());
+    assert!(a[0].summary.all.requests.arrived > 0, "something happened by {t} µs");
+    assert_eq!(format!("{:?}", a[0].summary), format!("{:?}", b[0].summary));
+    assert_eq!(a[0].running, b[0].running);
+    assert_eq!(a[0].queued, b[0].queued);
+    // and both go on alike: 1 s more of frames
+    for f in 1..=62 {
+        let now = 4000.0 + 16.0 * f as f64;
+        played.advance(playing(now, 1.0), &mut still());
+        if f == 1 {
+            // the seeked run's wall clock starts at its first frame
+            seeked.advance(playing(now - 16.0, 1.0), &mut still());
+        }
+        seeked.advance(playing(now, 1.0), &mut still());
+    }
+    assert_eq!(played.runs[0].sim.now(), seeked.runs[0].sim.now());
+    assert_eq!(format!("{:?}", played.views()[0].summary), format!("{:?}", seeked.views()[0].summary));
+}

@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::engine::RunView;
-use crate::format;
 use crate::i18n::{t_untracked, tf, tx};
+use app_model::format;
 use app_model::Run;
 
 use crate::ui::{use_ui, Ui};

@@ -7,9 +7,9 @@ use app_model::{scenario_edit, Run};
 use leptos::prelude::*;
 
 use crate::control_field::{field_error, locked_at, section_view};
-use crate::glyph;
 use crate::i18n::{t, tx};
 use crate::ui::use_ui;
+use lab_canvas::glyph;
 
 /// Class `i` of the draft of `run`.
 #[component]

@@ -10,10 +10,10 @@ use lab_content::contract::{CheckLine, Contract, EXAMPLE};
 use leptos::prelude::*;
 use sim_core::ScenarioError;
 
-use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::kit::{self, button, data_url, error_list, text, Jobs};
 use crate::ui::use_ui;
+use app_model::format;
 
 /// What a report line checks, in words.
 fn line_label(field: &str) -> String {

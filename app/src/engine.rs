@@ -17,8 +17,9 @@ use leptos::prelude::{GetValue, LocalStorage, StoredValue};
 pub use app_model::engine::{RunInfo, RunView, Tick};
 
 use crate::charts;
-use crate::stage::{StageConfig, StageState};
-use crate::theme::Look;
+use lab_canvas::stage::{StageConfig, StageState};
+
+use crate::theme::{Look, PageWords};
 
 /// The page's engine: made once when the app mounts, kept by the app's reactive owner and handed
 /// out as a `Copy` handle — through `Ui` (context) to the components, and captured at mount by
@@ -63,18 +64,14 @@ impl Default for EngineCell {
 
 /// Canvas ids of the stages of run A and run B.
 pub const STAGE_IDS: [&str; 2] = ["stage", "stage-b"];
-/// Logical size of a stage: drawn at its CSS width (so its text keeps its size) down to this
-/// width (narrower screens scale it down), this tall; a compact stage (a phone, or A and B
-/// side by side on a narrow screen) is taller, for its extra rows of text.
-const STAGE_MIN_W: f64 = 320.0;
-const STAGE_H: [f64; 2] = [360.0, 320.0];
-const STAGE_H_COMPACT: f64 = 460.0;
+/// The narrowest a stage is drawn (narrower screens scale it down): `lab_canvas::stage::MIN_W`.
+const STAGE_MIN_W: f64 = lab_canvas::stage::MIN_W;
 /// Space kept below an embedded stage, CSS px (its block's padding and border).
 const STAGE_BELOW_EMBED: f64 = 8.0;
 
 /// The height that makes `canvas` end at the bottom of the window (the iframe) when the page is
 /// scrolled to its top, between the stage's smallest readable height
-/// ([`crate::stage::min_height`]) and `tallest`: an embedded lab shows the key numbers and the
+/// ([`lab_canvas::stage::min_height`]) and `tallest`: an embedded lab shows the key numbers and the
 /// whole stage without scrolling; the panels follow below.
 fn fit_to_frame(canvas: &web_sys::HtmlCanvasElement, tallest: f64, look: Look) -> f64 {
     use wasm_bindgen::JsCast;
@@ -86,7 +83,9 @@ fn fit_to_frame(canvas: &web_sys::HtmlCanvasElement, tallest: f64, look: Look) -
     else {
         return tallest;
     };
-    let shortest = crate::stage::min_height(&ctx, look, f64::from(canvas.client_width()).max(STAGE_MIN_W)).min(tallest);
+    let words = PageWords(look);
+    let w = f64::from(canvas.client_width()).max(STAGE_MIN_W);
+    let shortest = lab_canvas::stage::min_height(&ctx, look.canvas(&words), w).min(tallest);
     if inner <= 0.0 {
         return tallest;
     }
@@ -109,11 +108,19 @@ pub struct Engine {
     stages: Vec<StageState>,
     chart_widths: Vec<i32>,
     ticks: usize,
+    /// The first animated frame's performance mark is set (by this page or the first-frame module).
+    marked: bool,
 }
 
 impl Engine {
     fn new(sims: Vec<Simulation>) -> Engine {
-        let mut e = Engine { runs: Runs::new(Vec::new()), stages: Vec::new(), chart_widths: Vec::new(), ticks: 0 };
+        let mut e = Engine {
+            runs: Runs::new(Vec::new()),
+            stages: Vec::new(),
+            chart_widths: Vec::new(),
+            ticks: 0,
+            marked: false,
+        };
         e.replace(sims);
         e
     }
@@ -154,20 +161,24 @@ impl Engine {
     pub fn frame(&mut self, input: FrameInput, look: Look, perf: &web_sys::Performance) -> Advanced {
         let tick = input.tick;
         let out = self.runs.advance(tick, &mut || perf.now());
-        let stage_h = if self.stages.len() > 1 { STAGE_H[1] } else { STAGE_H[0] };
+        let words = PageWords(look);
+        let n = self.stages.len();
         for (i, (r, stage)) in self.runs.runs.iter().zip(&mut self.stages).enumerate() {
             let Some(canvas) = charts::canvas_by_id(STAGE_IDS[i.min(1)]) else { continue };
-            let compact = f64::from(canvas.client_width()) < app_model::stage_layout::COMPACT_BELOW;
-            let mut h = if compact { STAGE_H_COMPACT } else { stage_h };
+            let mut h = lab_canvas::stage::height(f64::from(canvas.client_width()), n);
             if input.fit_to_frame && i == 0 {
                 h = fit_to_frame(&canvas, h, look);
             }
             let Some((ctx, w, h)) = charts::fit_canvas(&canvas, STAGE_MIN_W, h) else { continue };
             let live = r.sim.live_requests();
             stage.set_speed(if tick.fast_forward { f64::INFINITY } else { tick.speed });
-            stage.frame(&ctx, look, w, h, &r.sim, &live, &r.calm, out.dt_ms);
+            stage.frame(&ctx, look.canvas(&words), w, h, &r.sim, &live, &r.calm, out.dt_ms);
         }
         self.runs.frame_done(tick.now_ms, perf.now());
+        if !self.marked && self.runs.stats.first_animated_ms.is_some() {
+            lab_canvas::mark_first_animated_frame();
+            self.marked = true;
+        }
         out
     }
 

@@ -13,8 +13,8 @@ use leptos::prelude::*;
 use sim_core::decimal::parse_f64;
 
 use crate::defs::Term;
-use crate::format;
 use crate::i18n::{msg, t, tf, tx};
+use app_model::format;
 
 /// Text of a drop-down option, computed in the current language.
 pub type OptText = Arc<dyn Fn() -> String + Send + Sync>;

@@ -277,23 +277,4 @@ pub fn scroll_to(selector: &str) {
     }
 }
 
-thread_local! {
-    /// The `(prefers-reduced-motion: reduce)` media query list, once asked. Not page state: a
-    /// handle on the browser's own live answer, kept so the stage does not ask for a new one at
-    /// every frame (a JavaScript object is not `Send`, so it cannot be a plain `static`).
-    static MOTION: std::cell::OnceCell<Option<wasm_bindgen::JsValue>> = const { std::cell::OnceCell::new() };
-}
-
-/// Whether the learner's system asks for reduced motion (`prefers-reduced-motion: reduce`),
-/// read live: the stage then puts glyphs at their places at once, scrolling jumps.
-pub fn reduced_motion() -> bool {
-    use js_sys::Reflect;
-    MOTION.with(|m| {
-        let mql = m.get_or_init(|| {
-            let w = web_sys::window()?;
-            let f = Reflect::get(&w, &"matchMedia".into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
-            f.call1(&w, &"(prefers-reduced-motion: reduce)".into()).ok()
-        });
-        mql.as_ref().and_then(|q| Reflect::get(q, &"matches".into()).ok()).and_then(|v| v.as_bool()).unwrap_or(false)
-    })
-}
+pub use lab_canvas::reduced_motion;

@@ -4,7 +4,7 @@
 //!
 //! * [`engine`]: the controller (simulations, the per-frame advance, the calm tick)
 //! * [`ui`]: shared signals, applying scenario drafts
-//! * [`stage`]: the animated canvas; [`glyph`]: class colours and shapes
+//! * the stage's canvas and the glyphs: `lab_canvas` (shared with the first-frame module)
 //! * [`charts`]: a small canvas chart helper and the lab's charts
 //! * [`metrics_panel`], [`hbm`], [`controls`], [`toolbar`], [`panels`]: the page's sections
 //! * [`field`], [`icon`], [`control_field`], [`presets`]: the editor's widgets, a control bound to
@@ -33,7 +33,6 @@ pub mod engine;
 pub mod exercises;
 pub mod field;
 pub mod first;
-pub mod glyph;
 pub mod hbm;
 pub mod header;
 pub mod i18n;
@@ -46,16 +45,12 @@ mod panic_view;
 pub mod presets;
 pub mod replicas;
 pub mod share;
-pub mod stage;
 pub mod sweep_panel;
 pub mod theme;
 pub mod toolbar;
 pub mod trust;
 pub mod ui;
 pub mod workbench;
-
-/// Number formatting (host-tested in app-model).
-pub use app_model::format;
 
 use crate::a11y::LiveSummary;
 use crate::controls::Controls;
@@ -88,11 +83,47 @@ pub fn start() {
             }
         };
         let panic = query.panic;
-        mount_to_body(move || view! { <App query=query locale=locale/> });
+        // the first-frame module stops where it got to; its static layout makes way for the page
+        let handoff = first_handoff();
+        remove_static_layout();
+        mount_to_body(move || view! { <App query=query locale=locale handoff=handoff/> });
+        if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+            let _ = perf.mark(MOUNTED_MARK);
+        }
         if panic {
             panic!("panic requested by the ?panic query parameter");
         }
     });
+}
+
+/// The performance mark set when the page has mounted (the browser tests read it).
+const MOUNTED_MARK: &str = "lab:page-mounted";
+
+/// Stops the first-frame module (`lab-first`, `window.labFirst` when index.html loaded it) and
+/// returns the simulated time its opening run reached, µs; 0 when it animated nothing.
+fn first_handoff() -> u64 {
+    use js_sys::{Function, Reflect};
+    let Some(w) = web_sys::window() else { return 0 };
+    let Ok(first) = Reflect::get(&w, &"labFirst".into()) else { return 0 };
+    if first.is_undefined() {
+        return 0;
+    }
+    let Ok(f) = Reflect::get(&first, &"first_handoff".into()).and_then(|f| f.dyn_into::<Function>()) else {
+        return 0;
+    };
+    f.call0(&first).ok().and_then(|v| v.as_f64()).filter(|t| t.is_finite() && *t > 0.0).map_or(0, |t| t as u64)
+}
+
+/// Removes the page's static layout (the elements marked `data-first-paint` in index.html) just
+/// before the page mounts in its place, in the same task: no frame shows neither.
+fn remove_static_layout() {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Ok(nodes) = doc.query_selector_all("[data-first-paint]") else { return };
+    for i in 0..nodes.length() {
+        if let Some(el) = nodes.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
+            el.remove();
+        }
+    }
 }
 
 /// The engine of the mounted page, for the test hooks below: they are called from JavaScript,
@@ -119,7 +150,14 @@ pub fn reset_stats() {
 }
 
 #[component]
-pub fn App(query: app_model::query::Query, locale: i18n::Locale) -> impl IntoView {
+pub fn App(
+    query: app_model::query::Query,
+    locale: i18n::Locale,
+    /// Where the first-frame module's opening run got to, µs (0: nowhere).
+    #[prop(default = 0)]
+    handoff: u64,
+) -> impl IntoView {
+    let opening = app_model::page::first_frame_opening(&query);
     // the page's state, each part provided once for every component below
     let lang = i18n::provide(locale);
     let theme = theme::provide();
@@ -131,6 +169,11 @@ pub fn App(query: app_model::query::Query, locale: i18n::Locale) -> impl IntoVie
     // a shared link, embed mode, language and colour profile from the address
     page.init();
     start_runs(ui);
+    // the opening run carries on where the first-frame module's left off
+    let same = opening.is_some_and(|s| ui.run_count() == 1 && ui.drafts[0].with_untracked(|d| *d == s));
+    if handoff > 0 && same {
+        ui.engine.with(|e| e.runs.seek(handoff));
+    }
 
     // Any change of a draft (or of A/B mode) restarts the runs from t = 0.
     Effect::new(move |_| {

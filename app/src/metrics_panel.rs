@@ -9,10 +9,10 @@ use leptos::prelude::*;
 
 use crate::defs::{self, say, Term};
 use crate::engine::RunView;
-use crate::format;
-use crate::glyph;
 use crate::i18n::{t, tf, tx};
 use crate::ui::use_ui;
+use app_model::format;
+use lab_canvas::glyph;
 
 /// The panel's numbers for `run`: its summary's part for the selected class (or all), that
 /// class's SLO (or the only class's), and run A's for B in A/B mode.

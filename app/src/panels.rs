@@ -10,11 +10,11 @@ use crate::charts;
 use crate::defs::say;
 use crate::engine::STAGE_IDS;
 use crate::first::LimitBadge;
-use crate::glyph;
 use crate::hbm::HbmGauge;
 use crate::i18n::{t, tf, tx};
 use crate::presets::scenario_title;
 use crate::ui::use_ui;
+use lab_canvas::glyph;
 
 /// One run: its heading (in A/B mode), the animated stage, a legend and the memory gauge.
 #[component]
@@ -92,7 +92,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                     let now = ui.views[run.index()].with(|v| {
                         v.as_ref().map(|v| {
                             [
-                                ("t", crate::format::sim_time(v.now_s)),
+                                ("t", app_model::format::sim_time(v.now_s)),
                                 ("queued", v.queued.to_string()),
                                 ("running", v.running.to_string()),
                                 ("done", Count::Completed.of(&v.summary.all.requests).to_string()),

@@ -11,11 +11,11 @@ use lab_content::sweep::{Sweep, SweepParam, SweepPoint};
 use leptos::prelude::*;
 
 use crate::charts::{canvas_by_id, fit_canvas, Axis, Plot, Units};
-use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::kit::{self, button, data_url, text, Jobs};
 use crate::theme::Look;
 use crate::ui::{use_ui, Ui};
+use app_model::format;
 
 const CHART_H: f64 = 230.0;
 const GOOD: &str = "#15803d";

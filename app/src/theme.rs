@@ -1,109 +1,16 @@
 //! Colour profiles: the normal light palette and a high-contrast "projector" profile (black
-//! text, darker lines, heavier titles) for projectors and bright classrooms.
+//! text, darker lines, heavier titles) for projectors and bright classrooms (the palettes:
+//! `lab_canvas::palette`).
 //!
 //! The profile is a class on `<body>` (`projector`) that switches the CSS variables, and the
 //! [`Theme`] signal the canvas code reads (through the [`Look`] it is handed) every time it draws,
 //! so a switch shows at the next frame.
-//! Text colours meet WCAG AA (4.5:1) on their backgrounds in both profiles.
 
 use leptos::prelude::*;
 
+pub use lab_canvas::palette::{dash, Palette};
+
 use crate::i18n::{Lang, Locale};
-
-/// Colours and fonts the canvases draw with.
-pub struct Palette {
-    pub bg: &'static str,
-    pub zone: &'static str,
-    pub zone_line: &'static str,
-    pub text: &'static str,
-    pub muted: &'static str,
-    pub grid: &'static str,
-    pub axis: &'static str,
-    pub bracket: &'static str,
-    pub door: &'static str,
-    pub cell_line: &'static str,
-    pub done_cell: &'static str,
-    pub hatch: &'static str,
-    pub preempt: &'static str,
-    pub preempt_soft: &'static str,
-    pub flash: &'static str,
-    pub legend_bg: &'static str,
-    pub run_line: &'static str,
-    pub ref_line: &'static str,
-    pub throughput_line: &'static str,
-    pub font_title: &'static str,
-    pub font_small: &'static str,
-    pub font_tiny: &'static str,
-    /// Outcome bins: completed, rejected, timed out, lost in an OOM.
-    pub bins: [&'static str; 4],
-    /// The stage's text size against the normal profile (its layout makes room for it).
-    pub text_scale: f64,
-    /// The charts' text size and margins against the normal profile (the chart fonts above are
-    /// that much larger; the charts are that much taller).
-    pub chart_scale: f64,
-    /// Weight of the stage's station titles.
-    pub title_weight: u16,
-}
-
-static NORMAL: Palette = Palette {
-    bg: "#ffffff",
-    zone: "#f1f5f9",
-    zone_line: "#c3cdd9",
-    text: "#1e293b",
-    muted: "#4f5f73",
-    grid: "#e7ecf2",
-    axis: "#7a889c",
-    bracket: "#8e9cb0",
-    door: "#e2e8f0",
-    cell_line: "#b6c2d1",
-    done_cell: "#e5e7eb",
-    hatch: "#8b93a1",
-    preempt: "#7c3aed",
-    preempt_soft: "#a78bfa",
-    flash: "#eef2ff",
-    legend_bg: "rgba(255,255,255,0.88)",
-    run_line: "#334155",
-    ref_line: "#475569",
-    throughput_line: "#94a3b8",
-    font_title: "600 12px system-ui, -apple-system, 'Segoe UI', sans-serif",
-    font_small: "11px system-ui, -apple-system, 'Segoe UI', sans-serif",
-    font_tiny: "10px system-ui, -apple-system, 'Segoe UI', sans-serif",
-    bins: ["#166534", "#b91c1c", "#9a5b00", "#7f1d1d"],
-    text_scale: 1.0,
-    chart_scale: 1.0,
-    title_weight: 600,
-};
-
-static PROJECTOR: Palette = Palette {
-    bg: "#ffffff",
-    zone: "#ececec",
-    zone_line: "#3a3a3a",
-    text: "#000000",
-    muted: "#222222",
-    grid: "#c4c4c4",
-    axis: "#000000",
-    bracket: "#333333",
-    door: "#d4d4d4",
-    cell_line: "#555555",
-    done_cell: "#d0d0d0",
-    hatch: "#333333",
-    preempt: "#5b00c8",
-    preempt_soft: "#7c4dcc",
-    flash: "#d8e0ff",
-    legend_bg: "rgba(255,255,255,0.95)",
-    run_line: "#000000",
-    ref_line: "#000000",
-    throughput_line: "#6b6b6b",
-    // the charts' text `chart_scale` larger (12, 11, 10 px × 1.25); the stage draws its text
-    // `text_scale` larger (its layout makes the room) with heavier titles
-    font_title: "700 15px system-ui, -apple-system, 'Segoe UI', sans-serif",
-    font_small: "14px system-ui, -apple-system, 'Segoe UI', sans-serif",
-    font_tiny: "12.5px system-ui, -apple-system, 'Segoe UI', sans-serif",
-    bins: ["#006400", "#a00000", "#7a4200", "#5a0000"],
-    text_scale: 1.25,
-    chart_scale: 1.25,
-    title_weight: 700,
-};
 
 /// What the canvases draw with: the page's language and colour profile as they are when a frame
 /// is drawn. The canvases draw at animation frames and timers, outside the reactive tree, so the
@@ -123,22 +30,12 @@ impl Look {
 
     /// The palette of the profile.
     pub fn palette(self) -> &'static Palette {
-        if self.projector {
-            &PROJECTOR
-        } else {
-            &NORMAL
-        }
+        lab_canvas::palette::palette(self.projector)
     }
 
-    /// The colour of a stage role in the profile.
-    pub fn colour(self, role: app_model::stage::Role) -> &'static str {
-        use app_model::stage::Role;
-        match role {
-            Role::Bin(b) => self.palette().bins[b.index()],
-            Role::Class(c) => crate::glyph::colour(c as usize),
-            Role::Tint(c) => crate::glyph::tint(c as usize),
-            plain => STAGE[usize::from(self.projector)].get(plain.index()).copied().unwrap_or(""),
-        }
+    /// What a canvas draws with in this look, its words from `words` (made with [`PageWords`]).
+    pub fn canvas(self, words: &PageWords) -> lab_canvas::Look<'_> {
+        lab_canvas::Look { projector: self.projector, words }
     }
 
     /// The text for `key` in the language.
@@ -149,6 +46,15 @@ impl Look {
     /// Template text for `key` in the language, its `{name}` placeholders filled from `args`.
     pub fn tf(self, key: &str, args: &[(&str, String)]) -> String {
         crate::i18n::fill(&self.t(key), args)
+    }
+}
+
+/// Template text in a look's language, for the canvases (they redraw every frame).
+pub struct PageWords(pub Look);
+
+impl app_model::stage::Words for PageWords {
+    fn text(&self, key: &str, args: &[(&str, String)]) -> String {
+        self.0.tf(key, args)
     }
 }
 
@@ -190,39 +96,3 @@ pub fn provide() -> Theme {
 pub fn use_theme() -> Theme {
     expect_context::<Theme>()
 }
-
-/// A line-dash pattern for `set_line_dash` (the stage's and the charts' dashed lines).
-pub fn dash(pattern: &[f64]) -> wasm_bindgen::JsValue {
-    let arr = js_sys::Array::new();
-    for p in pattern {
-        arr.push(&wasm_bindgen::JsValue::from_f64(*p));
-    }
-    arr.into()
-}
-
-/// The stage's colours for its roles without a value (`app_model::stage::Role`, in its order).
-const fn stage_colours(p: &Palette) -> [&'static str; 17] {
-    [
-        p.bg,
-        p.zone,
-        p.zone_line,
-        p.text,
-        p.muted,
-        p.bracket,
-        p.door,
-        p.cell_line,
-        p.done_cell,
-        p.hatch,
-        p.preempt,
-        p.preempt_soft,
-        p.flash,
-        // prompt tokens found in the prefix cache: the HBM gauge's teal for cached prefixes
-        "rgba(13, 148, 136, 0.55)",
-        "#0f766e",
-        // the KV links and accepted draft tokens; the stations' shade while the server restarts
-        "#7c3aed",
-        "rgba(185, 28, 28, 0.14)",
-    ]
-}
-
-static STAGE: [[&str; 17]; 2] = [stage_colours(&NORMAL), stage_colours(&PROJECTOR)];

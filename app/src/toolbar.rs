@@ -6,11 +6,11 @@ use app_model::transport::{restart_flash, sim_time_text, slider_to_speed, speed_
 use leptos::prelude::*;
 use sim_core::decimal::parse_f64;
 
-use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::icon;
 use crate::share::ShareButton;
 use crate::ui::use_ui;
+use app_model::format;
 
 #[component]
 pub fn Toolbar() -> impl IntoView {

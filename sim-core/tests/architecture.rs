@@ -86,6 +86,25 @@ fn the_model_and_the_page_state_depend_on_no_web_or_ui_crate() {
     }
 }
 
+/// View frameworks: what the canvas crate and the first-frame module must do without (every byte
+/// of the first-frame module is paid before a phone's first frame).
+const VIEW_FRAMEWORKS: &[&str] = &["leptos", "reactive", "tachys", "gloo", "yew", "dioxus", "sycamore", "egui"];
+
+#[test]
+fn the_canvas_and_the_first_frame_module_depend_on_no_view_framework_and_not_on_the_page() {
+    for krate in ["lab-canvas", "lab-first"] {
+        let path = root().join(krate).join("Cargo.toml");
+        let manifest = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let deps = dependencies(&manifest);
+        assert!(deps.iter().any(|d| d == "app-model"), "{krate}: the manifest reader found no app-model: {deps:?}");
+        let views: Vec<&String> = deps
+            .iter()
+            .filter(|d| d.as_str() == "app" || VIEW_FRAMEWORKS.iter().any(|v| d.replace('_', "-").starts_with(v)))
+            .collect();
+        assert!(views.is_empty(), "{krate} must draw without a view framework or the page, but depends on {views:?}");
+    }
+}
+
 #[test]
 fn the_manifest_reader_sees_every_form_of_dependency() {
     let toml = r#"
@@ -125,7 +144,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The workspace's crates above the engine: what the lab teaches with it, the page, the tools.
-const ABOVE_THE_ENGINE: &[&str] = &["lab-content", "app-model", "app", "llmsim", "lab-fuzz"];
+const ABOVE_THE_ENGINE: &[&str] = &["lab-content", "app-model", "lab-canvas", "lab-first", "app", "llmsim", "lab-fuzz"];
 
 /// Crates a simulation is made of: random streams and the latency histograms.
 const SIMULATING: &[&str] = &["rand", "rand_distr", "rand_xoshiro", "hdrhistogram"];

@@ -13,9 +13,9 @@ use app_model::charts::cdf::{self, Cdf};
 use app_model::charts::series::{self, Mark, Role, SeriesChart};
 use app_model::charts::{Legend, Words};
 
-use crate::format;
-use crate::glyph;
 use crate::theme::{Look, Palette};
+use app_model::format;
+use lab_canvas::glyph;
 
 const RUN_DASH: [&[f64]; 2] = [&[], &[6.0, 4.0]];
 /// The every-arrival TTFT curve (the unanswered at a lower bound): dotted, thinner.

@@ -2,33 +2,12 @@
 //! legend where `app_model::charts` places them.
 
 use app_model::charts::{Axis, PlotBox, Units};
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use web_sys::CanvasRenderingContext2d;
 
-use crate::glyph;
 use crate::theme::{dash, Palette};
+use lab_canvas::glyph;
 
-/// Sizes a canvas's backing store to its CSS width × `css_h` at the device pixel ratio and
-/// returns its context scaled to CSS pixels. `min_w` keeps a layout readable when narrow (the
-/// canvas is then scaled down by CSS).
-pub fn fit_canvas(canvas: &HtmlCanvasElement, min_w: f64, css_h: f64) -> Option<(CanvasRenderingContext2d, f64, f64)> {
-    let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).clamp(1.0, 3.0);
-    let cw = f64::from(canvas.client_width());
-    let w = if cw > 0.0 { cw.max(min_w) } else { min_w };
-    let h = css_h;
-    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
-    if canvas.width() != pw || canvas.height() != ph {
-        canvas.set_width(pw);
-        canvas.set_height(ph);
-    }
-    let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    Some((ctx, w, h))
-}
-
-pub fn canvas_by_id(id: &str) -> Option<HtmlCanvasElement> {
-    web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into::<HtmlCanvasElement>().ok()
-}
+pub use lab_canvas::{canvas_by_id, fit_canvas};
 
 /// Strokes a polyline through canvas points with the current style.
 fn stroke(ctx: &CanvasRenderingContext2d, pts: impl IntoIterator<Item = (f64, f64)>) {

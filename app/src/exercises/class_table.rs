@@ -7,9 +7,9 @@ use app_model::tabs::exercise::{class_csv, short_code, verified, ClassJob, Class
 use leptos::prelude::*;
 
 use super::exercise;
-use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::kit::{self, data_url, Jobs};
+use app_model::format;
 
 /// The class table's state.
 #[derive(Clone, Copy)]

@@ -21,11 +21,11 @@ use class_table::ClassTable;
 use lab_content::exercise::{exercises, Exercise};
 use sim_core::metric::Op;
 
-use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::kit::{self, button, data_url, storage_get, storage_set, Jobs};
 use crate::ui::{use_ui, Ui};
 use crate::{address, share};
+use app_model::format;
 
 /// Local-storage key of the teacher-mode switch.
 const TEACHER_KEY: &str = "llm-serving-lab.teacher-mode";

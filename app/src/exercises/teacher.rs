@@ -7,10 +7,10 @@ use app_model::tabs::exercise::{self as model, CodeVerdict, Teacher};
 use leptos::prelude::*;
 
 use super::{control_label, metric_label, metric_value, title, Checked, State};
-use crate::format;
 use crate::i18n::{t, tf, tx};
 use crate::kit::{actions, button, check_line};
 use crate::share;
+use app_model::format;
 
 /// The teacher's link maker: a box per control, and the link.
 pub(super) fn teacher(st: State) -> AnyView {

@@ -10,10 +10,10 @@ use super::{
     explanation, load_scenarios, moment_text, open, set_step, shown_watch, skip_to_explanation, text_of, variant_label,
     Ctx, HIGHLIGHT_CLASS,
 };
-use crate::format;
 use crate::i18n::{self, t, tf};
 use crate::kit::{self, actions, button};
 use crate::sweep_panel;
+use app_model::format;
 use app_model::tabs::lesson::{self as model, Finished, Step, Watching};
 use app_model::tabs::lesson_view::{self, StepShows};
 

@@ -8,10 +8,10 @@ use leptos::prelude::*;
 use sim_core::Scenario;
 
 use super::{load_scenarios, set_step};
-use crate::format;
 use crate::i18n::{t, tf};
 use crate::kit;
 use crate::ui::{use_ui, Ui};
+use app_model::format;
 
 /// Plays the lesson's runs on the stage from t = 0 at the speed `w` chose, with its moments.
 pub(super) fn begin_watch(ui: Ui, lesson: &'static Lesson, w: Watching) {

@@ -1,5 +1,5 @@
 //! Replaying a stage frame's display list on the canvas: one match over its items, the roles'
-//! colours from the page's profile ([`Look::colour`]).
+//! colours from the page's profile ([`crate::Look::colour`]).
 
 use std::f64::consts::TAU;
 
@@ -7,18 +7,19 @@ use app_model::stage::{Align, Dash, DisplayList, Font, Item};
 use web_sys::CanvasRenderingContext2d;
 
 use crate::glyph;
-use crate::theme::{dash, Look};
+use crate::palette::{dash, font};
+use crate::Look;
 
 /// Paints `list` on `ctx` in the profile of `look`.
 pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList, look: Look) {
     let fonts = [
-        super::font(Font::Title, list.fonts.title, look),
-        super::font(Font::Small, list.fonts.small, look),
-        super::font(Font::Tiny, list.fonts.tiny, look),
+        font(Font::Title, list.fonts.title, look.palette()),
+        font(Font::Small, list.fonts.small, look.palette()),
+        font(Font::Tiny, list.fonts.tiny, look.palette()),
     ];
     let colour = |role| look.colour(role);
     let pal = look.palette();
-    let (mut font, mut align) = (None, Align::Left);
+    let (mut current, mut align) = (None, Align::Left);
     ctx.set_text_baseline("alphabetic");
     ctx.set_text_align("left");
     ctx.set_line_width(1.0);
@@ -94,9 +95,9 @@ pub fn replay(ctx: &CanvasRenderingContext2d, list: &DisplayList, look: Look) {
                 ctx.stroke();
             }
             Item::Text { x, y, font: f, fill, align: a, .. } => {
-                if font != Some(f) {
+                if current != Some(f) {
                     ctx.set_font(&fonts[f as usize]);
-                    font = Some(f);
+                    current = Some(f);
                 }
                 if a != align {
                     ctx.set_text_align(["left", "center", "right"][a as usize]);
@@ -126,7 +127,7 @@ impl Pen<'_> {
             self.width = width;
         }
         if dash != self.dash {
-            let _ = self.ctx.set_line_dash(&crate::theme::dash(dash.as_ref().map_or(&[], |d| &d[..])));
+            let _ = self.ctx.set_line_dash(&crate::palette::dash(dash.as_ref().map_or(&[], |d| &d[..])));
             self.dash = dash;
         }
     }

@@ -1,48 +1,47 @@
-//! The stage's canvas: `app_model::stage` moves the glyphs and paints each frame into a display
-//! list; here the page's words and text widths go in, the list is replayed on the canvas
-//! ([`replay`]), and what it shows is set as the canvas's data attributes.
+//! A run's stage on its canvas: `app_model::stage` moves the glyphs and paints each frame into a
+//! display list; here the page's words and text widths go in, the list is replayed on the canvas
+//! ([`crate::replay`]), and what it shows is set as the canvas's data attributes.
 
-use app_model::stage::{text_needs, Font, Measure, Readings, Stage, Words};
+use app_model::stage::{text_needs, Font, Measure, Readings, Stage};
 use app_model::stage_layout::TextNeeds;
 use sim_core::{LiveRequest, Simulation};
 use web_sys::CanvasRenderingContext2d;
 
-use crate::theme::Look;
-
-mod replay;
+use crate::palette::font;
+use crate::{Look, Palette};
 
 pub use app_model::stage::{StageCalm, StageConfig};
 
-const FAMILY: &str = "system-ui, -apple-system, 'Segoe UI', sans-serif";
+/// Logical size of a stage: drawn at its CSS width (so its text keeps its size) down to this
+/// width (narrower screens scale it down), this tall; a compact stage (a phone, or A and B
+/// side by side on a narrow screen) is taller, for its extra rows of text. The page's static
+/// layout gives the stage's canvas the same heights (static/first.css).
+pub const MIN_W: f64 = 320.0;
+const H: [f64; 2] = [360.0, 320.0];
+const H_COMPACT: f64 = 460.0;
 
-/// A canvas font for a role at `px` in the profile of `look`.
-fn font(font: Font, px: f64, look: Look) -> String {
-    match font {
-        Font::Title => format!("{} {px:.1}px {FAMILY}", look.palette().title_weight),
-        Font::Small | Font::Tiny => format!("{px:.1}px {FAMILY}"),
-    }
-}
-
-/// Template text in the page's language (the canvas redraws every frame).
-struct PageWords(Look);
-
-impl Words for PageWords {
-    fn text(&self, key: &str, args: &[(&str, String)]) -> String {
-        self.0.tf(key, args)
+/// The height a stage `css_w` wide is drawn at, CSS px, with `runs` stages on the page.
+pub fn height(css_w: f64, runs: usize) -> f64 {
+    if css_w < app_model::stage_layout::COMPACT_BELOW {
+        H_COMPACT
+    } else if runs > 1 {
+        H[1]
+    } else {
+        H[0]
     }
 }
 
 /// Text widths from the canvas (`measureText`), setting its font only when it changes.
 struct CanvasMeasure<'a> {
     ctx: &'a CanvasRenderingContext2d,
-    look: Look,
+    palette: &'static Palette,
     font: Option<(Font, u64)>,
 }
 
 impl Measure for CanvasMeasure<'_> {
     fn width(&mut self, f: Font, px: f64, text: &str) -> f64 {
         if self.font != Some((f, px.to_bits())) {
-            self.ctx.set_font(&font(f, px, self.look));
+            self.ctx.set_font(&font(f, px, self.palette));
             self.font = Some((f, px.to_bits()));
         }
         self.ctx.measure_text(text).map(|m| m.width()).unwrap_or(0.0)
@@ -50,7 +49,8 @@ impl Measure for CanvasMeasure<'_> {
 }
 
 fn needs(ctx: &CanvasRenderingContext2d, look: Look, w: f64) -> TextNeeds {
-    text_needs(&mut CanvasMeasure { ctx, look, font: None }, &PageWords(look), look.palette().text_scale, w)
+    let palette = look.palette();
+    text_needs(&mut CanvasMeasure { ctx, palette, font: None }, look.words, palette.text_scale, w)
 }
 
 /// The shortest a `w` wide stage may be drawn with this page's text (language, profile): its
@@ -94,7 +94,7 @@ impl StageState {
         dt_ms: f64,
     ) {
         self.live_count = live.len();
-        let reduced = crate::kit::reduced_motion();
+        let reduced = crate::reduced_motion();
         if self.reduced != Some(reduced) {
             self.reduced = Some(reduced);
             self.stage.set_reduced_motion(reduced);
@@ -106,9 +106,9 @@ impl StageState {
         let endings = sim.recent_endings();
         let now_s = sim.now() as f64 / 1e6;
         let rd = Readings { now_s, finished: sim.is_finished(), live, endings: &endings, calm };
-        let mut measure = CanvasMeasure { ctx, look, font: None };
-        let list = self.stage.frame(w, h, needs, &rd, dt_ms, &mut measure, &PageWords(look));
-        replay::replay(ctx, list, look);
+        let mut measure = CanvasMeasure { ctx, palette: look.palette(), font: None };
+        let list = self.stage.frame(w, h, needs, &rd, dt_ms, &mut measure, look.words);
+        crate::replay::replay(ctx, list, look);
         if self.stage.attrs_due() {
             let attrs = self.stage.attrs(calm);
             let mut joined = String::new();

@@ -1,0 +1,140 @@
+//! The first-frame module: the first wasm a page load fetches, about a third of the page's own.
+//! It runs the opening scenario and animates its stage in the page's static layout (index.html,
+//! made from the page by scripts/prerender.mjs), so a learner on a slow phone sees requests move
+//! while the page's module is still on its way. When the page mounts it asks where the run got
+//! to ([`first_handoff`]), stops this loop and carries on from there.
+//!
+//! It carries the engine, the stage's display list and painters (`app_model::stage`,
+//! `lab_canvas`) and the stage's words in both languages (build.rs); no view framework, no
+//! translation tables, no panels.
+//!
+//! Must not know: leptos, the page's components, anything the opening does not need.
+
+use std::cell::RefCell;
+
+use app_model::engine::{Runs, Tick};
+use app_model::locale::LocaleCode;
+use app_model::query::FirstAddress;
+use app_model::stage::Words;
+use lab_canvas::stage::{StageConfig, StageState};
+use wasm_bindgen::prelude::*;
+
+mod words {
+    include!(concat!(env!("OUT_DIR"), "/words.rs"));
+}
+
+/// The id of the stage's canvas (the page's run A: `app::engine::STAGE_IDS`).
+const STAGE_ID: &str = "stage";
+
+/// The stage's words in the page's language.
+struct StageWords(LocaleCode);
+
+impl Words for StageWords {
+    fn text(&self, key: &str, args: &[(&str, String)]) -> String {
+        let template = match words::WORDS.binary_search_by(|(k, _, _)| (*k).cmp(key)) {
+            Ok(i) => match self.0 {
+                LocaleCode::En => words::WORDS[i].1,
+                LocaleCode::Zh => words::WORDS[i].2,
+            },
+            Err(_) => key,
+        };
+        app_model::messages::fill(template, args)
+    }
+}
+
+/// The opening run and its stage while this module animates it.
+struct First {
+    runs: Runs,
+    stage: StageState,
+    words: StageWords,
+    projector: bool,
+}
+
+thread_local! {
+    // The run this module animates until the page takes it over: one per page load, reached from
+    // the animation frames and from the page's call (JavaScript, no owner to hold it).
+    static FIRST: RefCell<Option<First>> = const { RefCell::new(None) };
+}
+
+fn main() {}
+
+fn browser_locale() -> LocaleCode {
+    let Some(nav) = web_sys::window().map(|w| w.navigator()) else { return LocaleCode::En };
+    let mut tags: Vec<String> = nav.languages().iter().filter_map(|v| v.as_string()).collect();
+    tags.extend(nav.language());
+    LocaleCode::preferred(tags.iter().map(String::as_str))
+}
+
+/// Starts animating the opening stage for the page's address `search` (`location.search`).
+/// Returns false, and does nothing, when the address may open anything else (a link, a lesson,
+/// an embedding…: `app_model::query::FirstAddress`) or the page has no stage canvas: the page's
+/// module then draws the first frame.
+#[wasm_bindgen]
+pub fn first_start(search: &str) -> bool {
+    let Some(address) = FirstAddress::parse(search) else { return false };
+    let (_, scenario) = app_model::page::opening_scenario();
+    if lab_canvas::canvas_by_id(STAGE_ID).is_none() {
+        return false;
+    }
+    let Ok(sim) = sim_core::Simulation::new(&scenario) else { return false };
+    let stage = StageState::new(StageConfig::of(&sim));
+    let mut runs = Runs::new(vec![sim]);
+    // the calm numbers the stage draws from (counts, KV fill), as at t = 0
+    runs.views();
+    let first = First {
+        runs,
+        stage,
+        words: StageWords(address.locale.unwrap_or_else(browser_locale)),
+        projector: address.high_contrast,
+    };
+    FIRST.with(|f| *f.borrow_mut() = Some(first));
+    request_frame();
+    true
+}
+
+/// Stops the animation and returns the simulated time the opening run reached, µs (0 when this
+/// module animated nothing). The page seeks its own run of the same scenario to it.
+#[wasm_bindgen]
+pub fn first_handoff() -> f64 {
+    FIRST.with(|f| f.borrow_mut().take()).map_or(0.0, |first| first.runs.runs[0].sim.now() as f64)
+}
+
+fn request_frame() {
+    let Some(w) = web_sys::window() else { return };
+    let cb = Closure::once_into_js(frame);
+    let _ = w.request_animation_frame(cb.unchecked_ref());
+}
+
+/// Calm ticks (the counts and fill the stage shows) every this many frames, about 7 a second
+/// as the page's.
+const CALM_EVERY: u64 = 9;
+
+fn frame() {
+    let Some(perf) = web_sys::window().and_then(|w| w.performance()) else { return };
+    let go_on = FIRST.with(|f| {
+        let mut guard = f.borrow_mut();
+        let Some(first) = guard.as_mut() else { return false };
+        let tick = Tick { now_ms: perf.now(), playing: true, speed: 1.0, fast_forward: false };
+        let out = first.runs.advance(tick, &mut || perf.now());
+        if first.runs.stats.frames % CALM_EVERY == 0 {
+            first.runs.views();
+        }
+        if let Some(canvas) = lab_canvas::canvas_by_id(STAGE_ID) {
+            let h = lab_canvas::stage::height(f64::from(canvas.client_width()), 1);
+            if let Some((ctx, w, h)) = lab_canvas::fit_canvas(&canvas, lab_canvas::stage::MIN_W, h) {
+                let look = lab_canvas::Look { projector: first.projector, words: &first.words };
+                let r = &first.runs.runs[0];
+                let live = r.sim.live_requests();
+                first.stage.frame(&ctx, look, w, h, &r.sim, &live, &r.calm, out.dt_ms);
+            }
+        }
+        first.runs.frame_done(tick.now_ms, perf.now());
+        if first.runs.stats.first_animated_ms.is_some() {
+            lab_canvas::mark_first_animated_frame();
+        }
+        !out.all_finished
+    });
+    if go_on {
+        request_frame();
+    }
+}
