@@ -126,6 +126,7 @@ awk -v css="$css" -v mods="wasm-$hash" -v first="first-$first_hash" '
     print "          window.labFirst = f;"
     print "          await new Promise((drawn) => requestAnimationFrame(() => setTimeout(drawn, 0)));"
     print "        }"
+    print "        window.labFetched = Object.fromEntries(f.first_tables(location.search).map((u) => [u, fetch(u)]));"
     print "      } catch (e) {"
     print "        console.warn(\"the first-frame module did not start; the page draws its first frame\", e);"
     print "      }"

@@ -12,8 +12,17 @@ pub enum LocaleCode {
     Zh,
 }
 
+/// The parts of each language's translation tables: `app/i18n/{part}.{locale}.json`, copied
+/// beside the page as `i18n/` (the page fetches its language's, [`LocaleCode::table_urls`]).
+pub const TABLE_PARTS: [&str; 3] = ["ui", "features", "lessons"];
+
 impl LocaleCode {
     pub const ALL: [LocaleCode; 2] = [LocaleCode::En, LocaleCode::Zh];
+
+    /// The addresses of the language's tables, relative to the page (it works under any path).
+    pub fn table_urls(self) -> [String; 3] {
+        TABLE_PARTS.map(|part| format!("i18n/{part}.{}.json", self.code()))
+    }
 
     /// `en`, `zh`, or a BCP 47 tag such as `zh-CN` / `en-GB` (any case).
     pub fn parse(s: &str) -> Option<LocaleCode> {

@@ -172,6 +172,17 @@ mod tests {
             }
         }
         assert_eq!(plain, 9, "the addresses with only locale= and contrast= (and unknown ones)");
+        // the tables fetched beside the page's module: the language locale= asks for, whatever else
+        for a in ["?locale=zh", "?lesson=x&locale=zh-CN", "?locale=zh&locale=en", "?embed=1&locale=zh"] {
+            assert_eq!(FirstAddress::locale_of(a), Query::parse(a).locale, "{a}");
+            assert_eq!(
+                FirstAddress::locale_of(a).map(|l| l.table_urls()[0].clone()).as_deref(),
+                Some("i18n/ui.zh.json")
+            );
+        }
+        for a in ["", "?locale=xx", "?lang=zh", "?xlocale=zh"] {
+            assert_eq!(FirstAddress::locale_of(a), None, "{a}");
+        }
     }
 
     #[test]

@@ -199,6 +199,19 @@ impl FirstAddress {
     }
 }
 
+impl FirstAddress {
+    /// The language `locale=` asks for (its first occurrence, if it names one), whatever else
+    /// the address asks: the page's tables are fetched beside its module in that language, or
+    /// the browser's.
+    pub fn locale_of(search: &str) -> Option<LocaleCode> {
+        let value = search.trim_start_matches('?').split('&').find_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (k == Param::Locale.name()).then(|| decode_component(v))
+        })?;
+        LocaleCode::parse(&value)
+    }
+}
+
 /// Splits a comma list into its trimmed, non-empty items.
 fn items(v: &str) -> impl Iterator<Item = &str> {
     v.split(',').map(str::trim).filter(|x| !x.is_empty())

@@ -27,11 +27,6 @@ pub fn browser_locale() -> Locale {
 
 type Table = HashMap<String, String>;
 
-/// The parts of each language's table: `app/i18n/{part}.{locale}.json`. The build copies the folder
-/// beside the page (`dist/i18n/`), and only the language shown is fetched, so the wasm carries no
-/// text. The address is relative to the page, like the wasm's own: the lab works under any path.
-const PARTS: [&str; 3] = ["ui", "features", "lessons"];
-
 /// The tables fetched so far, indexed like [`Locale::ALL`]. A cache of constant data, not page
 /// state: a language's table is fetched once and never changes (which language the page shows is
 /// [`Lang`], in context).
@@ -113,9 +108,13 @@ pub async fn load(l: Locale) -> Result<(), String> {
     if loaded(l) {
         return Ok(());
     }
-    let urls = PARTS.map(|part| format!("i18n/{part}.{}.json", l.code()));
+    // The tables are `app_model::locale::TABLE_PARTS`, fetched for the language shown only, so the
+    // wasm carries no text; index.html's loader may have started these requests already, beside
+    // the page's module (`window.labFetched`: address → the fetch's promise, each taken once).
+    let urls = l.table_urls();
     // start every request before waiting for any
-    let pending = urls.each_ref().map(|url| JsFuture::from(window().fetch_with_str(url)));
+    let pending =
+        urls.each_ref().map(|url| JsFuture::from(prefetched(url).unwrap_or_else(|| window().fetch_with_str(url))));
     let mut all = Table::new();
     for (url, response) in urls.iter().zip(pending) {
         let failed = |why: String| format!("{url}: {why}");
@@ -131,6 +130,16 @@ pub async fn load(l: Locale) -> Result<(), String> {
     }
     let _ = TABLES[index(l)].set(all);
     Ok(())
+}
+
+/// The promise of a fetch of `url` that index.html's loader started, taken out of
+/// `window.labFetched` (a response's body is read once).
+fn prefetched(url: &str) -> Option<js_sys::Promise> {
+    let started = js_sys::Reflect::get(&window(), &"labFetched".into()).ok().filter(|v| v.is_object())?;
+    let key = JsValue::from_str(url);
+    let promise = js_sys::Reflect::get(&started, &key).ok()?.dyn_into::<js_sys::Promise>().ok()?;
+    let _ = js_sys::Reflect::delete_property(started.unchecked_ref::<js_sys::Object>(), &key);
+    Some(promise)
 }
 
 fn js_text(e: &JsValue) -> String {

@@ -92,6 +92,13 @@ pub fn first_start(search: &str) -> bool {
     true
 }
 
+/// The addresses of the page's translation tables in the language it will most likely show
+/// (`locale=`, else the browser's), for index.html's loader to fetch beside the page's module.
+#[wasm_bindgen]
+pub fn first_tables(search: &str) -> Vec<String> {
+    FirstAddress::locale_of(search).unwrap_or_else(browser_locale).table_urls().to_vec()
+}
+
 /// Stops the animation and returns the simulated time the opening run reached, µs (0 when this
 /// module animated nothing). The page seeks its own run of the same scenario to it.
 #[wasm_bindgen]
