@@ -1,17 +1,22 @@
-// The page's static layout, written into a release build's index.html (scripts/build-web.sh):
-// what the page looks like the moment it mounts, in English, taken from the page itself in
-// headless Chromium, so the first paint needs no wasm and nothing moves when the page mounts in
-// its place (app/src/lib.rs removes it in the same task).
+// The page's static layout, written into a release build (scripts/build-web.sh): what the page
+// looks like the moment it mounts, taken from the page itself in headless Chromium, so the first
+// paint needs no wasm and nothing moves when the page mounts in its place (app/src/lib.rs removes
+// it in the same task).
 //
 //   node scripts/prerender.mjs DIST
 //
-// The layout is the DOM the page mounts, before its first animation frame (a mutation observer
-// reads it in the microtask after the mount): every number still "—", t = 0, nothing of the
-// run drawn; form fields keep the values the page gave them. Each top-level element is marked `data-first-paint` and `inert` (its buttons answer
-// only once the page has mounted); test ids and ids go, but for the stage's canvas (`#stage`),
-// which the first-frame module animates meanwhile (`first-paint` gives it its drawn height
-// before its first frame: static/first.css). The same build gives the same layout, byte for
-// byte (scripts/repro.sh).
+// The layout is the DOM the page mounts, read at the animation frame after the mount (its first,
+// which spans no time): every number still "—", t = 0, nothing of the run drawn; form fields keep
+// the values the page gave them. Each top-level element is marked
+// `data-first-paint` and `inert` (its buttons answer only once the page has mounted); test ids
+// and ids go, but for the stage's canvas (`#stage`), which the first-frame module animates
+// meanwhile (`first-paint` gives it its drawn height before its first frame: static/first.css).
+//
+// The English layout is in index.html; the Chinese one in first-paint.zh.html. A small script
+// after the layout shows it as the page will mount for this visitor: in Chinese when `locale=`
+// or, without it, the browser asks for it (fetched, the English one kept invisible meanwhile), and
+// without "Start here" once dismissed. The same build gives the same files, byte for byte
+// (scripts/repro.sh).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
@@ -28,6 +33,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const BEGIN = '<!-- static layout: scripts/prerender.mjs -->';
 const END = '<!-- end of the static layout -->';
+const ZH_FILE = 'first-paint.zh.html';
 
 /** In the page: the body's elements as the page mounts them, cleaned for the static layout. */
 function takeLayout() {
@@ -35,9 +41,16 @@ function takeLayout() {
     const seen = new MutationObserver(() => {
       if (!document.querySelector('main.lab')) return;
       seen.disconnect();
+      // the page's effects have run by the next animation frame, and its first frame (registered
+      // at mount, before this) moved nothing: it spans no time
+      requestAnimationFrame(() => done(take()));
+    });
+    seen.observe(document, { childList: true, subtree: true });
+    const take = () => {
       const out = [];
+      let dismissedKey = null;
       for (const el of document.body.children) {
-        if (['SCRIPT', 'NOSCRIPT'].includes(el.tagName)) continue;
+        if (['SCRIPT', 'NOSCRIPT', 'TEMPLATE'].includes(el.tagName)) continue;
         const copy = el.cloneNode(true);
         // form values are properties, which a copy's HTML does not carry: write them as attributes
         const live = [el, ...el.querySelectorAll('*')];
@@ -56,8 +69,11 @@ function takeLayout() {
           node.removeAttribute('data-testid');
           if (node.id && node.id !== 'stage') node.removeAttribute('id');
           if (node.tagName === 'CANVAS') {
-            for (const a of ['width', 'height', 'style']) node.removeAttribute(a);
+            for (const a of [...node.attributes]) {
+              if (['width', 'height', 'style'].includes(a.name) || a.name.startsWith('data-')) node.removeAttribute(a.name);
+            }
           }
+          if (node.dataset?.dismissedKey) dismissedKey = node.dataset.dismissedKey;
         }
         copy.querySelector('canvas#stage')?.classList.add('first-paint');
         copy.querySelector('canvas#stage')?.closest('.stage-block')?.classList.add('first-paint');
@@ -65,31 +81,88 @@ function takeLayout() {
         copy.setAttribute('inert', '');
         out.push(copy.outerHTML);
       }
-      done(out.join('\n'));
-    });
-    seen.observe(document, { childList: true, subtree: true });
+      return { html: out.join('\n'), lang: document.documentElement.lang, dismissedKey };
+    };
   });
+}
+
+/** The static layout's chooser (runs in the page right after the English layout is parsed). */
+function choose(zhFile, zhLang, dismissedKey) {
+  // The page's rule (app_model::locale): locale= when it names a language, else the browser's
+  // first that does, else English; a tag is `en`, `zh` or one of theirs (`zh-CN`, `en_GB`).
+  const pick = (tag) => {
+    const t = String(tag ?? '').trim().toLowerCase();
+    return ['en', 'zh'].find((c) => t === c || t.startsWith(`${c}-`) || t.startsWith(`${c}_`));
+  };
+  const asked = pick(new URLSearchParams(location.search).get('locale'));
+  const lang = asked ?? [...(navigator.languages ?? []), navigator.language].map(pick).find(Boolean) ?? 'en';
+  const root = document.documentElement;
+  const drop = () => {
+    if (dismissedKey && localStorage.getItem(dismissedKey) !== null) {
+      for (const el of document.querySelectorAll('[data-first-paint].start-here, [data-first-paint] .start-here')) el.remove();
+    }
+  };
+  try {
+    drop();
+  } catch {
+    // no local storage: "Start here" shows, as the page shows it
+  }
+  if (lang !== 'zh') return;
+  root.classList.add('first-paint-wait');
+  fetch(zhFile)
+    .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${zhFile}: HTTP ${r.status}`))))
+    .then((html) => {
+      const old = [...document.querySelectorAll('[data-first-paint]')];
+      if (old.length === 0) return; // the page has mounted already
+      const t = document.createElement('template');
+      t.innerHTML = html;
+      old[0].before(t.content);
+      for (const el of old) el.remove();
+      root.lang = zhLang;
+      try {
+        drop();
+      } catch {
+        // as above
+      }
+    })
+    .catch(() => {})
+    .finally(() => root.classList.remove('first-paint-wait'));
+}
+
+async function layoutOf(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+  try {
+    await page.addInitScript(`window.__layout = (${takeLayout.toString()})();`);
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(url, { waitUntil: 'commit' });
+    const layout = await page.waitForFunction(() => window.__layout, null, { timeout: 60_000 }).then((h) => h.jsonValue());
+    if (errors.length) throw new Error(`the page failed while mounting (${url}): ${errors.join('; ')}`);
+    if (!layout.html.includes('id="stage"')) throw new Error(`the page mounted no canvas#stage (${url})`);
+    return layout;
+  } finally {
+    await page.close();
+  }
 }
 
 const server = await serveDir(dist);
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--lang=en-US'] });
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-  await page.addInitScript(`window.__layout = (${takeLayout.toString()})();`);
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(server.url, { waitUntil: 'commit' });
-  const layout = await page.waitForFunction(() => window.__layout, null, { timeout: 60_000 }).then((h) => h.jsonValue());
-  if (errors.length) throw new Error(`the page failed while mounting: ${errors.join('; ')}`);
-  if (!layout.includes('id="stage"')) throw new Error('the mounted page has no canvas#stage');
+  const en = await layoutOf(browser, server.url);
+  const zh = await layoutOf(browser, `${server.url}?locale=zh`);
+  if (zh.lang === en.lang) throw new Error(`the page mounted with locale=zh has <html lang="${zh.lang}">, as in English`);
+  if (!en.dismissedKey) throw new Error('the page mounted no "Start here" with data-dismissed-key');
   const file = join(dist, 'index.html');
   const html = await readFile(file, 'utf8');
   if (html.includes(BEGIN)) throw new Error(`${file} has a static layout already`);
   const at = html.indexOf('<body>');
   if (at < 0) throw new Error(`${file} has no <body>`);
   const cut = at + '<body>'.length;
-  await writeFile(file, `${html.slice(0, cut)}\n${BEGIN}\n${layout}\n${END}${html.slice(cut)}`);
-  console.log(`prerender: ${file} has the page's static layout (${layout.length} characters)`);
+  const args = [ZH_FILE, zh.lang, en.dismissedKey].map((a) => JSON.stringify(a)).join(', ');
+  const chooser = `<script>(${choose.toString()})(${args});</script>`;
+  await writeFile(file, `${html.slice(0, cut)}\n${BEGIN}\n${en.html}\n${chooser}\n${END}${html.slice(cut)}`);
+  await writeFile(join(dist, ZH_FILE), `${zh.html}\n`);
+  console.log(`prerender: the page's static layout in ${file} (${en.html.length} characters) and ${ZH_FILE} (${zh.html.length})`);
 } finally {
   await browser.close();
   await server.close();

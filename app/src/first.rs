@@ -10,7 +10,8 @@ use crate::i18n::{t, tf, tx};
 use crate::kit::{storage_get, storage_set};
 use crate::ui::use_ui;
 
-/// Local storage key: the learner dismissed "Start here".
+/// Local storage key: the learner dismissed "Start here" (on the section as
+/// `data-dismissed-key`, so the page's static layout leaves it out for such a visitor too).
 const DISMISSED: &str = "lab.first.start_dismissed";
 
 fn say(x: &Text) -> String {
@@ -61,7 +62,13 @@ pub fn StartHere() -> impl IntoView {
     let hidden = move || dismissed.get() || ui.embed.get() || ui.lesson.with(Option::is_some) || first.is_none();
     let title = move || first.map(|id| t(&format!("lesson.{id}.title"))).unwrap_or_default();
     view! {
-        <section class="start-here" class:hidden=hidden data-testid="start-here" aria-label=tx("first.start.aria")>
+        <section
+            class="start-here"
+            class:hidden=hidden
+            data-testid="start-here"
+            data-dismissed-key=DISMISSED
+            aria-label=tx("first.start.aria")
+        >
             <p class="start-text">
                 <strong>{tx("first.start.lead")}</strong>
                 " "

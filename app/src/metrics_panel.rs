@@ -65,7 +65,7 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                 .map(|(j, col)| {
                     let text = move || p.with(|p| p.lines[i].cells[j].text.clone());
                     let over = move || p.with(|p| p.lines[i].cells[j].over);
-                    view! { <td class="num" class:over=over data-testid=spec.id(col.0)>{text}</td> }
+                    view! { <td class="num" class:over=over class:mean={col.0 == "mean"} data-testid=spec.id(col.0)>{text}</td> }
                 })
                 .collect_view();
             let counted = move || p.with(|p| p.lines[i].counted.as_ref().map(say).unwrap_or_default());
@@ -295,7 +295,7 @@ pub fn KeyNumbers(run: Run) -> impl IntoView {
                 <span class="key-value good">{move || p.with(|p| p.key_goodput.clone())}</span>
                 <span class="key-sub">{move || p.with(|p| p.key_throughput.as_ref().map(say).unwrap_or_default())}</span>
             </div>
-            <div class="key" data-testid="key-kv">
+            <div class="key key-kv" data-testid="key-kv">
                 <span class="key-label"><Term label="metrics.key_kv" def=defs::KV_USED/></span>
                 <span class="key-value">{kv}</span>
                 <span class="key-sub">{pool}</span>

@@ -124,7 +124,7 @@ pub fn Toolbar() -> impl IntoView {
                 <span class="err inline" role="alert" data-testid="seed-error">{move || seed_err.with(|m| m.as_ref().map(crate::i18n::msg))}</span>
             </div>
             <button
-                class="btn"
+                class="btn ab-toggle"
                 class:active=move || ui.ab.get()
                 data-testid="ab-toggle"
                 aria-pressed=move || ui.ab.get().to_string()
@@ -138,7 +138,7 @@ pub fn Toolbar() -> impl IntoView {
                 // milliseconds show while paused, where a step may advance only a few
                 // data-us: the exact simulated time (a step may end an iteration within the
                 // millisecond the text shows)
-                <span data-testid="sim-time" data-us=move || format!("{:.0}", time() * 1e6)>{move || sim_time_text(time(), ui.playing.get())}</span>
+                <span class="sim-time" data-testid="sim-time" data-us=move || format!("{:.0}", time() * 1e6)>{move || sim_time_text(time(), ui.playing.get())}</span>
                 " s"
                 <span class="warn" class:hidden=move || !ui.behind.get()>{tx("toolbar.behind")}</span>
                 <span

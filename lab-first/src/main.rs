@@ -99,6 +99,12 @@ pub fn first_tables(search: &str) -> Vec<String> {
     FirstAddress::locale_of(search).unwrap_or_else(browser_locale).table_urls().to_vec()
 }
 
+/// The simulated time the opening run has reached, µs (0 when this module animates nothing).
+#[wasm_bindgen]
+pub fn first_time_us() -> f64 {
+    FIRST.with(|f| f.borrow().as_ref().map_or(0.0, |first| first.runs.runs[0].sim.now() as f64))
+}
+
 /// Stops the animation and returns the simulated time the opening run reached, µs (0 when this
 /// module animated nothing). The page seeks its own run of the same scenario to it.
 #[wasm_bindgen]

@@ -92,7 +92,7 @@ fn row(r: &ClassRow) -> impl IntoView {
         <tr data-verdict=r.verdict.id() class=if r.verdict == RowVerdict::Verified { "ok" } else { "no" }>
             <td data-testid="class-name">{r.name.clone().unwrap_or_else(|| format::NONE.into())}</td>
             <td>{ex_title}</td>
-            <td data-testid="class-verdict">{verdict_word(&r.verdict)}</td>
+            <td class="class-verdict" data-testid="class-verdict">{verdict_word(&r.verdict)}</td>
             <td>{pass}</td>
             <td class="num">{score}</td>
             <td><code title=r.code.clone()>{short_code(&r.code)}</code></td>
