@@ -5,6 +5,7 @@
 //! the data table it opens. The page paints them on a canvas and renders the table.
 
 pub mod cdf;
+pub mod figure;
 pub mod series;
 #[cfg(test)]
 mod tests;
