@@ -194,6 +194,22 @@ pub fn tf(key: &str, args: &[(&str, String)]) -> String {
     fill(&t(key), args)
 }
 
+/// The page's words for `app_model`'s sentences ([`t`] and [`tf`]: in the current language,
+/// tracked).
+pub struct Page;
+
+/// [`Page`] as the model takes it.
+pub const PAGE: &Page = &Page;
+
+impl app_model::messages::Words for Page {
+    fn t(&self, key: &str) -> String {
+        t(key)
+    }
+    fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
+        tf(key, args)
+    }
+}
+
 /// Fills `{name}` placeholders; unknown names stay as written (host-tested in app-model).
 pub use app_model::messages::fill;
 

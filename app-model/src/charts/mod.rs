@@ -45,11 +45,7 @@ impl ChartInput<'_> {
     }
 }
 
-/// The page's words: a translation and a template with `{name}` placeholders filled.
-pub trait Words {
-    fn t(&self, key: &str) -> String;
-    fn tf(&self, key: &str, args: &[(&str, String)]) -> String;
-}
+pub use crate::messages::Words;
 
 /// A chart in words: its summary (its accessible description) and, while its table is open,
 /// the plotted points.

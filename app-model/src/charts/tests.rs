@@ -1,20 +1,8 @@
 use super::cdf::{self, Cdf, CDF_POINTS};
 use super::series::{self, Mark, SeriesChart};
 use super::*;
+use crate::messages::Keys;
 use sim_core::scenario::Scenario;
-
-/// Words that show their key and arguments (`key{a=1,b=2}`).
-struct Keys;
-
-impl Words for Keys {
-    fn t(&self, key: &str) -> String {
-        key.to_string()
-    }
-    fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
-        let args: Vec<String> = args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{key}{{{}}}", args.join(","))
-    }
-}
 
 fn run(preset: &str, seconds: u64) -> Simulation {
     let s = Scenario::from_json(sim_core::presets::find(preset).expect("preset").json).expect("valid");

@@ -186,17 +186,7 @@ mod tests {
     #[test]
     fn the_sweep_charts_mark_the_knee_once_a_later_point_ran_and_the_slo_line() {
         use crate::charts::figure::{Dash, Ink, Item};
-        use crate::charts::Words;
-        struct Keys;
-        impl Words for Keys {
-            fn t(&self, key: &str) -> String {
-                key.to_string()
-            }
-            fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
-                let args: Vec<String> = args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                format!("{key}{{{}}}", args.join(","))
-            }
-        }
+        use crate::messages::Keys;
         let pts = [
             point(1.0, 100.0, 80.0, Some(50.0)),
             point(2.0, 200.0, 150.0, Some(90.0)),
