@@ -31,3 +31,9 @@ impl PathSink for Canvas<'_> {
 pub fn add_path(ctx: &CanvasRenderingContext2d, shape: Shape, x: f64, y: f64, r: f64) {
     outline(&mut Canvas(ctx), shape, x, y, r);
 }
+
+/// A class's shape as a small inline SVG beside its name.
+pub fn icon(class: usize) -> impl leptos::prelude::IntoView {
+    use leptos::prelude::*;
+    view! { <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=svg_path(class) fill=colour(class)/></svg> }
+}

@@ -3,48 +3,34 @@
 //! run's summary at the calm tick), with their definitions and B's marks against run A.
 
 use app_model::ab::{self, Arrow, Change};
-use app_model::panels::metrics::{slo_of, Panel, Part, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, LINES};
+use app_model::panels::metrics::{Panel, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, LINES};
 use app_model::Run;
 use leptos::prelude::*;
+use sim_core::Summary;
 
 use crate::defs::{self, say, Term};
-use crate::engine::RunView;
 use crate::format;
 use crate::glyph;
 use crate::i18n::{t, tf, tx};
 use crate::ui::use_ui;
 
-/// The panel's numbers for `run`: its summary's part for the selected class (or all), that
-/// class's SLO (or the only class's), and run A's for B in A/B mode.
+/// The panel's numbers for `run` (`Panel::of_run`): the selected class's (or all), run A's
+/// beside B in A/B mode.
 fn panel(run: Run) -> Memo<Panel> {
     let ui = use_ui();
-    let info = ui.infos[run.index()];
-    // The selected class's name, if one is selected and exists in this run.
-    let class_name = Memo::new(move |_| {
-        let c = ui.class_view.get()?;
-        info.with(|i| i.as_ref().and_then(|i| i.class_names.get(c).cloned()))
-    });
-    let slo =
-        Memo::new(move |_| info.with(|i| i.as_ref().and_then(|i| slo_of(&i.scenario, ui.class_view.get()).cloned())));
+    let i = run.index();
     Memo::new(move |_| {
-        let name = class_name.get();
-        let name = name.as_deref();
+        let class = ui.class_view.get();
         let against = run == Run::B && ui.ab.get();
-        slo.with(|slo| {
-            ui.views[run.index()].with(|v| {
-                let shown = part(v, name);
-                if against {
-                    ui.views[0].with(|a| Panel::new(shown, slo.as_ref(), part(a, name)))
-                } else {
-                    Panel::new(shown, slo.as_ref(), None)
-                }
-            })
+        let a = move |f: &dyn Fn(Option<&Summary>) -> Panel| match against {
+            true => ui.views[0].with(|a| f(a.as_ref().map(|a| &a.summary))),
+            false => f(None),
+        };
+        ui.infos[i].with(|info| {
+            let info = info.as_ref().map(|i| (&i.scenario, i.class_names.as_slice()));
+            ui.views[i].with(|v| a(&|a| Panel::of_run(info, class, v.as_ref().map(|v| &v.summary), a)))
         })
     })
-}
-
-fn part<'a>(v: &'a Option<RunView>, class: Option<&str>) -> Option<Part<'a>> {
-    v.as_ref().map(|v| Part::of(&v.summary, class))
 }
 
 /// Metrics of `run`.
@@ -75,25 +61,20 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                     view! { <td class="num vs-col">{change}</td> }
                 })
             };
-            let head = if spec.every_arrival() {
+            // the every-arrival views have no SLO of their own
+            let slo = (!spec.every_arrival()).then(|| {
                 view! {
-                    <th scope="row">
-                        <Term label=spec.label def=spec.def/>
-                        <span class="over-tag" data-testid=spec.id("over")>{counted}</span>
-                    </th>
+                    <span class="slo-tag" class:missed=move || p.with(|p| p.lines[i].missed) data-testid=spec.id("slo")>
+                        {move || p.with(|p| p.lines[i].slo.clone())}
+                    </span>
                 }
-                .into_any()
-            } else {
-                view! {
-                    <th scope="row">
-                        <Term label=spec.label def=spec.def/>
-                        <span class="slo-tag" class:missed=move || p.with(|p| p.lines[i].missed) data-testid=spec.id("slo")>
-                            {move || p.with(|p| p.lines[i].slo.clone())}
-                        </span>
-                        <span class="over-tag" data-testid=spec.id("over")>{counted}</span>
-                    </th>
-                }
-                .into_any()
+            });
+            let head = view! {
+                <th scope="row">
+                    <Term label=spec.label def=spec.def/>
+                    {slo}
+                    <span class="over-tag" data-testid=spec.id("over")>{counted}</span>
+                </th>
             };
             view! { <tr class:censored=spec.every_arrival()>{head}{cells}{vs_cell}</tr> }
         })
@@ -139,11 +120,8 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                 .into_iter()
                 .enumerate()
                 .map(|(i, name)| {
-                    let content = view! {
-                        <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(i) fill=glyph::colour(i)/></svg>
-                        <span class="sr-only">{tx(glyph::shape_name(i))}" "</span>
-                        {name}
-                    };
+                    let content =
+                        view! { {glyph::icon(i)}<span class="sr-only">{tx(glyph::shape_name(i))}" "</span>{name} };
                     tab(Some(i), format!("class-tab-{i}"), content.into_any())
                 })
                 .collect_view();

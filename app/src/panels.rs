@@ -52,7 +52,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                     .map(|(c, name)| {
                         view! {
                             <li>
-                                <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(c) fill=glyph::colour(c)/></svg>
+                                {glyph::icon(c)}
                                 <span class="sr-only">{t(glyph::shape_name(c))}</span>
                                 {name.clone()}
                                 {legend::priority(&i.scenario, c).as_ref().map(say)}
