@@ -5,6 +5,7 @@
 pub mod defs;
 pub mod hbm;
 pub mod legend;
+pub mod live;
 pub mod metrics;
 pub mod replicas;
 pub mod trust;
