@@ -34,5 +34,6 @@ pub mod stage;
 pub mod stage_layout;
 pub mod tabs;
 pub mod transport;
+pub mod words;
 
 pub use run::Run;

@@ -15,7 +15,7 @@ pub struct Text {
 
 impl Text {
     /// In the page's words.
-    pub fn said(&self, w: &dyn crate::messages::Words) -> String {
+    pub fn said(&self, w: &dyn crate::words::Words) -> String {
         w.tf(self.key, &self.args)
     }
 }

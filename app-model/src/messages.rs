@@ -19,28 +19,6 @@ use crate::control_table::{control, CONTROLS};
 use crate::controls::{plain_path, Kind, Options, TypedError};
 use crate::format;
 
-/// The page's words: a translation and a template with `{name}` placeholders filled (the page
-/// gives its translation tables; a test gives keys).
-pub trait Words {
-    fn t(&self, key: &str) -> String;
-    fn tf(&self, key: &str, args: &[(&str, String)]) -> String;
-}
-
-/// Words that show their key and arguments (`key{a=1,b=2}`): what the tests word things with.
-#[cfg(test)]
-pub(crate) struct Keys;
-
-#[cfg(test)]
-impl Words for Keys {
-    fn t(&self, key: &str) -> String {
-        key.to_string()
-    }
-    fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
-        let args: Vec<String> = args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{key}{{{}}}", args.join(","))
-    }
-}
-
 /// A message: a translation key and its placeholders' values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Msg {

@@ -201,7 +201,7 @@ pub struct Page;
 /// [`Page`] as the model takes it.
 pub const PAGE: &Page = &Page;
 
-impl app_model::messages::Words for Page {
+impl app_model::words::Words for Page {
     fn t(&self, key: &str) -> String {
         t(key)
     }
@@ -213,24 +213,7 @@ impl app_model::messages::Words for Page {
 /// Fills `{name}` placeholders; unknown names stay as written (host-tested in app-model).
 pub use app_model::messages::fill;
 
-/// A message of `app_model::messages` in the current language (tracks the locale): its key's
-/// text with each placeholder filled (labels and units translated, lists joined).
+/// A message of `app_model::messages` in the current language (tracks the locale).
 pub fn msg(m: &app_model::messages::Msg) -> String {
-    use app_model::messages::Arg;
-    let args: Vec<(&str, String)> = m
-        .args
-        .iter()
-        .map(|(name, arg)| {
-            let v = match arg {
-                Arg::Text(s) => s.clone(),
-                Arg::Key(k) => t(k),
-                Arg::Label(k) => t(k),
-                Arg::Msg(inner) => msg(inner),
-                Arg::Or(list) => list.iter().map(msg).collect::<Vec<_>>().join(&t("msg.or")),
-                Arg::List(items) => app_model::messages::list_words(items, &t("msg.list_sep"), &t("msg.list_last")),
-            };
-            (*name, v)
-        })
-        .collect();
-    fill(&t(m.key), &args)
+    m.said(PAGE)
 }

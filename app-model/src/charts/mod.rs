@@ -45,7 +45,7 @@ impl ChartInput<'_> {
     }
 }
 
-pub use crate::messages::Words;
+pub use crate::words::Words;
 
 /// A chart in words: its summary (its accessible description) and, while its table is open,
 /// the plotted points.

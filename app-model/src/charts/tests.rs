@@ -1,7 +1,7 @@
 use super::cdf::{self, Cdf, CDF_POINTS};
 use super::series::{self, Mark, SeriesChart};
 use super::*;
-use crate::messages::Keys;
+use crate::words::Keys;
 use sim_core::scenario::Scenario;
 
 fn run(preset: &str, seconds: u64) -> Simulation {

@@ -11,7 +11,7 @@ use sim_core::sim::HbmUse;
 
 use super::{defs, Text};
 use crate::format;
-use crate::messages::Words;
+use crate::words::Words;
 
 /// One segment of the gauge: its key (CSS class `seg-…`, test id `hbm-…`), label, definition
 /// and bytes.
@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn the_gauge_in_words_names_each_segment_once_the_numbers_are_in() {
-        use crate::messages::Keys;
+        use crate::words::Keys;
         let g = Gauge::new(&hbm(), 0.0);
         assert_eq!(g.title(&Keys, 0), format!("hbm.weights: {}", format::gib(16.0 * GIB)));
         let aria = g.aria(&Keys);

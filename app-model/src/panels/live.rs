@@ -3,8 +3,8 @@
 
 use crate::engine::RunView;
 use crate::format;
-use crate::messages::Words;
 use crate::run::Run;
+use crate::words::Words;
 
 /// One run in words.
 pub fn describe(w: &dyn Words, v: &RunView) -> String {
@@ -37,7 +37,7 @@ pub fn summary(w: &dyn Words, views: [Option<&RunView>; 2], ab: bool) -> String 
 mod tests {
     use super::*;
     use crate::engine::Runs;
-    use crate::messages::Keys;
+    use crate::words::Keys;
     use sim_core::{Scenario, Simulation};
 
     fn view(seconds: u64) -> RunView {

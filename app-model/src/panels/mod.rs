@@ -8,6 +8,7 @@ pub mod legend;
 pub mod live;
 pub mod metrics;
 pub mod replicas;
+pub mod sections;
 pub mod trust;
 
 pub use crate::limit_badge::Text;

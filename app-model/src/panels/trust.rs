@@ -50,7 +50,7 @@ pub fn engine_line(g: &Group) -> Text {
 }
 
 /// The summary above the table: each whole engine's line.
-pub fn summary(w: &dyn crate::messages::Words, groups: &[Group]) -> String {
+pub fn summary(w: &dyn crate::words::Words, groups: &[Group]) -> String {
     groups.iter().filter(|g| g.tp.is_none()).map(|g| engine_line(g).said(w)).collect::<Vec<_>>().join(" ")
 }
 
@@ -96,7 +96,7 @@ mod tests {
     #[test]
     fn the_summary_says_each_whole_engine_once() {
         let groups = lab_content::trust::table();
-        let said = summary(&crate::messages::Keys, &groups);
+        let said = summary(&crate::words::Keys, &groups);
         let engines = groups.iter().filter(|g| g.tp.is_none()).count();
         assert!(engines > 0);
         assert_eq!(said.matches("trust.engine_line{").count(), engines);

@@ -186,7 +186,7 @@ mod tests {
     #[test]
     fn the_sweep_charts_mark_the_knee_once_a_later_point_ran_and_the_slo_line() {
         use crate::charts::figure::{Dash, Ink, Item};
-        use crate::messages::Keys;
+        use crate::words::Keys;
         let pts = [
             point(1.0, 100.0, 80.0, Some(50.0)),
             point(2.0, 200.0, 150.0, Some(90.0)),

@@ -7,7 +7,7 @@ use sim_core::{catalog, Dtype, Problem, ScenarioError};
 
 use super::Reported;
 use crate::format;
-use crate::messages::Words;
+use crate::words::Words;
 
 /// Text the page shows: as it is, or a translation key with its placeholders.
 #[derive(Clone, Debug, PartialEq)]
@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn a_line_says_what_it_checks_and_its_values_with_units() {
-        use crate::messages::Keys;
+        use crate::words::Keys;
         let l = line("ms", true);
         let label = crate::tabs::contract::line_key(&l.field).expect("an SLO has words");
         assert_eq!(line_cells(&Keys, &l), [label, format!("≤ {}", format::ms(1.0)), format::ms(2.0)]);

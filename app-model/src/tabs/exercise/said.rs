@@ -9,7 +9,7 @@ use super::{
     Record, SolutionLine,
 };
 use crate::format::{self, NONE};
-use crate::messages::Words;
+use crate::words::Words;
 
 /// The built-in exercise `id`.
 pub fn exercise(id: &str) -> Option<Exercise> {
@@ -242,7 +242,7 @@ pub fn class_row(w: &dyn Words, r: &ClassRow) -> [String; 5] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::messages::Keys;
+    use crate::words::Keys;
     use lab_content::exercise::exercises;
 
     fn rec(settings: Vec<String>, score: Option<f64>) -> Record {
