@@ -7,6 +7,8 @@ use sim_core::memory::{self, Bound, Fix};
 use sim_core::Scenario;
 
 use crate::format;
+use crate::messages::Arg;
+use crate::words::Words;
 
 /// The settings the editor offers a memory fix under.
 pub const FIXABLE: [&str; 4] = ["num_gpus", "dtype", "gpu_memory_utilization", "max_model_len"];
@@ -27,6 +29,29 @@ pub fn fix_key(f: &Fix) -> &'static str {
         Bound::AtLeast => "ctl.fix_at_least",
         Bound::AtMost => "ctl.fix_at_most",
         Bound::Exactly => "ctl.fix_exactly",
+    }
+}
+
+/// The fix's sentence and its button's words, the value as the control shows it ("fp8 (1
+/// byte)", "0.22").
+pub fn fix_words(w: &dyn Words, f: &Fix) -> (String, String) {
+    let shown = match crate::messages::value_arg(f.setting, &f.value) {
+        Arg::Key(k) => w.t(k),
+        Arg::Text(s) => s,
+        _ => String::new(),
+    };
+    (w.tf(fix_key(f), &[("value", shown.clone())]), w.tf("ctl.fix_use", &[("value", shown)]))
+}
+
+/// The line under the preset drop-down: the preset's summary, marked edited once the draft
+/// changed since it was loaded ("edited" alone for a scenario no preset gave); nothing while a
+/// lesson or an exercise is open.
+pub fn preset_line(w: &dyn Words, summary: String, edited: bool, lesson_or_exercise: bool) -> String {
+    match (lesson_or_exercise, edited, summary.is_empty()) {
+        (true, _, _) => String::new(),
+        (false, true, false) => w.tf("ctl.edited", &[("summary", summary)]),
+        (false, true, true) => w.t("ctl.edited_alone"),
+        (false, false, _) => summary,
     }
 }
 
@@ -102,5 +127,24 @@ mod tests {
         let [(_, model), (_, tokens)] = max_context(&s).unwrap();
         assert_eq!(model, if m.name.is_empty() { m.id.clone() } else { m.name.clone() });
         assert_eq!(tokens, format::int(u64::from(m.max_context)));
+    }
+
+    #[test]
+    fn a_fix_says_its_value_as_the_control_shows_it_and_the_preset_line_says_edited() {
+        use crate::words::Keys;
+        let mut oom = preset("chat-latency-first");
+        oom.gpu_memory_utilization = 0.2;
+        let f = fix_under(&oom, "gpu_memory_utilization").expect("a fix");
+        let (sentence, button) = fix_words(&Keys, &f);
+        let shown = match crate::messages::value_arg(f.setting, &f.value) {
+            Arg::Text(s) => s,
+            other => panic!("a number: {other:?}"),
+        };
+        assert_eq!(sentence, format!("ctl.fix_at_least{{value={shown}}}"));
+        assert_eq!(button, format!("ctl.fix_use{{value={shown}}}"));
+        assert_eq!(preset_line(&Keys, "S".into(), false, false), "S");
+        assert_eq!(preset_line(&Keys, "S".into(), true, false), "ctl.edited{summary=S}");
+        assert_eq!(preset_line(&Keys, String::new(), true, false), "ctl.edited_alone");
+        assert_eq!(preset_line(&Keys, "S".into(), true, true), "");
     }
 }

@@ -14,7 +14,7 @@ use sim_core::profile::Engine;
 use sim_core::workload::BUILTIN_TRACES;
 
 use crate::field::{keyed_options, verbatim_options, FieldFrame, NumberField, OptText, SelectField, ToggleField};
-use crate::i18n::{msg, t, tf};
+use crate::i18n::{msg, tf, PAGE};
 use crate::ui::{use_ui, Ui};
 
 /// sim-core's problem at `path`, if the draft is invalid there, in the page's language and
@@ -159,17 +159,11 @@ fn fix_hint(run: Run, ctl: &'static Control) -> Option<impl IntoView> {
         });
         move || {
             fix.get().map(|f| {
-                // as the control shows it: "fp8 (1 byte)", "0.22"
-                let shown = match messages::value_arg(ctl.setting, &f.value) {
-                    messages::Arg::Key(k) => t(k),
-                    messages::Arg::Text(s) => s,
-                    _ => String::new(),
-                };
-                let key = editor::fix_key(&f);
+                let (sentence, button) = editor::fix_words(PAGE, &f);
                 let value = f.value.clone();
                 view! {
                     <p class="fix small" role="status" data-testid=format!("fix-{}", ctl.id)>
-                        {tf(key, &[("value", shown.clone())])} " "
+                        {sentence} " "
                         <button
                             class="btn small-btn"
                             data-testid=format!("apply-fix-{}", ctl.id)
@@ -181,7 +175,7 @@ fn fix_hint(run: Run, ctl: &'static Control) -> Option<impl IntoView> {
                                     }
                                 });
                             }
-                        >{tf("ctl.fix_use", &[("value", shown)])}</button>
+                        >{button}</button>
                     </p>
                 }
             })

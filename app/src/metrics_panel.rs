@@ -4,6 +4,7 @@
 
 use app_model::ab::{self, Arrow, Change};
 use app_model::panels::metrics::{Panel, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, LINES};
+use app_model::panels::sections;
 use app_model::Run;
 use leptos::prelude::*;
 use sim_core::Summary;
@@ -11,7 +12,7 @@ use sim_core::Summary;
 use crate::defs::{self, say, Term};
 use crate::format;
 use crate::glyph;
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{t, tf, tx, PAGE};
 use crate::ui::use_ui;
 
 /// The panel's numbers for `run` (`Panel::of_run`): the selected class's (or all), run A's
@@ -134,21 +135,8 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
         })
     };
 
-    let title = move || {
-        if ui.ab.get() {
-            tf("metrics.run", &[("run", run.label().to_string())])
-        } else {
-            t("metrics.title")
-        }
-    };
-    let when = move || {
-        view_sig.with(|v| {
-            v.as_ref().map_or_else(String::new, |v| {
-                let key = if v.finished { "metrics.after_finished" } else { "metrics.after" };
-                tf(key, &[("time", format::sim_time(v.now_s))])
-            })
-        })
-    };
+    let title = move || sections::run_heading(PAGE, "metrics.title", "metrics.run", run, ui.ab.get());
+    let when = move || view_sig.with(|v| sections::metrics_when(PAGE, v.as_ref()));
     let column_heads = COLUMNS
         .iter()
         .map(|&(key, _, label, def)| view! { <th scope="col" class:mean-head=key == "mean"><Term label=label def=def/></th> })
@@ -251,16 +239,7 @@ pub fn KeyNumbers(run: Run) -> impl IntoView {
             </div>
         }
     };
-    let kv = move || {
-        view_sig.with(|v| v.as_ref().map_or_else(|| format::NONE.to_string(), |v| format::pct(v.hbm.kv_pool_share())))
-    };
-    let pool = move || {
-        info.with(|i| {
-            i.as_ref().map_or_else(String::new, |i| {
-                tf("metrics.key_pool", &[("size", format::gib(i.plan.kv_capacity_bytes))])
-            })
-        })
-    };
+    let kv = Memo::new(move |_| view_sig.with(|v| info.with(|i| sections::kv_key(PAGE, v.as_ref(), i.as_ref()))));
     view! {
         <section class="key-numbers" data-testid=format!("key-numbers-{}", run.slug()) aria-label=tx("metrics.key_aria")>
             <Show when=move || ui.ab.get()>
@@ -275,8 +254,8 @@ pub fn KeyNumbers(run: Run) -> impl IntoView {
             </div>
             <div class="key" data-testid="key-kv">
                 <span class="key-label"><Term label="metrics.key_kv" def=defs::KV_USED/></span>
-                <span class="key-value">{kv}</span>
-                <span class="key-sub">{pool}</span>
+                <span class="key-value">{move || kv.with(|k| k.0.clone())}</span>
+                <span class="key-sub">{move || kv.with(|k| k.1.clone())}</span>
             </div>
         </section>
     }

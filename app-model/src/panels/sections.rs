@@ -4,7 +4,7 @@
 use sim_core::metric::Count;
 use sim_core::ScenarioError;
 
-use crate::engine::RunView;
+use crate::engine::{RunInfo, RunView};
 use crate::format;
 use crate::messages::{field_message, Banner};
 use crate::run::Run;
@@ -40,6 +40,31 @@ pub fn charts_scope(w: &dyn Words, class: Option<String>, ab: bool) -> String {
         Some(name) => w.tf("panels.scope_class", &[("name", name), ("runs", runs)]),
         None => w.tf("panels.scope_all", &[("runs", runs)]),
     }
+}
+
+/// A run's heading over its metrics ("Run B" in A/B mode), or over its editor ("Scenario B").
+pub fn run_heading(w: &dyn Words, alone: &str, of_run: &str, run: Run, ab: bool) -> String {
+    if ab {
+        w.tf(of_run, &[("run", run.label().to_string())])
+    } else {
+        w.t(alone)
+    }
+}
+
+/// When the metrics panel's numbers are from: the simulated time, and whether the run ended.
+pub fn metrics_when(w: &dyn Words, v: Option<&RunView>) -> String {
+    v.map_or_else(String::new, |v| {
+        let key = if v.finished { "metrics.after_finished" } else { "metrics.after" };
+        w.tf(key, &[("time", format::sim_time(v.now_s))])
+    })
+}
+
+/// The key numbers' KV in use: the pool's share held now, and the pool's size beneath.
+pub fn kv_key(w: &dyn Words, v: Option<&RunView>, info: Option<&RunInfo>) -> (String, String) {
+    let used = v.map_or_else(|| format::NONE.to_string(), |v| format::pct(v.hbm.kv_pool_share()));
+    let pool =
+        info.map_or_else(String::new, |i| w.tf("metrics.key_pool", &[("size", format::gib(i.plan.kv_capacity_bytes))]));
+    (used, pool)
 }
 
 /// The configuration-error banner of a draft in words.
@@ -122,5 +147,23 @@ mod tests {
         assert_eq!(b.title, "panels.err_run{run=B}panels.err_cannot_run{}");
         assert_eq!(b.fields[0], field_message(&err.errors[0], &names).said(&Keys));
         assert!(!ErrorBanner::of(&Keys, &err, &names, Run::A, false).title.starts_with("panels.err_run"));
+    }
+
+    #[test]
+    fn the_metrics_panel_says_whose_numbers_and_from_when() {
+        assert_eq!(run_heading(&Keys, "metrics.title", "metrics.run", Run::B, true), "metrics.run{run=B}");
+        assert_eq!(run_heading(&Keys, "metrics.title", "metrics.run", Run::B, false), "metrics.title");
+        assert_eq!(metrics_when(&Keys, None), "");
+        assert_eq!((kv_key(&Keys, None, None)), (format::NONE.to_string(), String::new()));
+        let sim = Simulation::new(&scenario()).expect("runs");
+        let info = RunInfo::of(&sim);
+        let mut runs = Runs::new(vec![sim]);
+        let mut v = runs.views().remove(0);
+        assert_eq!(metrics_when(&Keys, Some(&v)), format!("metrics.after{{time={}}}", format::sim_time(v.now_s)));
+        v.finished = true;
+        assert!(metrics_when(&Keys, Some(&v)).starts_with("metrics.after_finished{"));
+        let (used, pool) = kv_key(&Keys, Some(&v), Some(&info));
+        assert_eq!(used, format::pct(v.hbm.kv_pool_share()));
+        assert_eq!(pool, format!("metrics.key_pool{{size={}}}", format::gib(info.plan.kv_capacity_bytes)));
     }
 }
