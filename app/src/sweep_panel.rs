@@ -7,7 +7,7 @@
 use app_model::jobs::{Status, SweepJob};
 use app_model::tabs::sweep::{self as model, SweepForm, SweepRun};
 use app_model::tabs::sweep_chart as chart;
-use lab_content::sweep::{Sweep, SweepParam, SweepPoint};
+use lab_content::sweep::{SweepParam, SweepPoint};
 use leptos::prelude::*;
 
 use crate::charts::{paint, PageWords};
@@ -38,20 +38,16 @@ struct State {
 impl State {
     fn start(self) {
         let st = self;
-        let Some((a, b, n)) = st.form.try_update(SweepForm::check).flatten() else { return };
-        let p = st.form.with_untracked(|f| f.param);
         let ui = st.ui;
         let which = if ui.ab.get_untracked() { ui.editing.get_untracked().index() } else { 0 };
         let base = ui.drafts[which].get_untracked();
-        let sweep = match Sweep::new(&base, p, a, b, n) {
-            Ok(s) => s,
-            Err(e) => {
-                st.error.set(Some(e));
-                return;
-            }
+        let Some(started) = st.form.try_update(|f| f.start(&base)).flatten() else { return };
+        let (sweep, run) = match started {
+            Ok(started) => started,
+            Err(e) => return st.error.set(Some(e)),
         };
         st.error.set(None);
-        st.run.set(SweepRun::started(p, base.classes.first().and_then(|c| c.slo.ttft_ms), n));
+        st.run.set(run);
         kit::start(st.runner, SweepJob::new(sweep), move |status| match status {
             Status::Working(p) => st.run.update(|r| r.advanced(p.share, p.new_points)),
             Status::Finished(points) => st.run.update(|r| r.finished(points)),

@@ -8,7 +8,8 @@ pub fn knee_seen(points: &[lab_content::sweep::SweepPoint]) -> Option<(f64, f64)
     let (v, g) = knee(points)?;
     points.iter().any(|p| p.value > v && p.summary.is_some()).then_some((v, g))
 }
-use lab_content::sweep::{to_csv, SweepParam, SweepPoint};
+use lab_content::sweep::{to_csv, Sweep, SweepParam, SweepPoint};
+use sim_core::{Scenario, ScenarioError};
 
 /// Most points a sweep may have.
 pub const MAX_STEPS: usize = 100;
@@ -135,6 +136,15 @@ impl SweepForm {
     /// Another knob: its starting range, no errors.
     pub fn set_param(&mut self, p: SweepParam) {
         *self = SweepForm::new(p);
+    }
+
+    /// A sweep of `base` (the scenario being edited) over the form's range, when every input is
+    /// good (else `None`, each bad input saying why): the sweep and its run on screen (which draws
+    /// the base's first class's TTFT objective), or why sim-core refuses it.
+    pub fn start(&mut self, base: &Scenario) -> Option<Result<(Sweep, SweepRun), ScenarioError>> {
+        let (a, b, n) = self.check()?;
+        let slo = base.classes.first().and_then(|c| c.slo.ttft_ms);
+        Some(Sweep::new(base, self.param, a, b, n).map(|sweep| (sweep, SweepRun::started(self.param, slo, n))))
     }
 
     /// Checks the inputs; the range and number of points when every input is good.
@@ -277,6 +287,23 @@ mod tests {
         f.inputs = ["1,000".into(), "5".into(), "2".into()];
         assert_eq!(f.check(), Some((1000.0, 5.0, 2)));
         assert_eq!(f.errors, [None; 3]);
+    }
+
+    #[test]
+    fn a_sweep_starts_only_from_good_inputs_and_a_base_sim_core_accepts() {
+        let base = Scenario::from_json(sim_core::presets::find("chat-latency-first").expect("preset").json).unwrap();
+        let mut f = SweepForm::default();
+        let (sweep, run) = f.start(&base).expect("good inputs").expect("accepted");
+        assert_eq!((run.param, run.total, run.phase), (f.param, 10, Phase::Running));
+        assert_eq!(run.slo_ms, base.classes[0].slo.ttft_ms);
+        assert!(!sweep.is_done());
+        f.inputs[2] = "1".into();
+        assert!(f.start(&base).is_none());
+        assert_eq!(f.errors[2], Some(InputError::Steps));
+        let mut broken = base.clone();
+        broken.scheduler.max_num_seqs = 0;
+        let mut f = SweepForm::default();
+        assert!(f.start(&broken).expect("good inputs").is_err());
     }
 
     #[test]
