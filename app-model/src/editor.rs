@@ -1,14 +1,17 @@
 //! The editor's words beside its controls, decided without the DOM: the memory fix offered
-//! under a setting while the draft does not fit, the options of the model and GPU drop-downs,
-//! the note under the context length.
+//! under a setting while the draft does not fit, the drop-downs' options, the note under the
+//! context length, the line under the preset drop-down.
 
-use sim_core::catalog::{GpuSpec, ModelSpec};
+use sim_core::catalog::{self, GpuSpec, ModelSpec};
 use sim_core::memory::{self, Bound, Fix};
+use sim_core::profile::Engine;
+use sim_core::workload::BUILTIN_TRACES;
 use sim_core::Scenario;
 
+use crate::controls::Options;
 use crate::format;
 use crate::messages::Arg;
-use crate::words::Words;
+use crate::words::{Said, Words};
 
 /// The settings the editor offers a memory fix under.
 pub const FIXABLE: [&str; 4] = ["num_gpus", "dtype", "gpu_memory_utilization", "max_model_len"];
@@ -52,6 +55,26 @@ pub fn preset_line(w: &dyn Words, summary: String, edited: bool, lesson_or_exerc
         (false, true, false) => w.tf("ctl.edited", &[("summary", summary)]),
         (false, true, true) => w.t("ctl.edited_alone"),
         (false, false, _) => summary,
+    }
+}
+
+/// A drop-down's options: each value and its text.
+pub fn options(o: Options) -> Vec<(String, Said)> {
+    match o {
+        Options::Keys(list) => list.iter().map(|&(v, key)| (v.to_string(), Said::key(key))).collect(),
+        Options::DraftModels => {
+            let head = (String::new(), Said::key("ctl.draft_model.head"));
+            std::iter::once(head).chain(options(Options::Models)).collect()
+        }
+        Options::Models => {
+            let model = |m: ModelSpec| (m.id.clone(), Said::Fill("ctl.model.option", model_option(&m).to_vec()));
+            catalog::models().into_iter().map(model).collect()
+        }
+        Options::Gpus => catalog::gpus().into_iter().map(|g| (g.id.clone(), Said::Text(gpu_option(&g)))).collect(),
+        Options::Traces => BUILTIN_TRACES.iter().map(|(n, _)| (n.to_string(), Said::Text(n.to_string()))).collect(),
+        Options::Engines => {
+            Engine::ALL.iter().map(|e| (e.name().to_string(), Said::Text(e.label().to_string()))).collect()
+        }
     }
 }
 
@@ -146,5 +169,23 @@ mod tests {
         assert_eq!(preset_line(&Keys, "S".into(), true, false), "ctl.edited{summary=S}");
         assert_eq!(preset_line(&Keys, String::new(), true, false), "ctl.edited_alone");
         assert_eq!(preset_line(&Keys, "S".into(), true, true), "");
+    }
+
+    #[test]
+    fn every_drop_down_lists_its_values_with_their_words() {
+        use crate::words::Keys;
+        let list: &'static [(&str, &str)] = &[("a", "k.a"), ("b", "k.b")];
+        assert_eq!(options(Options::Keys(list)), [("a".into(), Said::key("k.a")), ("b".into(), Said::key("k.b"))]);
+        let models = options(Options::Models);
+        assert_eq!(models.len(), catalog::models().len());
+        let m = catalog::models().into_iter().next().expect("a model");
+        assert_eq!(models[0], (m.id.clone(), Said::Fill("ctl.model.option", model_option(&m).to_vec())));
+        let drafts = options(Options::DraftModels);
+        assert_eq!((drafts.len(), drafts[0].1.words(&Keys)), (models.len() + 1, "ctl.draft_model.head{}".into()));
+        let g = catalog::gpus().into_iter().next().expect("a GPU");
+        assert_eq!(options(Options::Gpus)[0], (g.id.clone(), Said::Text(gpu_option(&g))));
+        assert_eq!(options(Options::Traces).len(), BUILTIN_TRACES.len());
+        let engines = options(Options::Engines);
+        assert_eq!(engines[0].1.words(&Keys), Engine::ALL[0].label());
     }
 }

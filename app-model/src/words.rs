@@ -34,6 +34,28 @@ impl Msg {
     }
 }
 
+/// Text the page shows: as it is, or a translation key with its placeholders' values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Said {
+    Text(String),
+    Fill(&'static str, Vec<(&'static str, String)>),
+}
+
+impl Said {
+    /// A translation key's text alone.
+    pub fn key(key: &'static str) -> Said {
+        Said::Fill(key, Vec::new())
+    }
+
+    /// In the page's words.
+    pub fn words(&self, w: &dyn Words) -> String {
+        match self {
+            Said::Text(s) => s.clone(),
+            Said::Fill(key, args) => w.tf(key, args),
+        }
+    }
+}
+
 /// Words that show their key and arguments (`key{a=1,b=2}`): what the tests word things with.
 #[cfg(test)]
 pub(crate) struct Keys;

@@ -7,14 +7,7 @@ use sim_core::{catalog, Dtype, Problem, ScenarioError};
 
 use super::Reported;
 use crate::format;
-use crate::words::Words;
-
-/// Text the page shows: as it is, or a translation key with its placeholders.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Said {
-    Text(String),
-    Fill(&'static str, Vec<(&'static str, String)>),
-}
+use crate::words::{Said, Words};
 
 /// A value of a report line with its unit, as the page shows it.
 pub fn line_value(l: &CheckLine, v: f64) -> Said {
@@ -27,16 +20,6 @@ pub fn line_value(l: &CheckLine, v: f64) -> Said {
         "$" => format::usd(v),
         _ => format!("{} {}", format::plain(v), l.unit),
     })
-}
-
-impl Said {
-    /// In the page's words.
-    pub fn words(self, w: &dyn Words) -> String {
-        match self {
-            Said::Text(s) => s,
-            Said::Fill(key, args) => w.tf(key, &args),
-        }
-    }
 }
 
 /// A report line's cells in words: what it checks, the target with its comparison, the measured
