@@ -54,6 +54,13 @@ pub fn sentence_key(id: &str, say: &str) -> String {
 }
 
 /// Sentences as one paragraph: a space between them, none after a full-width stop (Chinese runs
+/// The explanation in the page's words: the sentences the outcome says, each filled with the
+/// runs' numbers, joined.
+pub fn explanation(w: &dyn Words, id: &str, o: &Outcome) -> String {
+    let args = outcome_args(o);
+    join_sentences(o.sentences.iter().map(|s| w.tf(&sentence_key(id, s), &args)))
+}
+
 /// on).
 pub fn join_sentences(sentences: impl IntoIterator<Item = String>) -> String {
     let mut out = String::new();
@@ -342,5 +349,18 @@ mod tests {
         }
         let (heads, _) = runs_table(&Keys, &core::LESSONS[0], &["x"], &sums[..1]);
         assert_eq!(heads[1], format!("lesson.{}.variant.x", core::LESSONS[0].id));
+    }
+
+    #[test]
+    fn the_explanation_fills_each_sentence_with_the_runs_numbers() {
+        let o = Outcome {
+            answer: 0,
+            numbers: [("ttft_p99_ms", 1200.0)].into_iter().collect(),
+            sentences: vec!["first", "second"],
+        };
+        let args = outcome_args(&o);
+        let said = explanation(&crate::words::Keys, "demo", &o);
+        let arg = format!("{}={}", args[0].0, args[0].1);
+        assert_eq!(said, format!("lesson.demo.say.first{{{arg}}} lesson.demo.say.second{{{arg}}}"));
     }
 }

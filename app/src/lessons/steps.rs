@@ -7,8 +7,7 @@ use lab_content::sweep::SweepParam;
 use leptos::prelude::*;
 
 use super::{
-    explanation, load_scenarios, moment_text, open, set_step, shown_watch, skip_to_explanation, text_of, Ctx,
-    HIGHLIGHT_CLASS,
+    load_scenarios, moment_text, open, set_step, shown_watch, skip_to_explanation, text_of, Ctx, HIGHLIGHT_CLASS,
 };
 use crate::format;
 use crate::i18n::{self, t, tf, PAGE};
@@ -259,7 +258,7 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
             let key = format!("lesson.{id}.feedback.{p}");
             i18n::has(&key).then(|| view! { <p class="lesson-why small" data-testid="lesson-why">{t(&key)}</p> })
         })}
-        <p class="lesson-explanation" data-testid="lesson-explanation">{explanation(id, &outcome)}</p>
+        <p class="lesson-explanation" data-testid="lesson-explanation">{explain::explanation(PAGE, id, &outcome)}</p>
         {moments_list(cx)}
         <div class="lesson-look">
             <span class="look-icon" aria-hidden="true">"◎"</span>
