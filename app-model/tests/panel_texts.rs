@@ -23,7 +23,7 @@ fn table(locale: &str) -> BTreeMap<String, String> {
 fn keys_named(spaces: &[&str]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![root.join("src/editor.rs"), root.join("src/words.rs")];
+    let mut files = vec![root.join("src/editor.rs"), root.join("src/words.rs"), root.join("src/link.rs")];
     for dir in ["src/panels", "src/charts", "src/tabs", "src/tabs/exercise", "src/tabs/contract"] {
         for entry in std::fs::read_dir(root.join(dir)).expect("source folder") {
             files.push(entry.expect("entry").path());
@@ -60,8 +60,10 @@ fn placeholders(s: &str) -> Vec<&str> {
 #[test]
 fn every_key_the_models_name_exists_in_both_languages() {
     let (en, zh) = (table("en"), table("zh"));
-    let spaces =
-        ["metrics", "hbm", "chart", "a11y", "replicas", "trust", "def", "panels", "features", "ctl", "msg", "lessons"];
+    let spaces = [
+        "metrics", "hbm", "chart", "a11y", "replicas", "trust", "def", "panels", "features", "ctl", "msg", "lessons",
+        "share",
+    ];
     let keys = keys_named(&spaces);
     assert!(keys.len() > 60, "the models name their words: {}", keys.len());
     for (file, key) in keys {

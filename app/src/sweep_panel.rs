@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::charts::{paint, PageWords};
 use crate::format;
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{t, tf, tx, PAGE};
 use crate::kit::{self, button, data_url, text, Jobs};
 use crate::theme::Look;
 use crate::ui::{use_ui, Ui};
@@ -61,10 +61,7 @@ impl State {
     }
 
     fn status(self) -> String {
-        self.run.with(|r| {
-            let args = [("done", r.points.len().to_string()), ("total", r.total.to_string())];
-            tf(r.phase.key(), &args)
-        })
+        self.run.with(|r| r.status(PAGE))
     }
 }
 

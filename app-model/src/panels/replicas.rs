@@ -145,11 +145,11 @@ mod tests {
     #[test]
     fn the_head_names_the_routers_policy_in_words() {
         let r = Replicas {
-            head: Some((Text { key: "replicas.head", args: vec![("n", "4".into())] }, "replicas.policy.rr".into())),
+            head: Some((Text { key: "head", args: vec![("n", "4".into())] }, "policy-rr".into())),
             imbalance: None,
             tiles: Vec::new(),
         };
-        assert_eq!(r.head_words(&crate::words::Keys).as_deref(), Some("replicas.head{n=4,policy=replicas.policy.rr}"));
+        assert_eq!(r.head_words(&crate::words::Keys).as_deref(), Some("head{n=4,policy=policy-rr}"));
         assert_eq!(Replicas { head: None, ..r }.head_words(&crate::words::Keys), None);
     }
 }

@@ -261,6 +261,12 @@ impl SweepRun {
     }
 
     /// The points as `llmsim sweep` writes them, once the sweep is not running and has points.
+    /// The status line: the phase with the points done of all.
+    pub fn status(&self, w: &dyn crate::words::Words) -> String {
+        let args = [("done", self.points.len().to_string()), ("total", self.total.to_string())];
+        w.tf(self.phase.key(), &args)
+    }
+
     pub fn csv(&self) -> Option<String> {
         (self.phase != Phase::Running && !self.points.is_empty()).then(|| to_csv(self.param, &self.points))
     }
@@ -304,6 +310,14 @@ mod tests {
         broken.scheduler.max_num_seqs = 0;
         let mut f = SweepForm::default();
         assert!(f.start(&broken).expect("good inputs").is_err());
+    }
+
+    #[test]
+    fn the_status_line_counts_the_points_done_of_all() {
+        let mut r = SweepRun::started(SweepParam::RatePerS, None, 3);
+        r.advanced(0.3, vec![SweepPoint { value: 1.0, summary: None, error: None, problem: None }]);
+        assert_eq!(r.status(&crate::words::Keys), "features.sweep.running{done=1,total=3}");
+        assert_eq!(SweepRun::default().status(&crate::words::Keys), "features.sweep.idle{done=0,total=0}");
     }
 
     #[test]

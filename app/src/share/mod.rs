@@ -361,10 +361,7 @@ pub fn LinkBanner() -> impl IntoView {
     let problem = use_links().problem;
     let link = move || {
         problem.get().map(|p| {
-            let lead = match p {
-                LinkProblem::Unreadable(_) => "share.bad_link",
-                LinkProblem::Refused(_) => "share.refused",
-            };
+            let lead = p.lead_key();
             let msg = p.message().to_string();
             view! {
                 <div class="banner error link-banner" role="alert" data-testid="link-error">
