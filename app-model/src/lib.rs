@@ -24,6 +24,7 @@ pub mod link;
 pub mod locale;
 pub mod locks;
 pub mod messages;
+pub mod opening;
 pub mod page;
 pub mod panels;
 pub mod query;
