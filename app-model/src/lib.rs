@@ -24,6 +24,7 @@ pub mod link;
 pub mod locale;
 pub mod locks;
 pub mod messages;
+pub mod opening;
 pub mod page;
 pub mod panels;
 pub mod query;
@@ -34,5 +35,6 @@ pub mod stage;
 pub mod stage_layout;
 pub mod tabs;
 pub mod transport;
+pub mod words;
 
 pub use run::Run;

@@ -13,6 +13,13 @@ pub struct Text {
     pub args: Vec<(&'static str, String)>,
 }
 
+impl Text {
+    /// In the page's words.
+    pub fn said(&self, w: &dyn crate::words::Words) -> String {
+        w.tf(self.key, &self.args)
+    }
+}
+
 fn text(key: &'static str, args: Vec<(&'static str, String)>) -> Text {
     Text { key, args }
 }

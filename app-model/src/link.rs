@@ -23,6 +23,14 @@ impl LinkProblem {
         }
     }
 
+    /// The lead-in the page puts above sim-core's words (a translation key).
+    pub fn lead_key(&self) -> &'static str {
+        match self {
+            LinkProblem::Unreadable(_) => "share.bad_link",
+            LinkProblem::Refused(_) => "share.refused",
+        }
+    }
+
     /// `kind` of the `error` event posted to an embedding page.
     pub fn event_kind(&self) -> &'static str {
         match self {
@@ -109,7 +117,7 @@ mod tests {
         for code in ["", "1.notbase64!!", "9.e30", "x"] {
             let p = open(code).expect_err(code);
             assert!(matches!(p, LinkProblem::Unreadable(_)), "{code}: {p:?}");
-            assert_eq!(p.event_kind(), "link");
+            assert_eq!((p.event_kind(), p.lead_key()), ("link", "share.bad_link"));
             assert!(!p.message().is_empty());
         }
     }
@@ -132,6 +140,7 @@ mod tests {
         state.compare = Some(big);
         let p = open(&state.encode()).expect_err("refused");
         assert!(matches!(p, LinkProblem::Refused(_)));
+        assert_eq!((p.event_kind(), p.lead_key()), ("config", "share.refused"));
         assert_eq!(p.event_kind(), "config");
     }
 

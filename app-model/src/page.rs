@@ -4,7 +4,7 @@
 
 use sim_core::presets;
 use sim_core::scenario::Arrival;
-use sim_core::Scenario;
+use sim_core::{Scenario, ScenarioError, Simulation};
 
 /// Arrivals per second of the page's default opening: twice the default preset's 8, so within
 /// a few seconds the queue builds behind max batch 32 (with most of the KV free) and the p99
@@ -82,6 +82,17 @@ pub fn apply(running: &[Scenario], drafts: &[Scenario], force: bool) -> Apply {
 }
 
 /// The class view after the runs on screen changed to scenarios with `classes` classes: a class
+/// A simulation of each draft; when any cannot run, what each draft's problem is (by position,
+/// `None` for a draft that runs).
+pub fn build(drafts: &[Scenario]) -> Result<Vec<Simulation>, Vec<Option<ScenarioError>>> {
+    let built: Vec<Result<Simulation, ScenarioError>> = drafts.iter().map(Simulation::new).collect();
+    if built.iter().all(Result::is_ok) {
+        Ok(built.into_iter().flatten().collect())
+    } else {
+        Err(built.into_iter().map(Result::err).collect())
+    }
+}
+
 /// beyond them, or any class when there is only one, falls back to all classes (`None`).
 pub fn class_view_after(selected: Option<usize>, classes: usize) -> Option<usize> {
     selected.filter(|c| *c < classes && classes > 1)
@@ -214,5 +225,15 @@ mod tests {
         let mut b = a.clone();
         b.name = Some("mine".into());
         assert!(differences(&a, &b).is_empty());
+    }
+
+    #[test]
+    fn drafts_build_together_or_each_says_its_problem() {
+        let (_, good) = opening_scenario();
+        assert_eq!(build(&[good.clone(), good.clone()]).map(|s| s.len()).ok(), Some(2));
+        let mut bad = good.clone();
+        bad.scheduler.max_num_seqs = 0;
+        let Err(errors) = build(&[good, bad]) else { panic!("B cannot run") };
+        assert!(errors[0].is_none() && errors[1].is_some());
     }
 }

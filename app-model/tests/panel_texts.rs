@@ -1,6 +1,7 @@
-//! Every translation key the panels' and charts' models name (`src/panels`, `src/charts`: the
-//! lines' labels, the definitions, the words they build) exists in English and Chinese, with the
-//! same placeholders. The browser test of the tables only reads `app/src`.
+//! Every translation key the models name (`src/panels`, `src/charts`, `src/tabs`, the editor's
+//! and the messages' words: the lines' labels, the definitions, the words they build) exists in
+//! English and Chinese, with the same placeholders. The browser test of the tables only reads
+//! `app/src`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,11 +22,19 @@ fn table(locale: &str) -> BTreeMap<String, String> {
 /// The quoted strings of the models' sources that look like keys of the tables' namespaces.
 fn keys_named(spaces: &[&str]) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for dir in ["src/panels", "src/charts"] {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-        for entry in std::fs::read_dir(&dir).expect("source folder") {
-            let path = entry.expect("entry").path();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("src/editor.rs"), root.join("src/words.rs"), root.join("src/link.rs")];
+    for dir in ["src/panels", "src/charts", "src/tabs", "src/tabs/exercise", "src/tabs/contract"] {
+        for entry in std::fs::read_dir(root.join(dir)).expect("source folder") {
+            files.push(entry.expect("entry").path());
+        }
+    }
+    {
+        for path in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
             let text = std::fs::read_to_string(&path).expect("source");
+            // the code, not its comments
+            let text: String =
+                text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
             for (i, quoted) in text.split('"').enumerate() {
                 let key_shaped = i % 2 == 1
                     && quoted.split_once('.').is_some_and(|(space, rest)| {
@@ -51,7 +60,10 @@ fn placeholders(s: &str) -> Vec<&str> {
 #[test]
 fn every_key_the_models_name_exists_in_both_languages() {
     let (en, zh) = (table("en"), table("zh"));
-    let spaces = ["metrics", "hbm", "chart", "a11y", "replicas", "trust", "def", "panels"];
+    let spaces = [
+        "metrics", "hbm", "chart", "a11y", "replicas", "trust", "def", "panels", "features", "ctl", "msg", "lessons",
+        "share",
+    ];
     let keys = keys_named(&spaces);
     assert!(keys.len() > 60, "the models name their words: {}", keys.len());
     for (file, key) in keys {

@@ -1,6 +1,7 @@
 //! For screen readers: a visually hidden live region that says, calmly, how the run is doing —
-//! "queue 12, batch 48, HBM 83 %, p99 TTFT 1.20 s" — at most once every few seconds, and only
-//! when the words changed. The numbers are sim-core's, from the calm tick's views.
+//! "queue 12, batch 48, HBM 83 %, p99 TTFT 1.20 s" (`app_model::panels::live`) — at most once
+//! every few seconds, and only when the words changed. The numbers are sim-core's, from the calm
+//! tick's views.
 //!
 //! Also the skip links (the page's first tab stops); whether the learner asked for reduced
 //! motion is [`crate::kit::reduced_motion`].
@@ -8,48 +9,19 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::engine::RunView;
-use crate::i18n::{t_untracked, tf, tx};
-use app_model::format;
-use app_model::Run;
+use crate::i18n::{tx, PAGE};
+use app_model::panels::live;
 
 use crate::ui::{use_ui, Ui};
 
 /// Shortest gap between two announcements, ms.
 pub const ANNOUNCE_MS: u32 = 5000;
 
-/// One run in words.
-fn describe(v: &RunView) -> String {
-    let ttft = &v.summary.all.ttft_ms;
-    let text = tf(
-        "a11y.summary",
-        &[
-            ("queue", format::int(v.queued)),
-            ("batch", format::int(v.running)),
-            ("hbm", format!("{:.0} %", v.hbm.allocated_share() * 100.0)),
-            ("ttft", format::dist_ms(ttft.count, ttft.p99)),
-        ],
-    );
-    if v.finished {
-        format!("{text}, {}", t_untracked("a11y.finished"))
-    } else {
-        text
-    }
-}
-
-/// The runs on screen in words ("A: …; B: …" in A/B mode).
-pub fn summary_text(ui: Ui) -> String {
-    if ui.ab.get_untracked() {
-        Run::ALL
-            .iter()
-            .filter_map(|r| {
-                ui.views[r.index()].with_untracked(|v| v.as_ref().map(|v| format!("{}: {}", r.label(), describe(v))))
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    } else {
-        ui.views[0].with_untracked(|v| v.as_ref().map(describe)).unwrap_or_default()
-    }
+/// The runs on screen in words (`app_model::panels::live`).
+fn summary_text(ui: Ui) -> String {
+    ui.views[0].with_untracked(|a| {
+        ui.views[1].with_untracked(|b| live::summary(PAGE, [a.as_ref(), b.as_ref()], ui.ab.get_untracked()))
+    })
 }
 
 /// The live region (place it once in the page).

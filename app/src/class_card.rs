@@ -26,7 +26,7 @@ pub fn ClassCard(run: Run, i: usize) -> impl IntoView {
     view! {
         <fieldset class="class-card" data-testid=format!("class-{i}")>
             <legend>
-                <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(i) fill=glyph::colour(i)/></svg>
+                {crate::icon::class_glyph(i)}
                 <span class="sr-only">{move || format!("{} ", t(glyph::shape_name(i)))}</span>
                 <input
                     type="text"

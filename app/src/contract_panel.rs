@@ -5,28 +5,15 @@
 //! `app_model::tabs::contract`; the run is an `app_model::jobs::Acceptance` job.
 
 use app_model::jobs::{Acceptance, Status};
-use app_model::tabs::contract::{self as model, ContractForm, ContractRun, Field, Group, Message, Said, Verdict};
-use lab_content::contract::{CheckLine, Contract, EXAMPLE};
+use app_model::tabs::contract::{self as model, ContractForm, ContractRun, Field, Group, Message, Verdict};
+use lab_content::contract::{Contract, EXAMPLE};
 use leptos::prelude::*;
 use sim_core::ScenarioError;
 
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{t, tf, tx, PAGE};
 use crate::kit::{self, button, data_url, error_list, text, Jobs};
 use crate::ui::use_ui;
 use app_model::format;
-
-/// What a report line checks, in words.
-fn line_label(field: &str) -> String {
-    model::line_key(field).map_or_else(|| field.to_string(), |k| t(&k))
-}
-
-/// A value of a report line with its unit, as the page shows it.
-fn line_value(l: &CheckLine, v: f64) -> String {
-    match model::line_value(l, v) {
-        Said::Text(s) => s,
-        Said::Fill(key, args) => tf(key, &args),
-    }
-}
 
 #[derive(Clone, Copy)]
 struct State {
@@ -225,11 +212,12 @@ fn report(st: State) -> AnyView {
                 .iter()
                 .map(|l| {
                     let verdict = if l.pass { pass.clone() } else { fail.clone() };
+                    let [label, target, measured] = model::line_cells(PAGE, l);
                     view! {
                         <tr class=if l.pass { "pass" } else { "fail" } data-testid="contract-line" data-field=l.field.clone() data-pass=l.pass.to_string()>
-                            <th scope="row">{line_label(&l.field)}<code class="small muted">{l.field.clone()}</code></th>
-                            <td class="num">{l.op.symbol()}" "{line_value(l, l.target)}</td>
-                            <td class="num">{line_value(l, l.measured)}</td>
+                            <th scope="row">{label}<code class="small muted">{l.field.clone()}</code></th>
+                            <td class="num">{target}</td>
+                            <td class="num">{measured}</td>
                             <td class="verdict"><span class="v-icon" aria-hidden="true">{if l.pass { "✓" } else { "✗" }}</span>{verdict}</td>
                         </tr>
                     }

@@ -7,14 +7,12 @@
 use std::sync::Arc;
 
 use app_model::controls::{in_section, Control, Kind, Options, Section};
+use app_model::words::Said;
 use app_model::{editor, locks, messages, Run};
 use leptos::prelude::*;
-use sim_core::catalog;
-use sim_core::profile::Engine;
-use sim_core::workload::BUILTIN_TRACES;
 
-use crate::field::{keyed_options, verbatim_options, FieldFrame, NumberField, OptText, SelectField, ToggleField};
-use crate::i18n::{msg, t, tf};
+use crate::field::{FieldFrame, NumberField, OptText, SelectField, ToggleField};
+use crate::i18n::{msg, PAGE};
 use crate::ui::{use_ui, Ui};
 
 /// sim-core's problem at `path`, if the draft is invalid there, in the page's language and
@@ -48,41 +46,10 @@ pub fn frame_at(ui: Ui, run: Run, label: &'static str, def: &'static str, path: 
     }
 }
 
-/// The texts of a drop-down's options.
+/// A drop-down's options (`app_model::editor::options`), their texts in the page's language.
 fn options_of(options: Options) -> Vec<(String, OptText)> {
-    match options {
-        Options::Keys(list) => keyed_options(list),
-        Options::DraftModels => {
-            let mut all = keyed_options(&[("", "ctl.draft_model.head")]);
-            all.extend(options_of(Options::Models));
-            all
-        }
-        Options::Models => catalog::models()
-            .into_iter()
-            .map(|m| {
-                let args = editor::model_option(&m);
-                let text: OptText = Arc::new(move || tf("ctl.model.option", &args));
-                (m.id, text)
-            })
-            .collect(),
-        Options::Gpus => catalog::gpus()
-            .into_iter()
-            .map(|g| {
-                let label = editor::gpu_option(&g);
-                let text: OptText = Arc::new(move || label.clone());
-                (g.id, text)
-            })
-            .collect(),
-        Options::Traces => verbatim_options(BUILTIN_TRACES.iter().map(|(n, _)| n.to_string())),
-        Options::Engines => Engine::ALL
-            .iter()
-            .map(|e| {
-                let label = e.label();
-                let text: OptText = Arc::new(move || label.to_string());
-                (e.name().to_string(), text)
-            })
-            .collect(),
-    }
+    let text = |said: Said| -> OptText { Arc::new(move || said.words(PAGE)) };
+    editor::options(options).into_iter().map(|(value, said)| (value, text(said))).collect()
 }
 
 /// One control of the table bound to the draft of `run` (class `class` for class settings).
@@ -159,17 +126,11 @@ fn fix_hint(run: Run, ctl: &'static Control) -> Option<impl IntoView> {
         });
         move || {
             fix.get().map(|f| {
-                // as the control shows it: "fp8 (1 byte)", "0.22"
-                let shown = match messages::value_arg(ctl.setting, &f.value) {
-                    messages::Arg::Key(k) => t(k),
-                    messages::Arg::Text(s) => s,
-                    _ => String::new(),
-                };
-                let key = editor::fix_key(&f);
+                let (sentence, button) = editor::fix_words(PAGE, &f);
                 let value = f.value.clone();
                 view! {
                     <p class="fix small" role="status" data-testid=format!("fix-{}", ctl.id)>
-                        {tf(key, &[("value", shown.clone())])} " "
+                        {sentence} " "
                         <button
                             class="btn small-btn"
                             data-testid=format!("apply-fix-{}", ctl.id)
@@ -181,7 +142,7 @@ fn fix_hint(run: Run, ctl: &'static Control) -> Option<impl IntoView> {
                                     }
                                 });
                             }
-                        >{tf("ctl.fix_use", &[("value", shown)])}</button>
+                        >{button}</button>
                     </p>
                 }
             })

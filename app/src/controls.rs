@@ -9,6 +9,7 @@
 //! exercise; `app_model::locks`) is disabled and shows a lock.
 
 use app_model::controls::{Section, GROUPS};
+use app_model::panels::sections;
 use app_model::{scenario_edit, Run};
 use leptos::prelude::*;
 use sim_core::presets::PRESETS;
@@ -17,7 +18,7 @@ use sim_core::Scenario;
 use crate::class_card::ClassCard;
 use crate::control_field::{locked_at, section_view};
 use crate::field::lock_badge;
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{t, tf, tx, PAGE};
 use crate::presets::preset_summary;
 use crate::ui::use_ui;
 
@@ -127,26 +128,12 @@ fn PresetPicker(run: Run) -> impl IntoView {
         })
         .collect_view();
     let summary = move || {
-        if ui.exercise.with(Option::is_some) || ui.lesson.with(Option::is_some) {
-            return String::new();
-        }
-        let s = preset_summary(&preset_id.get());
-        match (edited.get(), s.is_empty()) {
-            (true, false) => tf("ctl.edited", &[("summary", s)]),
-            // a scenario a lesson or a link brought, no preset's: "edited" alone
-            (true, true) => t("ctl.edited_alone"),
-            (false, _) => s,
-        }
+        let open = ui.exercise.with(Option::is_some) || ui.lesson.with(Option::is_some);
+        app_model::editor::preset_line(PAGE, preset_summary(&preset_id.get()), edited.get(), open)
     };
     // loading a preset would change every control: any lock forbids it
     let presets_locked = Memo::new(move |_| ui.locked.with(|l| !l.is_empty()));
-    let heading = move || {
-        if ui.ab.get() {
-            tf("ctl.scenario_ab", &[("run", run.label().to_string())])
-        } else {
-            t("ctl.scenario")
-        }
-    };
+    let heading = move || sections::run_heading(PAGE, "ctl.scenario", "ctl.scenario_ab", run, ui.ab.get());
     view! {
         <section class="group">
             <h2>{heading}</h2>

@@ -214,24 +214,3 @@ pub fn ToggleField(frame: FieldFrame, #[prop(into)] checked: Signal<bool>, on_ch
         </div>
     }
 }
-
-/// Options whose texts are translation keys.
-pub fn keyed_options(list: &[(&str, &'static str)]) -> Vec<(String, OptText)> {
-    list.iter()
-        .map(|&(value, key)| {
-            let text: OptText = Arc::new(move || t(key));
-            (value.to_string(), text)
-        })
-        .collect()
-}
-
-/// Options shown as their values (names that need no translation).
-pub fn verbatim_options(list: impl IntoIterator<Item = String>) -> Vec<(String, OptText)> {
-    list.into_iter()
-        .map(|v| {
-            let shown = v.clone();
-            let text: OptText = Arc::new(move || shown.clone());
-            (v, text)
-        })
-        .collect()
-}

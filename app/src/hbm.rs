@@ -12,7 +12,7 @@ use sim_core::{ModelSpec, Scenario};
 
 use crate::defs::{self, say, Term};
 use crate::engine::RunInfo;
-use crate::i18n::{t, tx};
+use crate::i18n::{t, tx, PAGE};
 use crate::ui::use_ui;
 
 /// Memory of `run`.
@@ -34,11 +34,7 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
         .enumerate()
         .map(|(i, seg)| {
             let width = move || gauge.with(|g| g.widths[i].clone());
-            let title = move || {
-                view_sig
-                    .with(|v| v.as_ref().map(|_| format!("{}: {}", t(seg.label), gauge.with(|g| g.sizes[i].clone()))))
-                    .unwrap_or_default()
-            };
+            let title = move || gauge.with(|g| g.title(PAGE, i));
             view! { <div class=format!("seg seg-{}", seg.key) style:width=width title=title></div> }
         })
         .collect_view();
@@ -70,22 +66,7 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
     let show_formula =
         move || run == Run::A || ui.infos[0].with(|a| info.with(|b| model::b_formula_differs(parts(a), parts(b))));
     // the split in words, for screen readers
-    let gauge_label = move || {
-        let parts = view_sig.with(|v| v.is_some()).then(|| {
-            gauge.with(|g| {
-                SEGMENTS
-                    .iter()
-                    .zip(&g.sizes)
-                    .map(|(s, size)| format!("{} {size}", t(s.label)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-        });
-        match parts {
-            Some(p) => format!("{}: {p}", t("hbm.aria")),
-            None => t("hbm.aria"),
-        }
-    };
+    let gauge_label = move || gauge.with(|g| g.aria(PAGE));
 
     view! {
         <section class="panel hbm" data-testid=if run == Run::A { "hbm-gauge" } else { "hbm-gauge-b" }>

@@ -203,27 +203,26 @@ pub fn tf(key: &str, args: &[(&str, String)]) -> String {
     fill(&t(key), args)
 }
 
+/// The page's words for `app_model`'s sentences ([`t`] and [`tf`]: in the current language,
+/// tracked).
+pub struct Page;
+
+/// [`Page`] as the model takes it.
+pub const PAGE: &Page = &Page;
+
+impl app_model::words::Words for Page {
+    fn t(&self, key: &str) -> String {
+        t(key)
+    }
+    fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
+        tf(key, args)
+    }
+}
+
 /// Fills `{name}` placeholders; unknown names stay as written (host-tested in app-model).
 pub use app_model::messages::fill;
 
-/// A message of `app_model::messages` in the current language (tracks the locale): its key's
-/// text with each placeholder filled (labels and units translated, lists joined).
+/// A message of `app_model::messages` in the current language (tracks the locale).
 pub fn msg(m: &app_model::messages::Msg) -> String {
-    use app_model::messages::Arg;
-    let args: Vec<(&str, String)> = m
-        .args
-        .iter()
-        .map(|(name, arg)| {
-            let v = match arg {
-                Arg::Text(s) => s.clone(),
-                Arg::Key(k) => t(k),
-                Arg::Label(k) => t(k),
-                Arg::Msg(inner) => msg(inner),
-                Arg::Or(list) => list.iter().map(msg).collect::<Vec<_>>().join(&t("msg.or")),
-                Arg::List(items) => app_model::messages::list_words(items, &t("msg.list_sep"), &t("msg.list_last")),
-            };
-            (*name, v)
-        })
-        .collect();
-    fill(&t(m.key), &args)
+    m.said(PAGE)
 }

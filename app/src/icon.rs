@@ -13,3 +13,9 @@ pub const LOCK: &str = "M3 5V3.5a3 3 0 0 1 6 0V5h1v6H2V5zm1.5 0h3V3.5a1.5 1.5 0 
 pub fn svg(d: &'static str) -> impl IntoView {
     view! { <svg class="ico" viewBox="0 0 12 12" aria-hidden="true"><path d=d/></svg> }
 }
+
+/// A traffic class's shape (`app_model::glyph`) as a small inline SVG beside its name.
+pub fn class_glyph(class: usize) -> impl IntoView {
+    use app_model::glyph::{colour, svg_path};
+    view! { <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=svg_path(class) fill=colour(class)/></svg> }
+}

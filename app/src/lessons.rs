@@ -20,7 +20,7 @@ use app_model::tabs::explain;
 use app_model::tabs::lesson::{self as model, Finished, Follow, LessonPanel, Step, WatchState};
 use app_model::tabs::lesson_view::{self, AfterRun};
 use app_model::tabs::progress::{self, Progress};
-use lab_content::lessons::{self as core, Lesson, Outcome, LESSONS};
+use lab_content::lessons::{self as core, Lesson, LESSONS};
 use lab_content::sweep::SweepParam;
 use leptos::prelude::*;
 use sim_core::metrics::Summary;
@@ -46,12 +46,6 @@ fn variant_label(id: &str, variant: &str) -> String {
 /// A lesson's outcome on `seed`, computed in one go (the browser tests compare the page with it).
 pub fn outcome_json(id: &str, seed: Option<u32>) -> String {
     explain::outcome_json(id, seed)
-}
-
-/// The explanation: the sentences the outcome says, each filled with the runs' numbers.
-fn explanation(id: &str, o: &Outcome) -> String {
-    let args = explain::outcome_args(o);
-    explain::join_sentences(o.sentences.iter().map(|s| i18n::fill(&t(&explain::sentence_key(id, s)), &args)))
 }
 
 /// The page's seed: lessons run on it.

@@ -3,48 +3,35 @@
 //! run's summary at the calm tick), with their definitions and B's marks against run A.
 
 use app_model::ab::{self, Arrow, Change};
-use app_model::panels::metrics::{slo_of, Panel, Part, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, LINES};
+use app_model::panels::metrics::{Panel, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, LINES};
+use app_model::panels::sections;
 use app_model::Run;
 use leptos::prelude::*;
+use sim_core::Summary;
 
 use crate::defs::{self, say, Term};
-use crate::engine::RunView;
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{t, tf, tx, PAGE};
 use crate::ui::use_ui;
 use app_model::format;
 use lab_canvas::glyph;
 
-/// The panel's numbers for `run`: its summary's part for the selected class (or all), that
-/// class's SLO (or the only class's), and run A's for B in A/B mode.
+/// The panel's numbers for `run` (`Panel::of_run`): the selected class's (or all), run A's
+/// beside B in A/B mode.
 fn panel(run: Run) -> Memo<Panel> {
     let ui = use_ui();
-    let info = ui.infos[run.index()];
-    // The selected class's name, if one is selected and exists in this run.
-    let class_name = Memo::new(move |_| {
-        let c = ui.class_view.get()?;
-        info.with(|i| i.as_ref().and_then(|i| i.class_names.get(c).cloned()))
-    });
-    let slo =
-        Memo::new(move |_| info.with(|i| i.as_ref().and_then(|i| slo_of(&i.scenario, ui.class_view.get()).cloned())));
+    let i = run.index();
     Memo::new(move |_| {
-        let name = class_name.get();
-        let name = name.as_deref();
+        let class = ui.class_view.get();
         let against = run == Run::B && ui.ab.get();
-        slo.with(|slo| {
-            ui.views[run.index()].with(|v| {
-                let shown = part(v, name);
-                if against {
-                    ui.views[0].with(|a| Panel::new(shown, slo.as_ref(), part(a, name)))
-                } else {
-                    Panel::new(shown, slo.as_ref(), None)
-                }
-            })
+        let a = move |f: &dyn Fn(Option<&Summary>) -> Panel| match against {
+            true => ui.views[0].with(|a| f(a.as_ref().map(|a| &a.summary))),
+            false => f(None),
+        };
+        ui.infos[i].with(|info| {
+            let info = info.as_ref().map(|i| (&i.scenario, i.class_names.as_slice()));
+            ui.views[i].with(|v| a(&|a| Panel::of_run(info, class, v.as_ref().map(|v| &v.summary), a)))
         })
     })
-}
-
-fn part<'a>(v: &'a Option<RunView>, class: Option<&str>) -> Option<Part<'a>> {
-    v.as_ref().map(|v| Part::of(&v.summary, class))
 }
 
 /// Metrics of `run`.
@@ -75,25 +62,20 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                     view! { <td class="num vs-col">{change}</td> }
                 })
             };
-            let head = if spec.every_arrival() {
+            // the every-arrival views have no SLO of their own
+            let slo = (!spec.every_arrival()).then(|| {
                 view! {
-                    <th scope="row">
-                        <Term label=spec.label def=spec.def/>
-                        <span class="over-tag" data-testid=spec.id("over")>{counted}</span>
-                    </th>
+                    <span class="slo-tag" class:missed=move || p.with(|p| p.lines[i].missed) data-testid=spec.id("slo")>
+                        {move || p.with(|p| p.lines[i].slo.clone())}
+                    </span>
                 }
-                .into_any()
-            } else {
-                view! {
-                    <th scope="row">
-                        <Term label=spec.label def=spec.def/>
-                        <span class="slo-tag" class:missed=move || p.with(|p| p.lines[i].missed) data-testid=spec.id("slo")>
-                            {move || p.with(|p| p.lines[i].slo.clone())}
-                        </span>
-                        <span class="over-tag" data-testid=spec.id("over")>{counted}</span>
-                    </th>
-                }
-                .into_any()
+            });
+            let head = view! {
+                <th scope="row">
+                    <Term label=spec.label def=spec.def/>
+                    {slo}
+                    <span class="over-tag" data-testid=spec.id("over")>{counted}</span>
+                </th>
             };
             view! { <tr class:censored=spec.every_arrival()>{head}{cells}{vs_cell}</tr> }
         })
@@ -139,11 +121,8 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
                 .into_iter()
                 .enumerate()
                 .map(|(i, name)| {
-                    let content = view! {
-                        <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(i) fill=glyph::colour(i)/></svg>
-                        <span class="sr-only">{tx(glyph::shape_name(i))}" "</span>
-                        {name}
-                    };
+                    let content =
+                        view! { {crate::icon::class_glyph(i)}<span class="sr-only">{tx(glyph::shape_name(i))}" "</span>{name} };
                     tab(Some(i), format!("class-tab-{i}"), content.into_any())
                 })
                 .collect_view();
@@ -156,21 +135,8 @@ pub fn MetricsPanel(run: Run) -> impl IntoView {
         })
     };
 
-    let title = move || {
-        if ui.ab.get() {
-            tf("metrics.run", &[("run", run.label().to_string())])
-        } else {
-            t("metrics.title")
-        }
-    };
-    let when = move || {
-        view_sig.with(|v| {
-            v.as_ref().map_or_else(String::new, |v| {
-                let key = if v.finished { "metrics.after_finished" } else { "metrics.after" };
-                tf(key, &[("time", format::sim_time(v.now_s))])
-            })
-        })
-    };
+    let title = move || sections::run_heading(PAGE, "metrics.title", "metrics.run", run, ui.ab.get());
+    let when = move || view_sig.with(|v| sections::metrics_when(PAGE, v.as_ref()));
     let column_heads = COLUMNS
         .iter()
         .map(|&(key, _, label, def)| view! { <th scope="col" class:mean-head=key == "mean"><Term label=label def=def/></th> })
@@ -273,16 +239,7 @@ pub fn KeyNumbers(run: Run) -> impl IntoView {
             </div>
         }
     };
-    let kv = move || {
-        view_sig.with(|v| v.as_ref().map_or_else(|| format::NONE.to_string(), |v| format::pct(v.hbm.kv_pool_share())))
-    };
-    let pool = move || {
-        info.with(|i| {
-            i.as_ref().map_or_else(String::new, |i| {
-                tf("metrics.key_pool", &[("size", format::gib(i.plan.kv_capacity_bytes))])
-            })
-        })
-    };
+    let kv = Memo::new(move |_| view_sig.with(|v| info.with(|i| sections::kv_key(PAGE, v.as_ref(), i.as_ref()))));
     view! {
         <section class="key-numbers" data-testid=format!("key-numbers-{}", run.slug()) aria-label=tx("metrics.key_aria")>
             <Show when=move || ui.ab.get()>
@@ -297,8 +254,8 @@ pub fn KeyNumbers(run: Run) -> impl IntoView {
             </div>
             <div class="key key-kv" data-testid="key-kv">
                 <span class="key-label"><Term label="metrics.key_kv" def=defs::KV_USED/></span>
-                <span class="key-value">{kv}</span>
-                <span class="key-sub">{pool}</span>
+                <span class="key-value">{move || kv.with(|k| k.0.clone())}</span>
+                <span class="key-sub">{move || kv.with(|k| k.1.clone())}</span>
             </div>
         </section>
     }

@@ -1,17 +1,16 @@
 //! Page sections around the stage: the stage block (heading, canvas, legend, HBM gauge), the
 //! configuration-error banner, the A/B bar and the charts row.
 
-use app_model::panels::legend;
+use app_model::panels::{legend, sections};
 use app_model::Run;
 use leptos::prelude::*;
-use sim_core::metric::Count;
 
 use crate::charts;
 use crate::defs::say;
 use crate::engine::STAGE_IDS;
 use crate::first::LimitBadge;
 use crate::hbm::HbmGauge;
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{t, tf, tx, PAGE};
 use crate::presets::scenario_title;
 use crate::ui::use_ui;
 use lab_canvas::glyph;
@@ -22,15 +21,8 @@ pub fn StageBlock(run: Run) -> impl IntoView {
     let ui = use_ui();
     let info = ui.infos[run.index()];
     let heading = move || {
-        let ab = ui.ab.get();
-        info.with(|i| {
-            let name = i.as_ref().and_then(|i| i.scenario.name.as_deref().map(scenario_title)).unwrap_or_default();
-            if ab {
-                format!("{} · {}", run.label(), name)
-            } else {
-                name
-            }
-        })
+        let name = info.with(|i| i.as_ref().and_then(|i| i.scenario.name.as_deref().map(scenario_title)));
+        sections::stage_heading(run, name.unwrap_or_default(), ui.ab.get())
     };
     let diff = move || {
         if run == Run::A || !ui.ab.get() {
@@ -52,7 +44,7 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                     .map(|(c, name)| {
                         view! {
                             <li>
-                                <svg class="glyph" viewBox="0 0 16 16" aria-hidden="true"><path d=glyph::svg_path(c) fill=glyph::colour(c)/></svg>
+                                {crate::icon::class_glyph(c)}
                                 <span class="sr-only">{t(glyph::shape_name(c))}</span>
                                 {name.clone()}
                                 {legend::priority(&i.scenario, c).as_ref().map(say)}
@@ -87,23 +79,8 @@ pub fn StageBlock(run: Run) -> impl IntoView {
                 class="stage"
                 data-testid="stage"
                 role="img"
-                aria-label=move || {
-                    // what the picture shows now, in words, refreshed at the calm tick
-                    let now = ui.views[run.index()].with(|v| {
-                        v.as_ref().map(|v| {
-                            [
-                                ("t", app_model::format::sim_time(v.now_s)),
-                                ("queued", v.queued.to_string()),
-                                ("running", v.running.to_string()),
-                                ("done", Count::Completed.of(&v.summary.all.requests).to_string()),
-                            ]
-                        })
-                    });
-                    match now {
-                        Some(n) => format!("{}. {}", t("panels.stage_aria"), tf("panels.stage_aria_now", &n)),
-                        None => t("panels.stage_aria"),
-                    }
-                }
+                // what the picture shows now, in words, refreshed at the calm tick
+                aria-label=move || ui.views[run.index()].with(|v| sections::stage_aria(PAGE, v.as_ref()))
             ></canvas>
             <crate::lessons::StageCallouts run=run/>
             <ul class="legend stage-legend" aria-label=tx("panels.legend")>
@@ -127,19 +104,12 @@ pub fn ErrorBanner() -> impl IntoView {
             let err = ui.errors[run.index()].get().filter(|_| shown)?;
             // in the page's language, each setting named by its label
             let names = crate::control_field::class_names(ui, run);
-            let said =
-                |e: &&sim_core::scenario::FieldError| crate::i18n::msg(&app_model::messages::field_message(e, &names));
-            let banner = app_model::messages::Banner::of(&err);
-            let (top, fields): (Vec<String>, Vec<String>) =
-                (banner.whole.iter().map(said).collect(), banner.fields.iter().map(said).collect());
-            let label =
-                if ui.ab.get() { tf("panels.err_run", &[("run", run.label().to_string())]) } else { String::new() };
-            let (key, args) = banner.title();
-            let title = format!("{label}{}", tf(key, &args));
+            let sections::ErrorBanner { title, whole, fields } =
+                sections::ErrorBanner::of(PAGE, &err, &names, run, ui.ab.get());
             Some(view! {
                 <div class="banner error" role="alert" data-testid="config-error">
                     <h3>{title}</h3>
-                    {top.into_iter().map(|m| view! { <p class="big-msg" data-testid="config-error-message">{m}</p> }).collect_view()}
+                    {whole.into_iter().map(|m| view! { <p class="big-msg" data-testid="config-error-message">{m}</p> }).collect_view()}
                     <ul>
                         {fields.into_iter().map(|m| view! { <li>{m}</li> }).collect_view()}
                     </ul>
@@ -212,11 +182,7 @@ pub fn ChartsRow() -> impl IntoView {
     let scope = move || {
         let c = ui.class_view.get();
         let name = c.and_then(|c| ui.infos[0].with(|i| i.as_ref().and_then(|i| i.class_names.get(c).cloned())));
-        let runs = if ui.ab.get() { t("panels.scope_ab") } else { String::new() };
-        match name {
-            Some(n) => tf("panels.scope_class", &[("name", n), ("runs", runs)]),
-            None => tf("panels.scope_all", &[("runs", runs)]),
-        }
+        sections::charts_scope(PAGE, name, ui.ab.get())
     };
     view! {
         <section class="charts" aria-label=tx("panels.charts")>

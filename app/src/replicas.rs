@@ -8,7 +8,7 @@ use app_model::Run;
 use leptos::prelude::*;
 
 use crate::defs::{self, say, Term};
-use crate::i18n::{t, tf};
+use crate::i18n::{t, tf, PAGE};
 use crate::ui::use_ui;
 
 #[component]
@@ -18,11 +18,7 @@ pub fn ReplicaGrid(run: Run) -> impl IntoView {
     let state = Memo::new(move |_| view_sig.with(|v| v.as_ref().and_then(|v| Replicas::new(&v.replicas, &v.summary))));
     move || {
         let r = state.get()?;
-        let head = r.head.as_ref().map(|(words, policy)| {
-            let mut args = words.args.clone();
-            args.push(("policy", t(policy)));
-            tf(words.key, &args)
-        });
+        let head = r.head_words(PAGE);
         let tiles = r
             .tiles
             .iter()

@@ -7,29 +7,20 @@
 use app_model::jobs::{Status, SweepJob};
 use app_model::tabs::sweep::{self as model, SweepForm, SweepRun};
 use app_model::tabs::sweep_chart as chart;
-use lab_content::sweep::{Sweep, SweepParam, SweepPoint};
+use lab_content::sweep::{SweepParam, SweepPoint};
 use leptos::prelude::*;
 
-use crate::charts::{canvas_by_id, fit_canvas, Axis, Plot, Units};
-use crate::i18n::{t, tf, tx};
+use crate::charts::{paint, PageWords};
+use crate::i18n::{t, tf, tx, PAGE};
 use crate::kit::{self, button, data_url, text, Jobs};
 use crate::theme::Look;
 use crate::ui::{use_ui, Ui};
 use app_model::format;
 
 const CHART_H: f64 = 230.0;
-const GOOD: &str = "#15803d";
-const THROUGHPUT: &str = "#94a3b8";
-const TTFT: &str = "#0072b2";
-const KNEE: &str = "#b45309";
-const SLO: &str = "#b91c1c";
 
 pub fn param_label(p: SweepParam) -> String {
     t(model::label_key(p))
-}
-
-fn param_unit(p: SweepParam) -> &'static str {
-    model::unit(p)
 }
 
 const INPUT_IDS: [&str; 3] = ["sweep-from", "sweep-to", "sweep-steps"];
@@ -47,20 +38,16 @@ struct State {
 impl State {
     fn start(self) {
         let st = self;
-        let Some((a, b, n)) = st.form.try_update(SweepForm::check).flatten() else { return };
-        let p = st.form.with_untracked(|f| f.param);
         let ui = st.ui;
         let which = if ui.ab.get_untracked() { ui.editing.get_untracked().index() } else { 0 };
         let base = ui.drafts[which].get_untracked();
-        let sweep = match Sweep::new(&base, p, a, b, n) {
-            Ok(s) => s,
-            Err(e) => {
-                st.error.set(Some(e));
-                return;
-            }
+        let Some(started) = st.form.try_update(|f| f.start(&base)).flatten() else { return };
+        let (sweep, run) = match started {
+            Ok(started) => started,
+            Err(e) => return st.error.set(Some(e)),
         };
         st.error.set(None);
-        st.run.set(SweepRun::started(p, base.classes.first().and_then(|c| c.slo.ttft_ms), n));
+        st.run.set(run);
         kit::start(st.runner, SweepJob::new(sweep), move |status| match status {
             Status::Working(p) => st.run.update(|r| r.advanced(p.share, p.new_points)),
             Status::Finished(points) => st.run.update(|r| r.finished(points)),
@@ -74,10 +61,7 @@ impl State {
     }
 
     fn status(self) -> String {
-        self.run.with(|r| {
-            let args = [("done", r.points.len().to_string()), ("total", r.total.to_string())];
-            tf(r.phase.key(), &args)
-        })
+        self.run.with(|r| r.status(PAGE))
     }
 }
 
@@ -270,54 +254,11 @@ pub fn charts(prefix: &'static str, param: Signal<SweepParam>) -> AnyView {
         .into_any()
 }
 
-/// Draws a sweep's two charts on the canvases `good_id` and `ttft_id` in `look`.
+/// Draws a sweep's two charts (`app_model::tabs::sweep_chart::figures`) on the canvases
+/// `good_id` and `ttft_id` in `look`.
 pub fn draw(good_id: &str, ttft_id: &str, param: SweepParam, points: &[SweepPoint], slo: Option<f64>, look: Look) {
-    let pal = look.palette();
-    let series = chart::series(points, slo);
-    let xa = Axis::Linear { min: series.x.0, max: series.x.1 };
-    let knob = param_label(param);
-    let empty = look.t("features.sweep.empty");
-    let knee = model::knee_seen(points);
-
-    if let Some((ctx, w, h)) = canvas_by_id(good_id).and_then(|c| fit_canvas(&c, 300.0, CHART_H)) {
-        let title = look.tf("features.sweep.chart_good", &[("knob", knob.clone())]);
-        let mut plot = Plot::new(&ctx, pal, w, h, &title, xa, Units::Share, Axis::zero_to(series.y_max), Units::Count);
-        plot.line(&series.throughput, THROUGHPUT, &[], 3.0);
-        plot.line(&series.goodput, GOOD, &[], 2.0);
-        for &(x, y) in &series.throughput {
-            plot.dot(x, y, THROUGHPUT, 3.0);
-        }
-        for &(x, y) in &series.goodput {
-            plot.dot(x, y, GOOD, 3.5);
-        }
-        if let Some((kv, kg)) = knee {
-            let at = chart::with_unit(kv, param_unit(param));
-            plot.vline(kv, KNEE, &look.tf("features.sweep.knee_at", &[("value", at)]));
-            plot.dot(kv, kg, KNEE, 6.0);
-        }
-        plot.legend(&look.t("features.sweep.legend_throughput"), THROUGHPUT, &[]);
-        plot.legend(&look.t("features.sweep.legend_goodput"), GOOD, &[]);
-        if series.ran == 0 {
-            plot.note(&empty);
-        }
-    }
-
-    if let Some((ctx, w, h)) = canvas_by_id(ttft_id).and_then(|c| fit_canvas(&c, 300.0, CHART_H)) {
-        let (ylo, yhi) = series.ttft_range;
-        let title = look.tf("features.sweep.chart_ttft", &[("knob", knob)]);
-        let plot = Plot::new(&ctx, pal, w, h, &title, xa, Units::Share, Axis::log_decades(ylo, yhi), Units::Ms);
-        plot.line(&series.ttft, TTFT, &[], 2.0);
-        for &(x, y) in &series.ttft {
-            plot.dot(x, y, TTFT, 3.5);
-        }
-        if let Some(s) = slo {
-            plot.hline(s, SLO, &look.tf("features.sweep.slo_line", &[("value", format::ms(s))]));
-        }
-        if let Some((kv, _)) = knee {
-            plot.vline(kv, KNEE, "");
-        }
-        if series.ttft.is_empty() {
-            plot.note(&empty);
-        }
+    let figures = chart::figures(param, points, slo, &PageWords(look));
+    for (id, fig) in [good_id, ttft_id].into_iter().zip(&figures) {
+        paint(id, fig, look.palette(), 300.0, CHART_H);
     }
 }

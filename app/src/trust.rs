@@ -2,12 +2,11 @@
 //! (`lab_content::trust`, worded by `app_model::panels::trust`), per engine and per model and
 //! tensor-parallel degree, the row of the run on screen marked. A disclosure under the metrics.
 
-use app_model::panels::trust::{cells, engine_line};
+use app_model::panels::trust::{cells, summary};
 use lab_content::trust;
 use leptos::prelude::*;
 
-use crate::defs::say;
-use crate::i18n::{t, tx};
+use crate::i18n::{t, tx, PAGE};
 use crate::ui::use_ui;
 
 /// The table's column heads (translation keys, or text shown as written).
@@ -33,8 +32,7 @@ pub fn TrustTable() -> impl IntoView {
             })
         })
     });
-    let summary =
-        move || groups.iter().filter(|g| g.tp.is_none()).map(|g| say(&engine_line(g))).collect::<Vec<_>>().join(" ");
+    let summary = move || summary(PAGE, &groups);
     let rows = trust::table()
         .into_iter()
         .filter(|g| g.tp.is_some())

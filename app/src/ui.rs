@@ -7,7 +7,7 @@ use app_model::transport::PlayAction;
 use app_model::{page, Run};
 use leptos::prelude::*;
 use sim_core::presets;
-use sim_core::{Scenario, ScenarioError, Simulation};
+use sim_core::{Scenario, ScenarioError};
 
 use crate::engine::{EngineCell, RunInfo, RunView};
 use crate::i18n::Lang;
@@ -148,22 +148,17 @@ impl Ui {
             }
             return;
         }
-        let mut sims = Vec::with_capacity(n);
-        let mut failed = false;
-        for (i, d) in drafts.iter().enumerate() {
-            match Simulation::new(d) {
-                Ok(sim) => {
-                    self.errors[i].set(None);
-                    sims.push(sim);
+        let sims = match page::build(&drafts) {
+            Ok(sims) => sims,
+            Err(errors) => {
+                for (slot, e) in self.errors.iter().zip(errors) {
+                    slot.set(e);
                 }
-                Err(e) => {
-                    self.errors[i].set(Some(e));
-                    failed = true;
-                }
+                return;
             }
-        }
-        if failed {
-            return;
+        };
+        for e in &self.errors[..n] {
+            e.set(None);
         }
         let installed = self.engine.with(|e| {
             e.replace(sims);

@@ -5,6 +5,7 @@
 //! the data table it opens. The page paints them on a canvas and renders the table.
 
 pub mod cdf;
+pub mod figure;
 pub mod series;
 #[cfg(test)]
 mod tests;
@@ -44,11 +45,7 @@ impl ChartInput<'_> {
     }
 }
 
-/// The page's words: a translation and a template with `{name}` placeholders filled.
-pub trait Words {
-    fn t(&self, key: &str) -> String;
-    fn tf(&self, key: &str, args: &[(&str, String)]) -> String;
-}
+pub use crate::words::Words;
 
 /// A chart in words: its summary (its accessible description) and, while its table is open,
 /// the plotted points.

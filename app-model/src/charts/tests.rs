@@ -1,20 +1,8 @@
 use super::cdf::{self, Cdf, CDF_POINTS};
 use super::series::{self, Mark, SeriesChart};
 use super::*;
+use crate::words::Keys;
 use sim_core::scenario::Scenario;
-
-/// Words that show their key and arguments (`key{a=1,b=2}`).
-struct Keys;
-
-impl Words for Keys {
-    fn t(&self, key: &str) -> String {
-        key.to_string()
-    }
-    fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
-        let args: Vec<String> = args.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{key}{{{}}}", args.join(","))
-    }
-}
 
 fn run(preset: &str, seconds: u64) -> Simulation {
     let s = Scenario::from_json(sim_core::presets::find(preset).expect("preset").json).expect("valid");
@@ -155,4 +143,83 @@ fn the_batch_limit_counts_every_replica() {
     let per = sim.scenario().scheduler.max_num_seqs;
     assert_eq!(limit, f64::from(per) * sim.replica_count() as f64);
     assert_eq!(label, format!("max_num_seqs {}", format::int(u64::from(per))));
+}
+
+#[test]
+fn a_cdf_figure_notes_first_draws_curves_then_bounds_then_slos_and_its_legend_at_the_bottom() {
+    use super::figure::{Dash, Ink, Item};
+    let a = run("chat-latency-first", 30);
+    let b = run("static-batching", 30);
+    let input = ChartInput { runs: vec![("A", &a), ("B", &b)], class: None };
+    let chart = Cdf::new(&input, cdf::Of::Ttft);
+    let fig = chart.figure("T".into(), &Keys);
+    assert_eq!((fig.title.as_str(), fig.x, fig.x_units, fig.y_units), ("T", chart.x, Units::Ms, Units::Share));
+    assert_eq!(fig.y, Axis::Linear { min: 0.0, max: 1.0 });
+    assert_eq!(fig.items[0], Item::LegendAtBottom, "no note with curves");
+    let lines: Vec<(Ink, Dash, f64)> = fig
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Line { ink, dash, width, .. } => Some((*ink, *dash, *width)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lines.len(), chart.curves.len() + chart.bounds.len());
+    // run B's curves are dashed, the every-arrival bounds dotted and thinner
+    for (c, line) in chart.curves.iter().zip(&lines) {
+        assert_eq!(*line, (Ink::Class(c.class), if c.run == 0 { Dash::Solid } else { Dash::RunB }, 2.0));
+    }
+    assert!(lines[chart.curves.len()..].iter().all(|l| l.1 == Dash::Dots && l.2 == 1.5));
+    let slos: Vec<&Item> = fig.items.iter().filter(|i| matches!(i, Item::VLine { .. })).collect();
+    assert_eq!(slos.len(), chart.slos.len());
+    for (&(c, v), item) in chart.slos.iter().zip(slos) {
+        assert_eq!(*item, Item::VLine { x: v, ink: Ink::Class(c), label: format!("SLO {}", format::ms(v)) });
+    }
+    // the legend comes last: the runs by their dash
+    let legend: Vec<&Item> = fig.items.iter().filter(|i| matches!(i, Item::Legend { .. })).collect();
+    assert_eq!(legend.len(), chart.legend.len());
+    assert!(legend.contains(&&Item::Legend { label: "B".into(), ink: Ink::Run, dash: Dash::RunB, glyph: None }));
+    assert!(matches!(fig.items.last(), Some(Item::Legend { .. })));
+
+    let empty = run("chat-latency-first", 0);
+    let input = ChartInput { runs: vec![("A", &empty)], class: None };
+    let fig = Cdf::new(&input, cdf::Of::Ttft).figure("T".into(), &Keys);
+    assert_eq!(fig.items[..2], [Item::Note("chart.no_completed".into()), Item::LegendAtBottom]);
+}
+
+#[test]
+fn a_series_figure_draws_throughput_thick_under_goodput_and_the_batch_limit() {
+    use super::figure::{Dash, Ink, Item};
+    let a = run("chat-latency-first", 20);
+    let input = ChartInput { runs: vec![("A", &a)], class: None };
+    let fig = SeriesChart::new(&input, series::Of::Goodput).figure("G".into(), &Keys);
+    assert_eq!((fig.x_units, fig.y_units), (Units::Seconds, Units::Count));
+    let inks: Vec<(Ink, f64)> = fig
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Line { ink, width, dash: Dash::Solid, .. } => Some((*ink, *width)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(inks, [(Ink::Throughput, 3.0), (Ink::Goodput, 1.4)]);
+    assert_eq!(
+        fig.items[2..],
+        [
+            Item::Legend {
+                label: "chart.legend_throughput".into(),
+                ink: Ink::Throughput,
+                dash: Dash::Solid,
+                glyph: None
+            },
+            Item::Legend { label: "chart.legend_goodput".into(), ink: Ink::Goodput, dash: Dash::Solid, glyph: None },
+        ]
+    );
+    let batch = SeriesChart::new(&input, series::Of::Batch).figure("B".into(), &Keys);
+    let limit = series::batch_limit(&a);
+    assert!(batch.items.contains(&Item::HLine { y: limit.0, ink: Ink::Reference, label: limit.1 }));
+    let empty = run("chat-latency-first", 0);
+    let input = ChartInput { runs: vec![("A", &empty)], class: None };
+    let fig = SeriesChart::new(&input, series::Of::Queue).figure("Q".into(), &Keys);
+    assert_eq!(fig.items.last(), Some(&Item::Note("chart.first_sample".into())));
 }

@@ -11,6 +11,7 @@ use sim_core::sim::HbmUse;
 
 use super::{defs, Text};
 use crate::format;
+use crate::words::Words;
 
 /// One segment of the gauge: its key (CSS class `seg-…`, test id `hbm-…`), label, definition
 /// and bytes.
@@ -66,6 +67,8 @@ pub struct Gauge {
     pub peak_late: bool,
     /// An over-committed server eats into the headroom.
     pub over: bool,
+    /// The run's numbers are in (else the empty gauge).
+    pub measured: bool,
 }
 
 impl Gauge {
@@ -81,6 +84,7 @@ impl Gauge {
             peak: (kv_peak_bytes > 0.0).then(|| format!("{:.2}%", (peak_at * 100.0).clamp(0.0, 100.0))),
             peak_late: h.capacity > 0.0 && peak_at > 0.7,
             over: h.headroom < -1.0,
+            measured: true,
         }
     }
 
@@ -94,7 +98,28 @@ impl Gauge {
             peak: None,
             peak_late: false,
             over: false,
+            measured: false,
         }
+    }
+
+    /// Segment `i`'s tooltip: its name and size (none before the run's numbers).
+    pub fn title(&self, w: &dyn Words, i: usize) -> String {
+        if self.measured {
+            format!("{}: {}", w.t(SEGMENTS[i].label), self.sizes[i])
+        } else {
+            String::new()
+        }
+    }
+
+    /// The split in words, for screen readers: the lead-in, then each segment and its size.
+    pub fn aria(&self, w: &dyn Words) -> String {
+        let lead = w.t("hbm.aria");
+        if !self.measured {
+            return lead;
+        }
+        let parts: Vec<String> =
+            SEGMENTS.iter().zip(&self.sizes).map(|(s, size)| format!("{} {size}", w.t(s.label))).collect();
+        format!("{lead}: {}", parts.join(", "))
     }
 }
 
@@ -340,5 +365,17 @@ mod tests {
         assert_ne!(fp8.kv_dtype(), s.kv_dtype());
         assert!(b_formula_differs(Some((m, &s)), Some((m, &fp8))));
         assert!(b_formula_differs(None, Some((m, &s))));
+    }
+
+    #[test]
+    fn the_gauge_in_words_names_each_segment_once_the_numbers_are_in() {
+        use crate::words::Keys;
+        let g = Gauge::new(&hbm(), 0.0);
+        assert_eq!(g.title(&Keys, 0), format!("hbm.weights: {}", format::gib(16.0 * GIB)));
+        let aria = g.aria(&Keys);
+        assert!(aria.starts_with(&format!("hbm.aria: hbm.weights {}, hbm.activations ", format::gib(16.0 * GIB))));
+        assert_eq!(aria.matches(", ").count(), SEGMENTS.len() - 1);
+        let empty = Gauge::empty();
+        assert_eq!((empty.title(&Keys, 0), empty.aria(&Keys)), (String::new(), "hbm.aria".to_string()));
     }
 }

@@ -268,6 +268,21 @@ fn tokens_per_s(v: Option<f64>) -> String {
 }
 
 impl Panel {
+    /// The panel of a run on screen whose scenario and class names are `run` (none yet: `None`):
+    /// the part of its summary `shown` for class `class` (an index into its classes; all traffic
+    /// when it has no such class), that class's SLO (or the only class's), and against run A's
+    /// summary `a` for the same class (run B in A/B mode).
+    pub fn of_run(
+        run: Option<(&Scenario, &[String])>,
+        class: Option<usize>,
+        shown: Option<&Summary>,
+        a: Option<&Summary>,
+    ) -> Panel {
+        let name = run.zip(class).and_then(|((_, names), c)| names.get(c)).map(String::as_str);
+        let slo = run.and_then(|(s, _)| slo_of(s, class));
+        Panel::new(shown.map(|s| Part::of(s, name)), slo, a.map(|s| Part::of(s, name)))
+    }
+
     /// The panel for `shown` (nothing yet: `None`), the SLO of its class, and run A's part to
     /// compare with (run B in A/B mode).
     pub fn new(shown: Option<Part<'_>>, slo: Option<&Slo>, a: Option<Part<'_>>) -> Panel {

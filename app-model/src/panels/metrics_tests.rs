@@ -183,3 +183,28 @@ fn the_slo_is_the_selected_classs_or_the_only_ones() {
     assert_eq!(slo_of(&mixed, None), None);
     assert_eq!(slo_of(&mixed, Some(1)), Some(&mixed.classes[1].slo));
 }
+
+#[test]
+fn a_runs_panel_shows_the_selected_class_with_its_slo_against_run_as_same_class() {
+    let mixed = Scenario::from_json(sim_core::presets::find("mixed-shared").expect("preset").json).expect("valid");
+    let names: Vec<String> = mixed.classes.iter().map(|c| c.name.clone()).collect();
+    let mut s = summary();
+    let mut class = s.all.clone();
+    class.ttft_ms.p99 = 123.0;
+    s.classes.insert(names[1].clone(), class);
+    let run = Some((&mixed, names.as_slice()));
+    // class 1 selected: its numbers, its SLO
+    let p = Panel::of_run(run, Some(1), Some(&s), None);
+    assert_eq!(p, Panel::new(Some(Part::of(&s, Some(&names[1]))), Some(&mixed.classes[1].slo), None));
+    assert!(!p.has_cost && !p.against_a);
+    // all traffic of several classes: no one SLO
+    assert_eq!(Panel::of_run(run, None, Some(&s), None), Panel::new(Some(Part::of(&s, None)), None, None));
+    // a class beyond the run's: all traffic
+    assert!(Panel::of_run(run, Some(9), Some(&s), None).has_cost);
+    // run B against run A's same class
+    let p = Panel::of_run(run, Some(1), Some(&s), Some(&s));
+    assert!(p.against_a);
+    assert_eq!(p.lines[0].vs.map(|c| c.arrow), Some(Arrow::Same));
+    // nothing on screen yet
+    assert_eq!(Panel::of_run(None, None, None, None), Panel::new(None, None, None));
+}

@@ -5,8 +5,10 @@
 pub mod defs;
 pub mod hbm;
 pub mod legend;
+pub mod live;
 pub mod metrics;
 pub mod replicas;
+pub mod sections;
 pub mod trust;
 
 pub use crate::limit_badge::Text;

@@ -37,6 +37,15 @@ pub struct Replicas {
 }
 
 impl Replicas {
+    /// The head in words: the replicas (or pools) and the router's policy by its name.
+    pub fn head_words(&self, w: &dyn crate::words::Words) -> Option<String> {
+        self.head.as_ref().map(|(words, policy)| {
+            let mut args = words.args.clone();
+            args.push(("policy", w.t(policy)));
+            w.tf(words.key, &args)
+        })
+    }
+
     /// The tiles of a run's replicas now, with its summary; `None` with one replica.
     pub fn new(lines: &[ReplicaView], s: &Summary) -> Option<Replicas> {
         if lines.is_empty() {
@@ -131,5 +140,16 @@ mod tests {
         let r = Replicas::new(&[line(0, 0, 0.0), line(0, 0, 0.0)], &Summary::default()).expect("tiles");
         assert!(r.tiles.iter().all(|t| t.load_share == 0.0));
         assert_eq!((r.head, r.imbalance), (None, None));
+    }
+
+    #[test]
+    fn the_head_names_the_routers_policy_in_words() {
+        let r = Replicas {
+            head: Some((Text { key: "head", args: vec![("n", "4".into())] }, "policy-rr".into())),
+            imbalance: None,
+            tiles: Vec::new(),
+        };
+        assert_eq!(r.head_words(&crate::words::Keys).as_deref(), Some("head{n=4,policy=policy-rr}"));
+        assert_eq!(Replicas { head: None, ..r }.head_words(&crate::words::Keys), None);
     }
 }

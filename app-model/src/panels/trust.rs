@@ -49,6 +49,11 @@ pub fn engine_line(g: &Group) -> Text {
     }
 }
 
+/// The summary above the table: each whole engine's line.
+pub fn summary(w: &dyn crate::words::Words, groups: &[Group]) -> String {
+    groups.iter().filter(|g| g.tp.is_none()).map(|g| engine_line(g).said(w)).collect::<Vec<_>>().join(" ")
+}
+
 /// A table row's cells: engine, setup, TP, rows replayed, TPOT error, its p90 size, TTFT error.
 pub fn cells(g: &Group) -> [String; 7] {
     [
@@ -86,5 +91,14 @@ mod tests {
         assert_eq!(c[3], format!("{}/{}", row.replayed, row.rows));
         let whole = groups.iter().find(|g| g.tp.is_none()).expect("a line per engine");
         assert_eq!(engine_line(whole).args[0].1, engine_name(&whole.engine));
+    }
+
+    #[test]
+    fn the_summary_says_each_whole_engine_once() {
+        let groups = lab_content::trust::table();
+        let said = summary(&crate::words::Keys, &groups);
+        let engines = groups.iter().filter(|g| g.tp.is_none()).count();
+        assert!(engines > 0);
+        assert_eq!(said.matches("trust.engine_line{").count(), engines);
     }
 }

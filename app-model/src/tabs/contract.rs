@@ -7,8 +7,9 @@ use sim_core::{Dtype, Scenario, ScenarioError};
 pub mod fields;
 mod run;
 
+pub use crate::words::Said;
 pub use fields::{line_key, Field, Group, FIELDS};
-pub use run::{dtype_options, gpu_options, line_value, model_options, ContractRun, Said, Verdict, COLUMNS};
+pub use run::{dtype_options, gpu_options, line_cells, line_value, model_options, ContractRun, Verdict, COLUMNS};
 
 /// A field's message: a translation key of the page, or sim-core's words.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,6 +8,7 @@ use sim_core::metric::{Count, Latency, Metric, Stat};
 use sim_core::metrics::Summary;
 
 use crate::format;
+use crate::words::Words;
 
 /// A number of an outcome as an explanation quotes it, formatted by the name's suffix: `_ms` a
 /// plain number of milliseconds ("1,848"), `_gib` one decimal, attainment, waste and hit rates
@@ -53,6 +54,13 @@ pub fn sentence_key(id: &str, say: &str) -> String {
 }
 
 /// Sentences as one paragraph: a space between them, none after a full-width stop (Chinese runs
+/// The explanation in the page's words: the sentences the outcome says, each filled with the
+/// runs' numbers, joined.
+pub fn explanation(w: &dyn Words, id: &str, o: &Outcome) -> String {
+    let args = outcome_args(o);
+    join_sentences(o.sentences.iter().map(|s| w.tf(&sentence_key(id, s), &args)))
+}
+
 /// on).
 pub fn join_sentences(sentences: impl IntoIterator<Item = String>) -> String {
     let mut out = String::new();
@@ -189,6 +197,50 @@ pub fn run_tag(i: usize, runs: usize) -> &'static str {
     }
 }
 
+/// A row of the runs table in words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableRow {
+    pub label: String,
+    /// One cell per run.
+    pub cells: Vec<String>,
+    pub highlighted: bool,
+    /// The focus class of a class's row.
+    pub class: Option<&'static str>,
+}
+
+/// The lesson's runs as a table: the head (an empty corner, then each run's name, tagged A and B
+/// when there are two), the focus class's rows first (a lesson about one class of traffic),
+/// then every run's rows (over all traffic when there is a focus class, which then holds the
+/// highlight).
+pub fn runs_table(
+    w: &dyn Words,
+    lesson: &core::Lesson,
+    variants: &[&str],
+    sums: &[Summary],
+) -> (Vec<String>, Vec<TableRow>) {
+    let n = variants.len();
+    let variant =
+        |(i, v): (usize, &&str)| format!("{}{}", run_tag(i, n), w.t(&format!("lesson.{}.variant.{v}", lesson.id)));
+    let heads = std::iter::once(String::new()).chain(variants.iter().enumerate().map(variant)).collect();
+    let mut rows: Vec<TableRow> = Vec::new();
+    if let Some(class) = lesson.focus_class {
+        rows.extend(CLASS_ROWS.iter().map(|row| TableRow {
+            label: w.tf("features.lesson.class_row", &[("class", class.to_string()), ("what", w.t(row.label()))]),
+            cells: sums.iter().map(|s| class_value(row, s, class)).collect(),
+            highlighted: row.highlighted(lesson),
+            class: Some(class),
+        }));
+    }
+    let focus = lesson.focus_class.is_some();
+    rows.extend(ROWS.iter().map(|row| TableRow {
+        label: if focus { w.tf("features.lesson.all_row", &[("what", w.t(row.label()))]) } else { w.t(row.label()) },
+        cells: sums.iter().map(|s| row.value(s)).collect(),
+        highlighted: !focus && row.highlighted(lesson),
+        class: None,
+    }));
+    (heads, rows)
+}
+
 /// Translation keys this module names (checked against the tables).
 pub fn keys() -> Vec<&'static str> {
     ROWS.iter().map(Row::label).chain(CLASS_ROWS.iter().map(Row::label)).collect()
@@ -258,5 +310,57 @@ mod tests {
         assert_eq!(run_tag(0, 2), "A · ");
         assert_eq!(run_tag(1, 2), "B · ");
         assert_eq!(run_tag(0, 3), "");
+    }
+
+    #[test]
+    fn the_runs_table_puts_the_focus_class_first_and_moves_the_highlight_to_it() {
+        use crate::words::Keys;
+        let sums = [Summary::default(), Summary::default()];
+        for lesson in core::LESSONS.iter() {
+            let (heads, rows) = runs_table(&Keys, lesson, &["x", "y"], &sums);
+            assert_eq!(
+                heads,
+                [
+                    "".to_string(),
+                    format!("A · lesson.{}.variant.x", lesson.id),
+                    format!("B · lesson.{}.variant.y", lesson.id)
+                ]
+            );
+            assert!(rows.iter().all(|r| r.cells.len() == 2));
+            let classes = rows.iter().filter(|r| r.class.is_some()).count();
+            match lesson.focus_class {
+                Some(c) => {
+                    assert_eq!(classes, CLASS_ROWS.len());
+                    assert_eq!(rows[0].class, Some(c));
+                    assert_eq!(rows[0].cells[0], format::NONE, "no such class in an empty summary");
+                    assert!(rows[CLASS_ROWS.len()..]
+                        .iter()
+                        .all(|r| !r.highlighted && r.label.starts_with("features.lesson.all_row{")));
+                }
+                None => {
+                    assert_eq!((classes, rows.len()), (0, ROWS.len()));
+                    assert_eq!(
+                        rows.iter().filter(|r| r.highlighted).count(),
+                        ROWS.iter().filter(|r| r.highlighted(lesson)).count()
+                    );
+                    assert_eq!(rows[0].label, ROWS[0].label());
+                }
+            }
+        }
+        let (heads, _) = runs_table(&Keys, &core::LESSONS[0], &["x"], &sums[..1]);
+        assert_eq!(heads[1], format!("lesson.{}.variant.x", core::LESSONS[0].id));
+    }
+
+    #[test]
+    fn the_explanation_fills_each_sentence_with_the_runs_numbers() {
+        let o = Outcome {
+            answer: 0,
+            numbers: [("ttft_p99_ms", 1200.0)].into_iter().collect(),
+            sentences: vec!["first", "second"],
+        };
+        let args = outcome_args(&o);
+        let said = explanation(&crate::words::Keys, "demo", &o);
+        let arg = format!("{}={}", args[0].0, args[0].1);
+        assert_eq!(said, format!("lesson.demo.say.first{{{arg}}} lesson.demo.say.second{{{arg}}}"));
     }
 }

@@ -8,7 +8,8 @@ pub fn knee_seen(points: &[lab_content::sweep::SweepPoint]) -> Option<(f64, f64)
     let (v, g) = knee(points)?;
     points.iter().any(|p| p.value > v && p.summary.is_some()).then_some((v, g))
 }
-use lab_content::sweep::{to_csv, SweepParam, SweepPoint};
+use lab_content::sweep::{to_csv, Sweep, SweepParam, SweepPoint};
+use sim_core::{Scenario, ScenarioError};
 
 /// Most points a sweep may have.
 pub const MAX_STEPS: usize = 100;
@@ -137,6 +138,15 @@ impl SweepForm {
         *self = SweepForm::new(p);
     }
 
+    /// A sweep of `base` (the scenario being edited) over the form's range, when every input is
+    /// good (else `None`, each bad input saying why): the sweep and its run on screen (which draws
+    /// the base's first class's TTFT objective), or why sim-core refuses it.
+    pub fn start(&mut self, base: &Scenario) -> Option<Result<(Sweep, SweepRun), ScenarioError>> {
+        let (a, b, n) = self.check()?;
+        let slo = base.classes.first().and_then(|c| c.slo.ttft_ms);
+        Some(Sweep::new(base, self.param, a, b, n).map(|sweep| (sweep, SweepRun::started(self.param, slo, n))))
+    }
+
     /// Checks the inputs; the range and number of points when every input is good.
     pub fn check(&mut self) -> Option<(f64, f64, usize)> {
         let p = self.param;
@@ -251,6 +261,12 @@ impl SweepRun {
     }
 
     /// The points as `llmsim sweep` writes them, once the sweep is not running and has points.
+    /// The status line: the phase with the points done of all.
+    pub fn status(&self, w: &dyn crate::words::Words) -> String {
+        let args = [("done", self.points.len().to_string()), ("total", self.total.to_string())];
+        w.tf(self.phase.key(), &args)
+    }
+
     pub fn csv(&self) -> Option<String> {
         (self.phase != Phase::Running && !self.points.is_empty()).then(|| to_csv(self.param, &self.points))
     }
@@ -277,6 +293,31 @@ mod tests {
         f.inputs = ["1,000".into(), "5".into(), "2".into()];
         assert_eq!(f.check(), Some((1000.0, 5.0, 2)));
         assert_eq!(f.errors, [None; 3]);
+    }
+
+    #[test]
+    fn a_sweep_starts_only_from_good_inputs_and_a_base_sim_core_accepts() {
+        let base = Scenario::from_json(sim_core::presets::find("chat-latency-first").expect("preset").json).unwrap();
+        let mut f = SweepForm::default();
+        let (sweep, run) = f.start(&base).expect("good inputs").expect("accepted");
+        assert_eq!((run.param, run.total, run.phase), (f.param, 10, Phase::Running));
+        assert_eq!(run.slo_ms, base.classes[0].slo.ttft_ms);
+        assert!(!sweep.is_done());
+        f.inputs[2] = "1".into();
+        assert!(f.start(&base).is_none());
+        assert_eq!(f.errors[2], Some(InputError::Steps));
+        let mut broken = base.clone();
+        broken.scheduler.max_num_seqs = 0;
+        let mut f = SweepForm::default();
+        assert!(f.start(&broken).expect("good inputs").is_err());
+    }
+
+    #[test]
+    fn the_status_line_counts_the_points_done_of_all() {
+        let mut r = SweepRun::started(SweepParam::RatePerS, None, 3);
+        r.advanced(0.3, vec![SweepPoint { value: 1.0, summary: None, error: None, problem: None }]);
+        assert_eq!(r.status(&crate::words::Keys), "features.sweep.running{done=1,total=3}");
+        assert_eq!(SweepRun::default().status(&crate::words::Keys), "features.sweep.idle{done=0,total=0}");
     }
 
     #[test]

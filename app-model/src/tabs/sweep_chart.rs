@@ -2,9 +2,11 @@
 //! throughput against the knob, p99 TTFT against the knob), a knob value with its unit, and the
 //! table's columns.
 
-use lab_content::sweep::SweepPoint;
+use lab_content::sweep::{SweepParam, SweepPoint};
 use sim_core::Summary;
 
+use crate::charts::figure::{Dash, Figure, Ink, Item};
+use crate::charts::{Axis, Units, Words};
 use crate::format;
 
 /// What the two sweep charts draw.
@@ -70,6 +72,45 @@ pub fn series(points: &[SweepPoint], slo: Option<f64>) -> SweepSeries {
 /// A knob value with its unit ("12 req/s"; no trailing space for a unitless knob).
 pub fn with_unit(v: f64, unit: &str) -> String {
     format!("{} {unit}", format::plain(v)).trim().to_string()
+}
+
+/// A sweep's two charts over the knob `param`, in the page's words: goodput beside the raw
+/// throughput (the knee marked), and p99 TTFT on a log axis with the objective `slo` (ms).
+pub fn figures(param: SweepParam, points: &[SweepPoint], slo: Option<f64>, w: &dyn Words) -> [Figure; 2] {
+    let s = series(points, slo);
+    let x = (Axis::Linear { min: s.x.0, max: s.x.1 }, Units::Share);
+    let knob = [("knob", w.t(super::sweep::label_key(param)))];
+    let empty = || w.t("features.sweep.empty");
+    let knee = super::sweep::knee_seen(points);
+
+    let title = w.tf("features.sweep.chart_good", &knob);
+    let mut good = Figure::new(title, x, (Axis::zero_to(s.y_max), Units::Count));
+    good.line(&s.throughput, Ink::SweepThroughput, Dash::Solid, 3.0);
+    good.line(&s.goodput, Ink::Goodput, Dash::Solid, 2.0);
+    good.dots(&s.throughput, Ink::SweepThroughput, 3.0);
+    good.dots(&s.goodput, Ink::Goodput, 3.5);
+    if let Some((kv, kg)) = knee {
+        let at = with_unit(kv, super::sweep::unit(param));
+        good.items.push(Item::VLine { x: kv, ink: Ink::Knee, label: w.tf("features.sweep.knee_at", &[("value", at)]) });
+        good.dots(&[(kv, kg)], Ink::Knee, 6.0);
+    }
+    good.legend(w.t("features.sweep.legend_throughput"), Ink::SweepThroughput, Dash::Solid);
+    good.legend(w.t("features.sweep.legend_goodput"), Ink::Goodput, Dash::Solid);
+    good.note((s.ran == 0).then(empty));
+
+    let title = w.tf("features.sweep.chart_ttft", &knob);
+    let mut ttft = Figure::new(title, x, (Axis::log_decades(s.ttft_range.0, s.ttft_range.1), Units::Ms));
+    ttft.line(&s.ttft, Ink::SweepTtft, Dash::Solid, 2.0);
+    ttft.dots(&s.ttft, Ink::SweepTtft, 3.5);
+    if let Some(v) = slo {
+        let label = w.tf("features.sweep.slo_line", &[("value", format::ms(v))]);
+        ttft.items.push(Item::HLine { y: v, ink: Ink::Slo, label });
+    }
+    if let Some((kv, _)) = knee {
+        ttft.items.push(Item::VLine { x: kv, ink: Ink::Knee, label: String::new() });
+    }
+    ttft.note(s.ttft.is_empty().then(empty));
+    [good, ttft]
 }
 
 /// Label keys of the table's number columns (after the knob's).
@@ -140,5 +181,47 @@ mod tests {
         assert_eq!(with_unit(12.0, "req/s"), format!("{} req/s", format::plain(12.0)));
         assert_eq!(with_unit(12.0, ""), format::plain(12.0));
         assert_eq!(cells(&Summary::default()).len(), COLUMNS.len());
+    }
+
+    #[test]
+    fn the_sweep_charts_mark_the_knee_once_a_later_point_ran_and_the_slo_line() {
+        use crate::charts::figure::{Dash, Ink, Item};
+        use crate::words::Keys;
+        let pts = [
+            point(1.0, 100.0, 80.0, Some(50.0)),
+            point(2.0, 200.0, 150.0, Some(90.0)),
+            point(3.0, 300.0, 60.0, Some(900.0)),
+        ];
+        let [good, ttft] = figures(SweepParam::RatePerS, &pts, Some(500.0), &Keys);
+        assert_eq!(good.title, "features.sweep.chart_good{knob=features.sweep.param.rate_per_s}");
+        assert_eq!((good.x, good.y), (Axis::Linear { min: 1.0, max: 3.0 }, Axis::zero_to(300.0)));
+        let knee_line = Item::VLine {
+            x: 2.0,
+            ink: Ink::Knee,
+            label: format!("features.sweep.knee_at{{value={}}}", with_unit(2.0, "req/s")),
+        };
+        assert!(good.items.contains(&knee_line));
+        assert!(good.items.contains(&Item::Dot { at: (2.0, 150.0), ink: Ink::Knee, radius: 6.0 }));
+        assert_eq!(good.items.iter().filter(|i| matches!(i, Item::Dot { ink: Ink::Goodput, .. })).count(), 3);
+        assert!(!good.items.iter().any(|i| matches!(i, Item::Note(_))));
+        assert_eq!(ttft.y_units, Units::Ms);
+        assert!(ttft.items.contains(&Item::HLine {
+            y: 500.0,
+            ink: Ink::Slo,
+            label: format!("features.sweep.slo_line{{value={}}}", format::ms(500.0)),
+        }));
+        assert!(ttft.items.contains(&Item::VLine { x: 2.0, ink: Ink::Knee, label: String::new() }));
+        assert!(ttft.items.contains(&Item::Line {
+            points: vec![(1.0, 50.0), (2.0, 90.0), (3.0, 900.0)],
+            ink: Ink::SweepTtft,
+            dash: Dash::Solid,
+            width: 2.0
+        }));
+        // no later point yet: no knee; nothing ran: both charts say so
+        let [good, _] = figures(SweepParam::RatePerS, &pts[..2], None, &Keys);
+        assert!(!good.items.iter().any(|i| matches!(i, Item::VLine { .. })));
+        let [good, ttft] = figures(SweepParam::MaxNumSeqs, &[failed(4.0)], None, &Keys);
+        assert_eq!(good.items.last(), Some(&Item::Note("features.sweep.empty".into())));
+        assert_eq!(ttft.items.last(), Some(&Item::Note("features.sweep.empty".into())));
     }
 }

@@ -1,7 +1,9 @@
-//! A small canvas chart helper: paints axes with their ticks, lines, reference lines and a
-//! legend where `app_model::charts` places them.
+//! The one chart painter: paints an `app_model::charts::figure::Figure` — its axes with their
+//! ticks, then its marks in order (lines, dots, reference lines, legend, note) — where
+//! `app_model::charts` places them, each ink in the profile's colour.
 
-use app_model::charts::{Axis, PlotBox, Units};
+use app_model::charts::figure::{Dash, Figure, Ink, Item};
+use app_model::charts::PlotBox;
 use web_sys::CanvasRenderingContext2d;
 
 use crate::theme::{dash, Palette};
@@ -32,8 +34,53 @@ fn label(ctx: &CanvasRenderingContext2d, font: &str, text: &str, x: f64, y: f64,
     ctx.set_text_align("left");
 }
 
+/// The colour of `ink` in the palette `pal`.
+fn colour(pal: &Palette, ink: Ink) -> &'static str {
+    match ink {
+        Ink::Class(c) => glyph::colour(c),
+        Ink::Run => pal.run_line,
+        Ink::Reference => pal.ref_line,
+        Ink::Throughput => pal.throughput_line,
+        Ink::Goodput => "#15803d",
+        Ink::Queue => "#0f766e",
+        Ink::Batch => "#1d4ed8",
+        Ink::Kv => "#7c3aed",
+        Ink::SweepThroughput => "#94a3b8",
+        Ink::SweepTtft => "#0072b2",
+        Ink::Knee => "#b45309",
+        Ink::Slo => "#b91c1c",
+    }
+}
+
+fn pattern(dash: Dash) -> &'static [f64] {
+    match dash {
+        Dash::Solid => &[],
+        Dash::RunB => &[6.0, 4.0],
+        Dash::Dots => &[2.0, 3.0],
+    }
+}
+
+/// Paints `fig` on the canvas `id`, sized to its CSS width (at least `min_w`) × `h`.
+pub fn paint(id: &str, fig: &Figure, pal: &'static Palette, min_w: f64, h: f64) {
+    let Some((ctx, w, h)) = canvas_by_id(id).and_then(|c| fit_canvas(&c, min_w, h)) else { return };
+    let mut plot = Plot::new(&ctx, pal, w, h, fig);
+    for item in &fig.items {
+        match item {
+            Item::Line { points, ink, dash, width } => plot.line(points, colour(pal, *ink), pattern(*dash), *width),
+            Item::Dot { at, ink, radius } => plot.dot(at.0, at.1, colour(pal, *ink), *radius),
+            Item::VLine { x, ink, label } => plot.vline(*x, colour(pal, *ink), label),
+            Item::HLine { y, ink, label } => plot.hline(*y, colour(pal, *ink), label),
+            Item::Legend { label, ink, dash, glyph } => {
+                plot.legend_entry(label, colour(pal, *ink), pattern(*dash), *glyph)
+            }
+            Item::LegendAtBottom => plot.legend_bottom = true,
+            Item::Note(text) => plot.note(text),
+        }
+    }
+}
+
 /// A plot area with its axes drawn, in a profile's palette.
-pub struct Plot<'a> {
+struct Plot<'a> {
     ctx: &'a CanvasRenderingContext2d,
     pal: &'static Palette,
     frame: PlotBox,
@@ -43,18 +90,8 @@ pub struct Plot<'a> {
 }
 
 impl<'a> Plot<'a> {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        ctx: &'a CanvasRenderingContext2d,
-        pal: &'static Palette,
-        w: f64,
-        h: f64,
-        title: &str,
-        xa: Axis,
-        xu: Units,
-        ya: Axis,
-        yu: Units,
-    ) -> Plot<'a> {
+    fn new(ctx: &'a CanvasRenderingContext2d, pal: &'static Palette, w: f64, h: f64, fig: &Figure) -> Plot<'a> {
+        let (title, xa, xu, ya, yu) = (&fig.title, fig.x, fig.x_units, fig.y, fig.y_units);
         let k = pal.chart_scale;
         ctx.set_fill_style_str(pal.bg);
         ctx.fill_rect(0.0, 0.0, w, h);
@@ -84,7 +121,7 @@ impl<'a> Plot<'a> {
     }
 
     /// A polyline through `pts` (data coordinates).
-    pub fn line(&self, pts: &[(f64, f64)], colour: &str, pattern: &[f64], width: f64) {
+    fn line(&self, pts: &[(f64, f64)], colour: &str, pattern: &[f64], width: f64) {
         if pts.is_empty() {
             return;
         }
@@ -111,7 +148,7 @@ impl<'a> Plot<'a> {
 
     /// A vertical reference line at x with a label near its foot (the label in the text colour:
     /// line colours are too light for small text).
-    pub fn vline(&self, x: f64, colour: &str, text: &str) {
+    fn vline(&self, x: f64, colour: &str, text: &str) {
         let f = &self.frame;
         let px = f.px(x).round() + 0.5;
         self.ctx.set_line_width(1.5);
@@ -123,24 +160,15 @@ impl<'a> Plot<'a> {
     }
 
     /// A horizontal reference line at y with a label.
-    pub fn hline(&self, y: f64, colour: &str, text: &str) {
+    fn hline(&self, y: f64, colour: &str, text: &str) {
         let f = &self.frame;
         let py = f.py(y).round() + 0.5;
         self.reference((f.x0, py), (f.x1, py), colour);
         label(self.ctx, self.pal.font_small, text, f.x0 + 4.0, py - 3.0, self.pal.text, "left");
     }
 
-    /// One legend entry, stacked at the top right.
-    pub fn legend(&mut self, label: &str, colour: &str, pattern: &[f64]) {
-        self.legend_entry(label, colour, pattern, None);
-    }
-
-    /// A legend entry for a traffic class: its line with its glyph on it (shape and name, not
-    /// colour alone).
-    pub fn legend_class(&mut self, label: &str, class: usize) {
-        self.legend_entry(label, glyph::colour(class), &[], Some(class));
-    }
-
+    /// One legend entry, stacked at the top right (or up from the bottom right); a traffic
+    /// class's line carries its glyph (shape and name, not colour alone).
     fn legend_entry(&mut self, text: &str, colour: &str, pattern: &[f64], class: Option<usize>) {
         let (ctx, pal) = (self.ctx, self.pal);
         ctx.set_font(pal.font_small);
@@ -172,20 +200,15 @@ impl<'a> Plot<'a> {
         self.legend_y += if self.legend_bottom { -row } else { row };
     }
 
-    /// Legend entries go to the bottom right.
-    pub fn legend_at_bottom(&mut self) {
-        self.legend_bottom = true;
-    }
-
     /// A note in the middle of an empty plot.
-    pub fn note(&self, text: &str) {
+    fn note(&self, text: &str) {
         let f = &self.frame;
         label(self.ctx, self.pal.font_small, text, (f.x0 + f.x1) / 2.0, (f.y0 + f.y1) / 2.0, self.pal.muted, "center");
     }
 
     /// A filled dot at (x, y) in data coordinates, ringed with the background colour (a sweep's
     /// measured points).
-    pub fn dot(&self, x: f64, y: f64, colour: &str, r: f64) {
+    fn dot(&self, x: f64, y: f64, colour: &str, r: f64) {
         let ctx = self.ctx;
         ctx.begin_path();
         let _ = ctx.arc(self.frame.px(x), self.frame.py(y), r, 0.0, std::f64::consts::TAU);

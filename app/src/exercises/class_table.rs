@@ -3,13 +3,13 @@
 //! verified or not, pass, score — that sorts by any column and downloads as CSV.
 
 use app_model::jobs::{RunsProgress, Status};
-use app_model::tabs::exercise::{class_csv, short_code, verified, ClassJob, ClassRow, RowVerdict, SortBy, SortOrder};
+use app_model::tabs::exercise::{
+    class_csv, said, short_code, verified, ClassJob, ClassRow, RowVerdict, SortBy, SortOrder,
+};
 use leptos::prelude::*;
 
-use super::exercise;
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{t, tf, tx, PAGE};
 use crate::kit::{self, data_url, Jobs};
-use app_model::format;
 
 /// The class table's state.
 #[derive(Clone, Copy)]
@@ -65,10 +65,6 @@ impl ClassTable {
     }
 }
 
-fn verdict_word(v: &RowVerdict) -> String {
-    t(&format!("features.class.table.v.{}", v.id()))
-}
-
 fn head(st: ClassTable, by: SortBy) -> impl IntoView {
     view! {
         <th scope="col" aria-sort=move || st.order.get().aria_sort(by)>
@@ -80,19 +76,12 @@ fn head(st: ClassTable, by: SortBy) -> impl IntoView {
 }
 
 fn row(r: &ClassRow) -> impl IntoView {
-    let ex_title =
-        r.exercise.as_deref().and_then(exercise).map(|e| super::title(&e)).unwrap_or_else(|| format::NONE.into());
-    let pass = match r.pass {
-        Some(true) => t("features.contract.pass"),
-        Some(false) => t("features.contract.fail"),
-        None => format::NONE.into(),
-    };
-    let score = r.score.map_or_else(|| format::NONE.to_string(), format::rate);
+    let [name, ex_title, verdict, pass, score] = said::class_row(PAGE, r);
     view! {
         <tr data-verdict=r.verdict.id() class=if r.verdict == RowVerdict::Verified { "ok" } else { "no" }>
-            <td data-testid="class-name">{r.name.clone().unwrap_or_else(|| format::NONE.into())}</td>
+            <td data-testid="class-name">{name}</td>
             <td>{ex_title}</td>
-            <td class="class-verdict" data-testid="class-verdict">{verdict_word(&r.verdict)}</td>
+            <td class="class-verdict" data-testid="class-verdict">{verdict}</td>
             <td>{pass}</td>
             <td class="num">{score}</td>
             <td><code title=r.code.clone()>{short_code(&r.code)}</code></td>

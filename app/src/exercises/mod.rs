@@ -12,48 +12,28 @@ mod teacher;
 use teacher::{teacher, verifier};
 
 use app_model::share::Hidden;
+use app_model::tabs::exercise::said::{self, exercise};
 use app_model::tabs::exercise::{
-    self as model, metric_value, Attempts, CodeJob, CodeVerdict, Record, RunsSeen, Teacher, STORAGE_KEY,
+    self as model, Attempts, CodeJob, CodeVerdict, Record, RunsSeen, Teacher, STORAGE_KEY,
 };
 use leptos::prelude::*;
 
 use class_table::ClassTable;
 use lab_content::exercise::{exercises, Exercise};
-use sim_core::metric::Op;
 
-use crate::i18n::{t, tf, tx};
+use crate::i18n::{t, tx, PAGE};
 use crate::kit::{self, button, data_url, storage_get, storage_set, Jobs};
 use crate::ui::{use_ui, Ui};
 use crate::{address, share};
-use app_model::format;
 
 /// Local-storage key of the teacher-mode switch.
 const TEACHER_KEY: &str = "llm-serving-lab.teacher-mode";
 
-fn control_label(id: &str) -> String {
-    model::control_key(id).map_or_else(|| id.to_string(), t)
-}
-
 /// What the toolbar's preset box names while an exercise or a lesson is open (what is on the
 /// stage is theirs, not the preset's).
 pub fn preset_name(ui: Ui) -> Option<String> {
-    if let Some(id) = ui.lesson.with(|l| l.as_ref().map(|(id, _)| id.clone())) {
-        return Some(tf("features.lesson.preset", &[("name", t(&format!("lesson.{id}.title")))]));
-    }
-    let id = ui.exercise.get()?;
-    let ex = exercises().into_iter().find(|e| e.id == id)?;
-    Some(tf("features.class.preset", &[("name", title(&ex))]))
-}
-
-fn title(ex: &Exercise) -> String {
-    match model::text_keys(&ex.id) {
-        Some(k) => t(k.title),
-        None => ex.scenario.name.clone().unwrap_or_else(|| ex.id.clone()),
-    }
-}
-
-fn task(ex: &Exercise) -> String {
-    model::text_keys(&ex.id).map(|k| t(k.task)).unwrap_or_default()
+    let lesson = ui.lesson.with(|l| l.as_ref().map(|(id, _)| id.clone()));
+    said::open_name(PAGE, lesson.as_deref(), ui.exercise.get().as_deref())
 }
 
 /// The reference solution behind a disclosure, once the learner has made an attempt.
@@ -66,14 +46,7 @@ fn solution(ex: &Exercise, recs: &[Record]) -> Option<AnyView> {
     }
     let lines = model::solution(ex)
         .into_iter()
-        .map(|l| {
-            let control = l.label.map_or_else(|| l.path.clone(), t);
-            let name = match l.class {
-                Some(class) => tf("features.ex.solution.class", &[("control", control), ("class", class)]),
-                None => control,
-            };
-            view! { <li>{name}": "<code>{l.path}" = "{l.value}</code></li> }
-        })
+        .map(|l| view! { <li>{said::solution_name(PAGE, &l)}": "<code>{l.path}" = "{l.value}</code></li> })
         .collect_view();
     let why = model::text_keys(&ex.id).map(|k| view! { <p class="small">{t(k.solution)}</p> });
     Some(
@@ -89,23 +62,9 @@ fn solution(ex: &Exercise, recs: &[Record]) -> Option<AnyView> {
     )
 }
 
-/// A summary path in words: `classes.chat.ttft_ms.p99` → "p99 TTFT of class chat".
-fn metric_label(path: &str) -> String {
-    let m = model::metric_name(path);
-    let name = m.name.map_or_else(str::to_string, t);
-    match m.class {
-        Some(c) => tf("features.ex.of_class", &[("metric", name), ("class", c.to_string())]),
-        None => name,
-    }
-}
-
 fn clock(ms: f64) -> String {
     let d = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms));
     format!("{:02}:{:02}:{:02}", d.get_hours(), d.get_minutes(), d.get_seconds())
-}
-
-fn goal_text(metric: &str, op: Op, v: f64) -> String {
-    format!("{} {} {}", metric_label(metric), op.symbol(), metric_value(metric, v))
 }
 
 #[derive(Clone, Copy)]
@@ -139,10 +98,6 @@ struct State {
 enum Checked {
     Checking,
     Done(CodeVerdict),
-}
-
-fn exercise(id: &str) -> Option<Exercise> {
-    exercises().into_iter().find(|e| e.id == id)
 }
 
 impl State {
@@ -195,7 +150,7 @@ impl State {
         if !self.seen.try_update_value(|s| s.first_look(&id, r)).unwrap_or(false) {
             return;
         }
-        let Some(ex) = exercises().into_iter().find(|e| e.id == id) else { return };
+        let Some(ex) = exercise(&id) else { return };
         let Some(summary) = ui.views[0].with_untracked(|v| v.as_ref().map(|v| v.summary.clone())) else { return };
         let Some(scenario) = ui.infos[0].with_untracked(|i| i.as_ref().map(|i| i.scenario.clone())) else { return };
         let student = self.student.get_untracked();
@@ -204,10 +159,7 @@ impl State {
             .with_untracked(|locks| model::attempt_of(&ex, &scenario, &summary, locks, &student, js_sys::Date::now()));
         let (attempt, rec) = match counted {
             Ok(counted) => counted,
-            Err(outside) => {
-                let names: Vec<String> = outside.iter().map(|c| control_label(c)).collect();
-                return self.note.set(Some(tf("features.ex.not_counted", &[("controls", names.join(", "))])));
-            }
+            Err(outside) => return self.note.set(Some(said::not_counted(PAGE, &outside))),
         };
         self.note.set(None);
         address::post_event("exercise-result", model::result_event(&id, &attempt, &rec));
@@ -217,21 +169,18 @@ impl State {
 
 /// One attempt as a table row.
 fn attempt_row(i: usize, r: &Record, metric: &str) -> AnyView {
-    let goals = r
-        .goals
-        .iter()
-        .map(|(m, v, p)| {
-            let value = v.map(|v| metric_value(m, v)).unwrap_or_else(|| format::NONE.into());
+    let said::AttemptSaid { verdict, score, goals, settings, seed } = said::attempt(PAGE, r, metric);
+    let goals = goals
+        .into_iter()
+        .map(|g| {
             view! {
-                <li class=if *p { "ok" } else { "no" } data-metric=m.clone() data-value=model::raw(*v) data-met=p.to_string()>
-                    <span aria-hidden="true">{if *p { "✓ " } else { "✗ " }}</span>
-                    {metric_label(m)}": "{value}
+                <li class=if g.met { "ok" } else { "no" } data-metric=g.metric data-value=g.raw data-met=g.met.to_string()>
+                    <span aria-hidden="true">{if g.met { "✓ " } else { "✗ " }}</span>
+                    {g.text}
                 </li>
             }
         })
         .collect_view();
-    let settings = if r.settings.is_empty() { t("features.ex.as_given") } else { r.settings.join("; ") };
-    let score = r.score.map(|s| metric_value(metric, s)).unwrap_or_else(|| format::NONE.into());
     let code = match r.code.clone() {
         Some(c) => {
             let copied = c.clone();
@@ -243,14 +192,13 @@ fn attempt_row(i: usize, r: &Record, metric: &str) -> AnyView {
         }
         None => view! { <span class="small muted">{t("features.class.code.none")}</span> }.into_any(),
     };
-    let seed = r.seed.map(|s| tf("features.class.seed", &[("seed", s.to_string())]));
     view! {
         <tr data-testid="exercise-attempt" data-pass=r.pass.to_string() data-seed=r.seed.map(|s| s.to_string()).unwrap_or_default() data-score=model::raw(r.score)>
             <td class="num">{i + 1}</td>
             <td class="num">{clock(r.time_ms)}</td>
             <td class=if r.pass { "verdict pass" } else { "verdict fail" }>
                 <span aria-hidden="true">{if r.pass { "✓ " } else { "✗ " }}</span>
-                {t(if r.pass { "features.contract.pass" } else { "features.contract.fail" })}
+                {verdict}
             </td>
             <td class="num">{score}</td>
             <td><ul class="goal-results">{goals}</ul></td>
@@ -265,33 +213,16 @@ fn attempt_row(i: usize, r: &Record, metric: &str) -> AnyView {
 fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
     let id = ex.id.clone();
     let metric = ex.objective.as_ref().map(|o| o.metric.to_string()).unwrap_or_default();
-    let goals =
-        ex.goals.iter().map(|g| view! { <li>{goal_text(&g.metric.to_string(), g.op, g.value)}</li> }).collect_view();
-    let objective = ex.objective.as_ref().zip(model::objective_key(&ex)).map(|(o, key)| {
-        let m = metric_label(&o.metric.to_string());
-        view! { <p class="small"><b>{t("features.ex.objective")}</b>" "{tf(key, &[("metric", m)])}</p> }
-    });
     // the teacher's locks (not another open exercise's) decide what this card offers
     let open = st.ui.exercise.get_untracked().and_then(|id| exercise(&id));
     let locks_now = st.ui.locked.with_untracked(|l| model::teacher_locks(l, open.as_ref()));
-    let (allowed, by_teacher) = model::card_controls(&ex, &locks_now);
-    let allowed: Vec<String> = allowed.into_iter().map(control_label).collect();
-    let by_teacher: Vec<String> = by_teacher.into_iter().map(control_label).collect();
-    let by_teacher = (!by_teacher.is_empty()).then(|| {
-        view! { <p class="small muted" data-testid="teacher-locked">{tf("features.class.teacher_locked", &[("controls", by_teacher.join(" · "))])}</p> }
-    });
-    let (key, args) = model::best_line(&ex, recs);
-    let best = tf(key, &args);
+    let said::Card { title, task, goals, objective, allowed, by_teacher, best } =
+        said::card(PAGE, &ex, &locks_now, recs);
+    let goals = goals.into_iter().map(|g| view! { <li>{g}</li> }).collect_view();
+    let objective = objective.map(|o| view! { <p class="small"><b>{t("features.ex.objective")}</b>" "{o}</p> });
+    let by_teacher = by_teacher.map(|line| view! { <p class="small muted" data-testid="teacher-locked">{line}</p> });
     let table = (!recs.is_empty()).then(|| {
-        let cols = kit::heads([
-            "#".to_string(),
-            t("features.ex.col.time"),
-            t("features.contract.col.result"),
-            t("features.ex.col.score"),
-            t("features.ex.col.goals"),
-            t("features.ex.col.settings"),
-            t("features.class.col.code"),
-        ]);
+        let cols = kit::heads(said::attempt_heads(PAGE));
         let rows = recs.iter().enumerate().rev().map(|(i, r)| attempt_row(i, r, &metric)).collect_view().into_any();
         let clear_id = id.clone();
         let clear = Callback::new(move |()| st.save(|a| a.clear(&clear_id)));
@@ -324,7 +255,7 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
     view! {
         <article class="exercise" class:active=active class:print-this=printed data-testid=format!("exercise-{id}")>
             <header class="exercise-head">
-                <h3>{title(&ex)}</h3>
+                <h3>{title}</h3>
                 <div class="lesson-actions">
                     <button type="button" class="btn primary small-btn" data-testid=format!("exercise-start-{id}") on:click=move |_| start.run(())>
                         {tx("features.ex.start")}
@@ -332,11 +263,11 @@ fn card(st: State, ex: Exercise, active: bool, recs: &[Record]) -> AnyView {
                     {stop}
                 </div>
             </header>
-            <p>{task(&ex)}</p>
+            <p>{task}</p>
             <p class="small"><b>{t("features.ex.goals")}</b></p>
             <ul class="goals">{goals}</ul>
             {objective}
-            <p class="small muted" data-testid="exercise-allowed"><b>{t("features.ex.allowed")}</b>" "{allowed.join(" · ")}</p>
+            <p class="small muted" data-testid="exercise-allowed"><b>{t("features.ex.allowed")}</b>" "{allowed}</p>
             {by_teacher}
             <p class="best" data-testid="exercise-best">{best}</p>
             {table}

@@ -6,11 +6,10 @@ use app_model::share::Hidden;
 use app_model::tabs::exercise::{self as model, CodeVerdict, Teacher};
 use leptos::prelude::*;
 
-use super::{control_label, metric_label, metric_value, title, Checked, State};
-use crate::i18n::{t, tf, tx};
+use super::{Checked, State};
+use crate::i18n::{t, tf, tx, PAGE};
 use crate::kit::{actions, button, check_line};
 use crate::share;
-use app_model::format;
 
 /// The teacher's link maker: a box per control, and the link.
 pub(super) fn teacher(st: State) -> AnyView {
@@ -193,36 +192,24 @@ fn verdict_view(v: CodeVerdict) -> AnyView {
                 .into_any()
         }
         CodeVerdict::Ran { code, exercise: ex, check } => {
-            let wrong: Vec<String> =
-                check.lines.iter().filter(|l| !l.equal).map(|l| metric_label(&l.metric.to_string())).collect();
-            let (class, state, text) = if check.verified {
-                ("banner ok small", "verified", t("features.class.code.verified"))
-            } else {
-                ("banner error small", "mismatch", tf("features.class.code.mismatch", &[("metrics", wrong.join(", "))]))
-            };
-            let value = |m: &str, v: Option<f64>| v.map_or_else(|| format::NONE.to_string(), |v| metric_value(m, v));
-            let rows = check
-                .lines
-                .iter()
-                .map(|l| {
-                    let m = l.metric.to_string();
+            let said = model::said::check(PAGE, &code, &ex, &check);
+            let rows = said
+                .rows
+                .into_iter()
+                .map(|(number, claimed, rerun, equal)| {
                     view! {
-                        <tr class=if l.equal { "ok" } else { "no" } data-equal=l.equal.to_string()>
-                            <td>{metric_label(&m)}</td>
-                            <td class="num">{value(&m, l.claimed)}</td>
-                            <td class="num">{value(&m, l.rerun)}</td>
+                        <tr class=if equal { "ok" } else { "no" } data-equal=equal.to_string()>
+                            <td>{number}</td>
+                            <td class="num">{claimed}</td>
+                            <td class="num">{rerun}</td>
                         </tr>
                     }
                 })
                 .collect_view();
-            let settings: Vec<String> =
-                model::code_changes(&code).iter().map(|(c, v)| format!("{} = {v}", control_label(c))).collect();
-            let settings = if settings.is_empty() { t("features.ex.as_given") } else { settings.join("; ") };
-            let verdict = t(if check.attempt.pass { "features.contract.pass" } else { "features.contract.fail" });
             view! {
-                <p class=class role="status" data-testid="code-verdict" data-state=state>{text}</p>
-                <p class="small">{tf("features.class.verify.exercise", &[("title", title(&ex)), ("seed", code.seed.to_string())])}" · "{verdict}</p>
-                <p class="small">{tf("features.class.verify.settings", &[("settings", settings)])}</p>
+                <p class=said.class role="status" data-testid="code-verdict" data-state=said.state>{said.text}</p>
+                <p class="small">{said.exercise}</p>
+                <p class="small">{said.settings}</p>
                 <table class="runs-table">
                     <thead><tr>
                         <th scope="col">{t("features.class.col.number")}</th>

@@ -1,16 +1,15 @@
 //! The content of each step of a lesson: the note after set-up, the question and its choices,
 //! the run, the explanation with the runs' numbers, and what to try next.
 
-use app_model::tabs::explain::{class_value, run_tag, CLASS_ROWS, ROWS};
+use app_model::tabs::explain;
 use lab_content::lessons::Lesson;
 use lab_content::sweep::SweepParam;
 use leptos::prelude::*;
 
 use super::{
-    explanation, load_scenarios, moment_text, open, set_step, shown_watch, skip_to_explanation, text_of, variant_label,
-    Ctx, HIGHLIGHT_CLASS,
+    load_scenarios, moment_text, open, set_step, shown_watch, skip_to_explanation, text_of, Ctx, HIGHLIGHT_CLASS,
 };
-use crate::i18n::{self, t, tf};
+use crate::i18n::{self, t, tf, PAGE};
 use crate::kit::{self, actions, button};
 use crate::sweep_panel;
 use app_model::format;
@@ -259,7 +258,7 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
             let key = format!("lesson.{id}.feedback.{p}");
             i18n::has(&key).then(|| view! { <p class="lesson-why small" data-testid="lesson-why">{t(&key)}</p> })
         })}
-        <p class="lesson-explanation" data-testid="lesson-explanation">{explanation(id, &outcome)}</p>
+        <p class="lesson-explanation" data-testid="lesson-explanation">{explain::explanation(PAGE, id, &outcome)}</p>
         {moments_list(cx)}
         <div class="lesson-look">
             <span class="look-icon" aria-hidden="true">"◎"</span>
@@ -276,44 +275,22 @@ fn explain(cx: Ctx, lesson: &'static Lesson, fin: Finished) -> AnyView {
     .into_any()
 }
 
-/// The focus class's rows first (a lesson about one class of traffic), then every class's.
-fn class_rows(lesson: &'static Lesson, fin: &Finished) -> AnyView {
-    let Some(class) = lesson.focus_class else { return ().into_any() };
-    CLASS_ROWS
-        .iter()
-        .map(|row| {
-            let cells =
-                fin.sums.iter().map(|s| view! { <td class="num">{class_value(row, s, class)}</td> }).collect_view();
-            view! {
-                <tr class="class-row" class:hl-row=row.highlighted(lesson) data-class=class>
-                    <th scope="row">{tf("features.lesson.class_row", &[("class", class.to_string()), ("what", t(row.label()))])}</th>
-                    {cells}
-                </tr>
+/// The runs' numbers (`explain::runs_table`): the focus class's rows first, then every run's.
+fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
+    let (heads, rows) = explain::runs_table(PAGE, lesson, &fin.variants, &fin.sums);
+    let body = rows
+        .into_iter()
+        .map(|r| {
+            let cells = r.cells.into_iter().map(|c| view! { <td class="num">{c}</td> }).collect_view();
+            let row = view! { <th scope="row">{r.label}</th>{cells} };
+            match r.class {
+                Some(class) => {
+                    view! { <tr class="class-row" class:hl-row=r.highlighted data-class=class>{row}</tr> }.into_any()
+                }
+                None => view! { <tr class:hl-row=r.highlighted>{row}</tr> }.into_any(),
             }
         })
         .collect_view()
-        .into_any()
-}
-
-fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
-    let focus = lesson.focus_class.is_some();
-    let n = fin.variants.len();
-    let heads = std::iter::once(String::new()).chain(
-        fin.variants.iter().enumerate().map(|(i, v)| format!("{}{}", run_tag(i, n), variant_label(lesson.id, v))),
-    );
-    let rows = ROWS
-        .iter()
-        .map(|row| {
-            let cells = fin.sums.iter().map(|s| view! { <td class="num">{row.value(s)}</td> }).collect_view();
-            let label = if focus { tf("features.lesson.all_row", &[("what", t(row.label()))]) } else { t(row.label()) };
-            view! {
-                <tr class:hl-row=!focus && row.highlighted(lesson)>
-                    <th scope="row">{label}</th>
-                    {cells}
-                </tr>
-            }
-        })
-        .collect_view();
-    let body = view! { {class_rows(lesson, fin)}{rows} }.into_any();
+        .into_any();
     kit::table("runs-table", Some("lesson-runs"), t("features.lesson.runs_caption"), kit::heads(heads), body)
 }

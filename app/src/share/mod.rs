@@ -31,7 +31,8 @@ use std::rc::Rc;
 
 use app_model::address::{self as addr, AddressHistory, Follow};
 use app_model::link::{self, LinkProblem};
-use app_model::query::{Param, Part, Query};
+use app_model::opening::Opening;
+use app_model::query::{Param, Query};
 use app_model::share::{Hidden, ShareState};
 use app_model::tabs::lesson::Step;
 use app_model::Run;
@@ -102,55 +103,45 @@ impl Links {
         links
     }
 
-    /// Reads the page's address: embed mode, colour profile, the shared state, the language.
-    /// Called once, before the simulations start, so the first run is already the shared one.
+    /// Reads the page's address: embed mode, colour profile, the shared state, the language
+    /// (`app_model::opening`). Called once, before the simulations start, so the first run is
+    /// already the shared one.
     pub fn init(self) {
         let ui = self.ui;
-        let q = self.address.get();
-        if q.embed {
+        let o = self.address.with(Opening::of);
+        if o.embed {
             ui.embed.set(true);
             mark_embedded();
         }
-        mark_parts(&q);
-        if q.high_contrast {
+        if let Some(body) = window().document().and_then(|d| d.body()) {
+            for class in &o.body_classes {
+                let _ = body.class_list().add_1(class);
+            }
+        }
+        if o.high_contrast {
             self.theme.set(true);
         }
-        let mut opened = None;
-        if let Some(code) = &q.lab {
-            match link::open(code) {
-                Ok(state) => opened = Some(state),
-                Err(problem) => {
-                    post_event("error", json!({ "kind": problem.event_kind(), "message": problem.message() }));
-                    self.problem.set(Some(problem));
-                }
-            }
+        if let Some(problem) = o.problem {
+            post_event("error", json!({ "kind": problem.event_kind(), "message": problem.message() }));
+            self.problem.set(Some(problem));
         }
-        // preset=, lesson=, exercise= over (or instead of) the link
-        let state = q.opening(opened);
-        if addr::embed_without_workbench(q.embed, state.as_ref()) {
-            if let Some(body) = window().document().and_then(|d| d.body()) {
-                let _ = body.class_list().add_1("no-workbench");
-            }
-        }
-        let mut locale = None;
-        if let Some(state) = state {
-            locale = state.locale.as_deref().and_then(Locale::parse);
+        if let Some(state) = o.state {
             // every lock a link carries is the teacher's: it holds for the whole visit
             ui.teacher_locks.set(state.locked.clone());
             restore(ui, state);
         }
         // `lesson=` and `exercise=` open what they name as the lab's own buttons do: the lesson's
         // runs or the exercise's scenario on the stage, not the link's or the default one
-        if let Some(id) = &q.exercise {
+        if let Some(id) = &o.exercise {
             ui.open_exercise(id);
         }
-        if let Some(id) = q.lesson {
+        if let Some(id) = o.lesson {
             crate::lessons::open(ui, id);
         }
-        if q.paused {
+        if o.paused {
             ui.playing.set(false);
         }
-        if let Some(l) = q.locale.or(locale) {
+        if let Some(l) = o.locale {
             self.lang.set(l);
         }
     }
@@ -309,20 +300,6 @@ fn restore(ui: Ui, state: ShareState) {
     ui.hidden.set(state.hide);
 }
 
-/// `view=` and `controls=`: a `hide-<part>` class on the body for each part not shown
-/// (static/embed.css hides it), `only-controls` when `controls=` names the controls.
-fn mark_parts(q: &Query) {
-    let Some(body) = window().document().and_then(|d| d.body()) else { return };
-    for part in Part::ALL {
-        if !q.shows(part) {
-            let _ = body.class_list().add_1(&format!("hide-{}", part.name()));
-        }
-    }
-    if q.controls.is_some() {
-        let _ = body.class_list().add_1("only-controls");
-    }
-}
-
 /// Compact layout and links that leave the frame for a new tab.
 fn mark_embedded() {
     let Some(doc) = window().document() else { return };
@@ -361,10 +338,7 @@ pub fn LinkBanner() -> impl IntoView {
     let problem = use_links().problem;
     let link = move || {
         problem.get().map(|p| {
-            let lead = match p {
-                LinkProblem::Unreadable(_) => "share.bad_link",
-                LinkProblem::Refused(_) => "share.refused",
-            };
+            let lead = p.lead_key();
             let msg = p.message().to_string();
             view! {
                 <div class="banner error link-banner" role="alert" data-testid="link-error">

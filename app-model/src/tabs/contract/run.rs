@@ -7,13 +7,7 @@ use sim_core::{catalog, Dtype, Problem, ScenarioError};
 
 use super::Reported;
 use crate::format;
-
-/// Text the page shows: as it is, or a translation key with its placeholders.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Said {
-    Text(String),
-    Fill(&'static str, Vec<(&'static str, String)>),
-}
+use crate::words::{Said, Words};
 
 /// A value of a report line with its unit, as the page shows it.
 pub fn line_value(l: &CheckLine, v: f64) -> Said {
@@ -26,6 +20,14 @@ pub fn line_value(l: &CheckLine, v: f64) -> Said {
         "$" => format::usd(v),
         _ => format!("{} {}", format::plain(v), l.unit),
     })
+}
+
+/// A report line's cells in words: what it checks, the target with its comparison, the measured
+/// value (each with its unit).
+pub fn line_cells(w: &dyn Words, l: &CheckLine) -> [String; 3] {
+    let label = super::line_key(&l.field).map_or_else(|| l.field.clone(), |k| w.t(&k));
+    let target = format!("{} {}", l.op.symbol(), line_value(l, l.target).words(w));
+    [label, target, line_value(l, l.measured).words(w)]
 }
 
 /// Label keys of the report's columns.
@@ -184,5 +186,23 @@ mod tests {
         assert!(!run.imported && run.errors.is_some());
         assert!(!model_options().is_empty() && !gpu_options().is_empty());
         assert_eq!(dtype_options().len(), Dtype::ALL.len());
+    }
+
+    #[test]
+    fn a_line_says_what_it_checks_and_its_values_with_units() {
+        use crate::words::Keys;
+        let l = line("ms", true);
+        let label = crate::tabs::contract::line_key(&l.field).expect("an SLO has words");
+        assert_eq!(line_cells(&Keys, &l), [label, format!("≤ {}", format::ms(1.0)), format::ms(2.0)]);
+        let mut odd = line("GiB KV at full length", false);
+        odd.field = "resources.something".into();
+        assert_eq!(
+            line_cells(&Keys, &odd),
+            [
+                "resources.something".to_string(),
+                format!("{} features.contract.unit.kv_full{{v=1.0}}", Op::AtMost.symbol()),
+                "features.contract.unit.kv_full{v=2.0}".to_string()
+            ]
+        );
     }
 }

@@ -10,6 +10,7 @@ mod attempts;
 mod class;
 mod code;
 mod export;
+pub mod said;
 mod words;
 
 pub use attempts::{attempt_of, best, result_event, Attempts, Record};
