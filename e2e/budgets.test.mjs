@@ -182,7 +182,7 @@ describe('budgets', { timeout: 420_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9: the main module and those loaded on demand (issue target ≤ 400 KB gzip; ceiling 564 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9: the main module and those loaded on demand (issue target ≤ 400 KB gzip; ceiling 566 KiB)', () => {
     const folders = readdirSync(DIST).filter((f) => /^wasm-[0-9a-f]{16}$/.test(f));
     assert.equal(folders.length, 1, `expected one dist/wasm-<hash>/, found ${folders.join(', ') || 'none'}`);
     const dir = join(DIST, folders[0]);
@@ -222,9 +222,12 @@ describe('budgets', { timeout: 420_000 }, () => {
     // themselves, teacher links held their locks and Back stepped through the states: 552 KiB;
     // 556 KiB with three more lessons, whose runs the page can open from a link, and the phone bar;
     // 564 KiB with the views thinned to views: the stage as a display list, the panels, charts,
-    // tabs and controller as app-model types, the page's state as contexts: 575,584 B, 8 KB more).
+    // tabs and controller as app-model types, the page's state as contexts: 575,584 B, 8 KB more;
+    // 566 KiB with the first-frame module's handoff (the run's seek, the tables fetched beside
+    // the module, the static layout's removal) and the model types the last views read: 577,951 B.
+    // The page module now loads after the first frame, which its bytes no longer hold up.
     // The first frame's bytes have their own, lower ceiling (the phone load below).
-    assert.ok(main.gzip_bytes <= 564 * 1024, `main module gzip ${main.gzip_bytes} B is over the 564 KiB ceiling (target 400,000 B)`);
+    assert.ok(main.gzip_bytes <= 566 * 1024, `main module gzip ${main.gzip_bytes} B is over the 566 KiB ceiling (target 400,000 B)`);
   });
 
   test('the page fetches only the first-frame and the main module; a tab fetches its own module when first opened', async () => {

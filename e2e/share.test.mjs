@@ -69,7 +69,8 @@ function focusRing(page) {
 
 describe('share links, embedding, languages, keyboard', { timeout: 300_000 }, () => {
   // mounted: the stage canvas is on the page
-  const lab = useLab({ ready: (page) => page.locator('canvas#stage').waitFor({ timeout: 15_000 }) });
+  // the mounted page's stage (the static layout's canvas has no test id)
+  const lab = useLab({ ready: (page) => page.locator('[data-testid="stage"]').first().waitFor({ timeout: 15_000 }) });
   const mounted = (query = '') => lab.open(query);
 
   test('a shared link reproduces the same numbers in a fresh browser', async () => {

@@ -153,6 +153,16 @@ describe('the static layout and the first frame', { timeout: 240_000 }, () => {
     await page.close();
   });
 
+  test('embedded, the page paints no static layout (it mounts another one)', async () => {
+    const { page, errors, release } = await openHeld(lab, '?embed=1', { viewport: { width: 640, height: 400 } });
+    await page.waitForLoadState('domcontentloaded');
+    assert.equal(await page.locator('[data-first-paint]').count(), 0);
+    await release();
+    assert.equal(await page.evaluate(() => document.body.classList.contains('embed')), true);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('an address the first-frame module leaves to the page (a preset) still paints the static layout and mounts', async () => {
     const { page, errors, release } = await openHeld(lab, '?preset=chat-latency-first', { viewport: { width: 1280, height: 800 } });
     await staticShown(page);

@@ -15,7 +15,7 @@
 // The English layout is in index.html; the Chinese one in first-paint.zh.html. A small script
 // after the layout shows it as the page will mount for this visitor: in Chinese when `locale=`
 // or, without it, the browser asks for it (fetched, the English one kept invisible meanwhile), and
-// without "Start here" once dismissed. The same build gives the same files, byte for byte
+// without "Start here" once dismissed; an embedded page (another layout) shows none. The same build gives the same files, byte for byte
 // (scripts/repro.sh).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -94,7 +94,15 @@ function choose(zhFile, zhLang, dismissedKey) {
     const t = String(tag ?? '').trim().toLowerCase();
     return ['en', 'zh'].find((c) => t === c || t.startsWith(`${c}-`) || t.startsWith(`${c}_`));
   };
-  const asked = pick(new URLSearchParams(location.search).get('locale'));
+  const params = new URLSearchParams(location.search);
+  // embedded (embed=, unless 0, false or no: app_model::query), the page has another layout: it
+  // paints nothing before it mounts
+  const embed = params.get('embed');
+  if (embed !== null && !['0', 'false', 'no'].includes(embed)) {
+    for (const el of document.querySelectorAll('[data-first-paint]')) el.remove();
+    return;
+  }
+  const asked = pick(params.get('locale'));
   const lang = asked ?? [...(navigator.languages ?? []), navigator.language].map(pick).find(Boolean) ?? 'en';
   const root = document.documentElement;
   const drop = () => {
