@@ -38,7 +38,7 @@ const MOUNTED_MARK = 'lab:page-mounted';
  * layout shifts (CLS, shifts after input excluded) and long tasks (for the blocking time).
  */
 function observeVitals() {
-  const v = { lcp: null, cls: 0, long_tasks: [] };
+  const v = { lcp: null, cls: 0, long_tasks: [], shifts: [] };
   window.__vitals = v;
   const watch = (type, f) => {
     try {
@@ -49,7 +49,13 @@ function observeVitals() {
   };
   watch('largest-contentful-paint', (e) => (v.lcp = e.startTime));
   watch('layout-shift', (e) => {
-    if (!e.hadRecentInput) v.cls += e.value;
+    if (e.hadRecentInput) return;
+    v.cls += e.value;
+    // what moved, for the report: when (ms), how much, and each source's element and its top and
+    // height before and after
+    const name = (n) => (n ? `${n.nodeName.toLowerCase()}${typeof n.className === 'string' && n.className ? `.${n.className.split(' ').join('.')}` : ''}` : '?');
+    const at = (r) => [Math.round(r.y), Math.round(r.height)];
+    v.shifts.push([Math.round(e.startTime), +e.value.toFixed(4), e.sources.map((x) => `${name(x.node)} ${at(x.previousRect)}→${at(x.currentRect)}`)]);
   });
   watch('longtask', (e) => v.long_tasks.push([e.startTime, e.duration]));
 }
@@ -101,6 +107,7 @@ async function phoneLoad(lab, url) {
         fcp_ms: fcp,
         lcp_ms: v.lcp,
         cls: v.cls,
+        shifts: v.shifts,
         tbt_ms: tbt,
         bytes_before_first_frame: nav.transferSize + before.reduce((n, e) => n + e.transferSize, 0),
         requests_before_first_frame: 1 + before.length,

@@ -95,6 +95,16 @@ describe('the static layout and the first frame', { timeout: 240_000 }, () => {
       await page.waitForFunction(() => window.labFirst?.first_time_us() > 500_000, null, { timeout: 15_000 });
       assert.equal(await page.locator('[data-first-paint] canvas#stage').getAttribute('data-layout') !== null, true);
       assert.equal(await page.evaluate(() => window.wasmBindings), undefined, 'the page module is held back');
+      // and writes the headline numbers into it: the simulated time, the latency table, the keys
+      const number = (id) => `[data-first-paint] [data-first-number="${id}"]`;
+      await page.waitForFunction(
+        ([t, p50, key]) =>
+          parseFloat(document.querySelector(t)?.textContent) > 0.5 &&
+          /\d/.test(document.querySelector(p50)?.textContent ?? '') &&
+          /\d/.test(document.querySelector(key)?.textContent ?? ''),
+        [number('sim-time'), number('metric-ttft-p50'), number('key-ttft-value')],
+        { timeout: 15_000 },
+      );
       const before = await boxes(page);
       await page.screenshot({ path: await artifact(`static-layout-${viewport.width}.png`) });
       const reached = await page.evaluate(() => window.labFirst.first_time_us());

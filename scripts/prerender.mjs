@@ -7,10 +7,13 @@
 //
 // The layout is the DOM the page mounts, read at the animation frame after the mount (its first,
 // which spans no time): every number still "—", t = 0, nothing of the run drawn; form fields keep
-// the values the page gave them. Each top-level element is marked
+// the values the page gave them; the definitions (shown on hover) and the lists' other options are
+// left out. Each top-level element is marked
 // `data-first-paint` and `inert` (its buttons answer only once the page has mounted); test ids
 // and ids go, but for the stage's canvas (`#stage`), which the first-frame module animates
-// meanwhile (`first-paint` gives it its drawn height before its first frame: static/first.css).
+// meanwhile (`first-paint` gives it its drawn height before its first frame: static/first.css),
+// and the headline numbers it fills in (`data-first-number`: the key numbers, the latency table,
+// the simulated time).
 //
 // The English layout is in index.html; the Chinese one in first-paint.zh.html. A small script
 // after the layout shows it as the page will mount for this visitor: in Chinese when `locale=`
@@ -65,6 +68,15 @@ function takeLayout() {
             node.textContent = from.value;
           }
         });
+        // what an inert layout never shows: the definitions (shown on hover or focus) and the
+        // options of a closed list but the chosen one (every list is as wide as its column)
+        for (const node of copy.querySelectorAll('.term .def, option:not([selected])')) node.remove();
+        // what limits the run is the page's to say once it runs (its row stays, the badge unseen)
+        for (const node of copy.querySelectorAll('.limit-badge')) node.classList.add('hidden');
+        // the numbers the first-frame module fills in keep their test id under another name
+        for (const node of copy.querySelectorAll('.key-numbers [data-testid], table.lat [data-testid], .status [data-testid]')) {
+          if (node.children.length === 0) node.setAttribute('data-first-number', node.dataset.testid);
+        }
         for (const node of [copy, ...copy.querySelectorAll('*')]) {
           node.removeAttribute('data-testid');
           if (node.id && node.id !== 'stage') node.removeAttribute('id');

@@ -5,8 +5,9 @@
 //! to ([`first_handoff`]), stops this loop and carries on from there.
 //!
 //! It carries the engine, the stage's display list and painters (`app_model::stage`,
-//! `lab_canvas`) and the stage's words in both languages (build.rs); no view framework, no
-//! translation tables, no panels.
+//! `lab_canvas`), the stage's words in both languages (build.rs) and the headline numbers (the
+//! metrics panel's latency table and key numbers, written into the static layout at the calm
+//! tick); no view framework, no translation tables.
 //!
 //! Must not know: leptos, the page's components, anything the opening does not need.
 
@@ -48,6 +49,8 @@ struct First {
     stage: StageState,
     words: StageWords,
     projector: bool,
+    /// The run's traffic classes by name (the metrics panel's numbers are all classes').
+    classes: Vec<String>,
 }
 
 thread_local! {
@@ -78,15 +81,12 @@ pub fn first_start(search: &str) -> bool {
     }
     let Ok(sim) = sim_core::Simulation::new(&scenario) else { return false };
     let stage = StageState::new(StageConfig::of(&sim));
+    let classes = app_model::engine::RunInfo::of(&sim).class_names;
     let mut runs = Runs::new(vec![sim]);
     // the calm numbers the stage draws from (counts, KV fill), as at t = 0
     runs.views();
-    let first = First {
-        runs,
-        stage,
-        words: StageWords(address.locale.unwrap_or_else(browser_locale)),
-        projector: address.high_contrast,
-    };
+    let words = StageWords(address.locale.unwrap_or_else(browser_locale));
+    let first = First { runs, stage, words, projector: address.high_contrast, classes };
     FIRST.with(|f| *f.borrow_mut() = Some(first));
     request_frame();
     true
@@ -112,6 +112,28 @@ pub fn first_handoff() -> f64 {
     FIRST.with(|f| f.borrow_mut().take()).map_or(0.0, |first| first.runs.runs[0].sim.now() as f64)
 }
 
+/// Writes the run's headline numbers into the static layout: the metrics panel's latency table,
+/// the key numbers (the phone's bar) and the simulated time, found by the test ids the page gives
+/// them (`data-first-number`, scripts/prerender.mjs).
+fn show_numbers(first: &First, v: &app_model::engine::RunView) {
+    use app_model::panels::metrics::Panel;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let scenario = first.runs.runs[0].sim.scenario();
+    let panel = Panel::of_run(Some((scenario, &first.classes)), None, Some(&v.summary), None);
+    let mut numbers = panel.numbers();
+    numbers.push(("sim-time".to_string(), app_model::transport::sim_time_text(v.now_s, true)));
+    for (id, text) in numbers {
+        let Ok(found) = doc.query_selector_all(&format!("[data-first-paint] [data-first-number=\"{id}\"]")) else {
+            continue;
+        };
+        for i in 0..found.length() {
+            if let Some(node) = found.item(i) {
+                node.set_text_content(Some(&text));
+            }
+        }
+    }
+}
+
 fn request_frame() {
     let Some(w) = web_sys::window() else { return };
     let cb = Closure::once_into_js(frame);
@@ -130,7 +152,10 @@ fn frame() {
         let tick = Tick { now_ms: perf.now(), playing: true, speed: 1.0, fast_forward: false };
         let out = first.runs.advance(tick, &mut || perf.now());
         if first.runs.stats.frames % CALM_EVERY == 0 {
-            first.runs.views();
+            let views = first.runs.views();
+            if let Some(v) = views.first() {
+                show_numbers(first, v);
+            }
         }
         if let Some(canvas) = lab_canvas::canvas_by_id(STAGE_ID) {
             let h = lab_canvas::stage::height(f64::from(canvas.client_width()), 1);

@@ -112,6 +112,9 @@ pub const LINES: [LineSpec; 6] = [
 ];
 
 /// The table's columns: test id part, statistic, label and definition.
+/// The latency lines (indices into [`LINES`]) whose p99 the key numbers show: TTFT and TPOT.
+pub const KEY_LINES: [usize; 2] = [0, 2];
+
 pub const COLUMNS: [(&str, Stat, &str, &str); 4] = [
     ("p50", Stat::P50, "p50", defs::P50),
     ("p95", Stat::P95, "p95", defs::P95),
@@ -248,7 +251,7 @@ pub struct Panel {
     pub kv_transfer: Option<Text>,
     /// In [`COUNTS`] order.
     pub counts: Vec<String>,
-    /// p99 TTFT and p99 TPOT.
+    /// p99 TTFT and p99 TPOT: the lines [`KEY_LINES`] at p99.
     pub keys: [Key; 2],
     /// The key numbers' goodput and the throughput beneath it.
     pub key_goodput: String,
@@ -268,6 +271,23 @@ fn tokens_per_s(v: Option<f64>) -> String {
 }
 
 impl Panel {
+    /// Its numbers by the test id of the element that shows each — the latency table's cells
+    /// (`metric-ttft-p99`), the key numbers' values (`key-ttft-value`) and goodput (`key-goodput-value`):
+    /// what the first-frame module writes into the page's static layout before the page mounts.
+    pub fn numbers(&self) -> Vec<(String, String)> {
+        let mut out = Vec::with_capacity(LINES.len() * COLUMNS.len() + 3);
+        for (spec, line) in LINES.iter().zip(&self.lines) {
+            for (col, cell) in COLUMNS.iter().zip(&line.cells) {
+                out.push((spec.id(col.0), cell.text.clone()));
+            }
+        }
+        for (k, key) in KEY_LINES.iter().zip(&self.keys) {
+            out.push((format!("key-{}-value", LINES[*k].key), key.value.clone()));
+        }
+        out.push(("key-goodput-value".to_string(), self.key_goodput.clone()));
+        out
+    }
+
     /// The panel of a run on screen whose scenario and class names are `run` (none yet: `None`):
     /// the part of its summary `shown` for class `class` (an index into its classes; all traffic
     /// when it has no such class), that class's SLO (or the only class's), and against run A's
@@ -383,7 +403,7 @@ impl Panel {
             prefix_cache,
             kv_transfer,
             counts,
-            keys: [key(0), key(2)],
+            keys: KEY_LINES.map(key),
             key_goodput: tokens_per_s(shown.and_then(|p| p.read(Metric::GoodputTokens))),
             key_throughput: shown
                 .and_then(|p| p.read(Metric::ThroughputTokens))

@@ -208,3 +208,28 @@ fn a_runs_panel_shows_the_selected_class_with_its_slo_against_run_as_same_class(
     // nothing on screen yet
     assert_eq!(Panel::of_run(None, None, None, None), Panel::new(None, None, None));
 }
+
+#[test]
+fn the_numbers_by_test_id_are_the_cells_and_keys_the_panel_shows() {
+    let s = summary();
+    let p = Panel::new(Some(Part::of(&s, None)), Some(&slo()), None);
+    let n = p.numbers();
+    let get = |id: &str| n.iter().find(|(k, _)| k == id).map(|(_, v)| v.as_str());
+    // every latency cell once, the two keys and goodput
+    assert_eq!(n.len(), LINES.len() * COLUMNS.len() + 3);
+    let mut ids: Vec<&str> = n.iter().map(|(k, _)| k.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), n.len(), "an id twice");
+    assert_eq!(get("metric-ttft-p99"), Some("800 ms"));
+    assert_eq!(get("metric-ttft-censored-p99"), Some("≥ 2.00 s"));
+    assert_eq!(get("metric-tpot-mean"), Some("25.0 ms"));
+    assert_eq!(get("key-ttft-value"), Some(p.keys[0].value.as_str()));
+    assert_eq!(get("key-tpot-value"), Some(p.keys[1].value.as_str()));
+    assert_eq!(p.keys[0].value, "800 ms", "the TTFT key is TTFT's p99");
+    assert_eq!(p.keys[1].value, "40.0 ms", "the TPOT key is TPOT's p99");
+    assert_eq!(get("key-goodput-value"), Some(p.key_goodput.as_str()));
+    // before any number: dashes, not blanks
+    let empty = Panel::new(None, Some(&slo()), None).numbers();
+    assert!(empty.iter().all(|(_, v)| !v.is_empty()), "{empty:?}");
+}
