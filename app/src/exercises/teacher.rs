@@ -33,25 +33,8 @@ pub(super) fn teacher(st: State) -> AnyView {
     let hide_boxes = Hidden::ALL
         .into_iter()
         .map(|h| {
-            view! {
-                <label class="check-line">
-                    <input
-                        type="checkbox"
-                        data-testid=format!("teacher-hide-{}", h.name())
-                        prop:checked=move || st.hide.with(|x| x.contains(&h))
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            st.hide.update(|x| {
-                                x.retain(|y| *y != h);
-                                if on {
-                                    x.push(h);
-                                }
-                            });
-                        }
-                    />
-                    {tx(h.key())}
-                </label>
-            }
+            let tick = Callback::new(move |on| st.hide.update(|x| h.tick_in(x, on)));
+            check_line(format!("teacher-hide-{}", h.name()), false, tx(h.key()).into_any(), tick)
         })
         .collect_view();
     let link = move || {
