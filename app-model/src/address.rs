@@ -6,7 +6,10 @@
 
 use sim_core::Scenario;
 
+use crate::link::preset_of;
 use crate::share::{Hidden, ShareState};
+use crate::tabs::lesson::Step;
+use crate::Run;
 
 /// The scenario a link carries for one run: the draft when it is valid, else the configuration
 /// on screen (so a link always opens on something that runs), else the draft as it is.
@@ -36,6 +39,82 @@ impl ShareState {
             }
         }
     }
+}
+
+/// What the page shows that a link carries: each run on screen (A, and B in A/B mode) as its
+/// draft and the scenario it runs, the open lesson at its step, the exercise, the locked
+/// controls, the language and what a teacher's link hides.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OnPage {
+    pub a: (Scenario, Option<Scenario>),
+    pub b: Option<(Scenario, Option<Scenario>)>,
+    pub lesson: Option<(String, Step)>,
+    pub exercise: Option<String>,
+    pub locked: Vec<String>,
+    pub locale: String,
+    pub hide: Vec<Hidden>,
+}
+
+impl OnPage {
+    /// The page's state as a link carries it (each run [`shareable`]); `with_lock` adds
+    /// controls to lock (a teacher's link) to those already locked.
+    pub fn state(self, with_lock: &[String]) -> ShareState {
+        let run = |(draft, on_screen): (Scenario, Option<Scenario>)| shareable(draft, on_screen.as_ref());
+        let mut s = ShareState::new(run(self.a));
+        s.compare = self.b.map(run);
+        if let Some((lesson, step)) = self.lesson {
+            s.lesson = Some(lesson);
+            s.step = Some(step.index());
+        }
+        s.exercise = self.exercise;
+        s.locked = self.locked;
+        s.lock_also(with_lock);
+        s.locale = Some(self.locale);
+        s.hide = self.hide;
+        s
+    }
+
+    /// Whether the address may take the page's state: not while a draft on screen cannot run
+    /// (the address keeps the last state that runs).
+    pub fn writable(&self) -> bool {
+        std::iter::once(&self.a).chain(&self.b).all(|(draft, _)| draft.validate().is_ok())
+    }
+}
+
+/// What a link's state puts onto the page (the link the page opened, or Back and Forward): each
+/// run (A, and B for a comparison) with the preset its scenario is or is named after, the lesson
+/// at its step (the first when the link names none), the exercise, the locks, the hidden parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Restore {
+    pub runs: Vec<(String, Scenario)>,
+    pub lesson: Option<(String, Step)>,
+    pub exercise: Option<String>,
+    pub locked: Vec<String>,
+    pub hide: Vec<Hidden>,
+}
+
+impl ShareState {
+    /// What putting this state back onto the page does ([`Restore`]).
+    pub fn restore_plan(self) -> Restore {
+        let runs = std::iter::once(self.scenario).chain(self.compare).map(|s| (preset_of(&s), s)).collect();
+        let step = Step::at(self.step.unwrap_or(0));
+        Restore {
+            runs,
+            lesson: self.lesson.map(|l| (l, step)),
+            exercise: self.exercise,
+            locked: self.locked,
+            hide: self.hide,
+        }
+    }
+}
+
+/// The configuration errors a parent window hears of (`error` events): each run's message
+/// (`now`, run A's first) that is new since the last look (`before`; none at first), with the
+/// run it is about.
+pub fn new_errors(before: Option<&[Option<String>]>, now: &[Option<String>]) -> Vec<(Run, String)> {
+    let old = |i: usize| before.and_then(|b| b.get(i)).and_then(Option::as_ref);
+    let changed = |(i, m): (usize, &Option<String>)| m.clone().filter(|m| Some(m) != old(i)).map(|m| (Run::at(i), m));
+    now.iter().enumerate().filter_map(changed).collect()
 }
 
 /// The page's address without query and fragment.
@@ -141,6 +220,77 @@ mod tests {
         let mut edited = good.clone();
         edited.seed = 99;
         assert_eq!(shareable(edited.clone(), Some(&good)), edited);
+    }
+
+    fn on_page(a: (Scenario, Option<Scenario>), b: Option<(Scenario, Option<Scenario>)>) -> OnPage {
+        OnPage {
+            a,
+            b,
+            lesson: None,
+            exercise: None,
+            locked: vec!["seed".into()],
+            locale: "zh".into(),
+            hide: vec![Hidden::Solutions],
+        }
+    }
+
+    #[test]
+    fn the_page_is_shared_with_its_comparison_lesson_step_locks_and_language() {
+        let a = preset(presets::DEFAULT_PRESET);
+        let mut bad = a.clone();
+        bad.gpu_memory_utilization = 7.0;
+        let b = preset("static-batching");
+        let mut page = on_page((bad.clone(), Some(a.clone())), Some((b.clone(), Some(b.clone()))));
+        assert!(!page.writable(), "a draft that cannot run is not written into the address");
+        page.lesson = Some(("kv-arithmetic".into(), Step::Explain));
+        page.exercise = Some("x".into());
+        let s = page.clone().state(&["seed".into(), "scheduler.isolation".into()]);
+        assert_eq!((s.scenario, s.compare), (a.clone(), Some(b.clone())));
+        assert_eq!((s.lesson.as_deref(), s.step), (Some("kv-arithmetic"), Some(Step::Explain.index())));
+        assert_eq!(s.exercise.as_deref(), Some("x"));
+        assert_eq!(s.locked, vec!["seed".to_string(), "scheduler.isolation".to_string()]);
+        assert_eq!((s.locale.as_deref(), s.hide), (Some("zh"), vec![Hidden::Solutions]));
+        let alone = on_page((a.clone(), Some(a.clone())), None);
+        assert!(alone.writable());
+        let s = alone.state(&[]);
+        assert_eq!((s.compare, s.lesson, s.step), (None, None, None));
+    }
+
+    #[test]
+    fn a_restored_state_names_each_runs_preset_and_opens_its_lesson_at_its_step() {
+        let a = preset(presets::DEFAULT_PRESET);
+        let mut edited = preset("static-batching");
+        edited.seed = 1234;
+        let mut s = ShareState::new(a.clone());
+        s.compare = Some(edited.clone());
+        s.lesson = Some("kv-arithmetic".into());
+        s.step = Some(2);
+        s.locked = vec!["seed".into()];
+        s.hide = vec![Hidden::Teacher];
+        let r = s.restore_plan();
+        assert_eq!(r.runs, vec![(presets::DEFAULT_PRESET.to_string(), a.clone()), ("static-batching".into(), edited)]);
+        assert_eq!(r.lesson, Some(("kv-arithmetic".into(), Step::at(2))));
+        assert_eq!((r.locked, r.hide), (vec!["seed".to_string()], vec![Hidden::Teacher]));
+        let mut s = ShareState::new(a.clone());
+        s.lesson = Some("kv-arithmetic".into());
+        let r = s.restore_plan();
+        assert_eq!(r.runs.len(), 1, "no comparison: run A alone");
+        assert_eq!(r.lesson, Some(("kv-arithmetic".into(), Step::Setup)));
+        assert_eq!(ShareState::new(a).restore_plan().lesson, None);
+    }
+
+    #[test]
+    fn a_parent_hears_of_each_runs_configuration_error_once_and_of_a_changed_one_again() {
+        let (e1, e2) = (Some("one".to_string()), Some("two".to_string()));
+        assert_eq!(new_errors(None, &[None, None]), vec![]);
+        assert_eq!(new_errors(None, &[e1.clone(), None]), vec![(Run::A, "one".to_string())]);
+        let before = [e1.clone(), None];
+        assert_eq!(new_errors(Some(&before), &[e1.clone(), None]), vec![], "the same message is not said twice");
+        assert_eq!(
+            new_errors(Some(&before), &[e2.clone(), e1.clone()]),
+            vec![(Run::A, "two".to_string()), (Run::B, "one".to_string())]
+        );
+        assert_eq!(new_errors(Some(&before), &[None, None]), vec![], "a fixed draft is no event");
     }
 
     #[test]

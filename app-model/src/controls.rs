@@ -243,6 +243,15 @@ pub enum Section {
     Queue,
 }
 
+impl Section {
+    /// A traffic class's section: shown in each class's card (the editor puts the cards where
+    /// the arrivals stand).
+    pub fn per_class(self) -> bool {
+        use Section::*;
+        matches!(self, Arrivals | Requests | InputLength | OutputLength | Slo | Isolation)
+    }
+}
+
 /// The editor's groups (collapsible panels), in order, with their heading keys.
 pub const GROUPS: [(&str, &[Section]); 5] = [
     ("ctl.group.model", &[Section::Model]),
@@ -457,6 +466,13 @@ mod tests {
     const LOG: Range = Range::new(1.0, 1024.0, Scale::Log).whole();
     const LIN: Range = Range::new(0.3, 1.0, Scale::Linear).step(0.01);
     const RATE: Range = Range::new(0.1, 200.0, Scale::Log);
+
+    #[test]
+    fn a_class_section_holds_exactly_the_class_settings() {
+        for c in CONTROLS.iter() {
+            assert_eq!(c.section.per_class(), c.id.starts_with("classes."), "{}", c.id);
+        }
+    }
 
     #[test]
     fn log_slider_round_trips_its_ends_and_rounds() {

@@ -54,6 +54,15 @@ impl Hidden {
         }
     }
 
+    /// Ticks (`on`) or unticks this part in the list a teacher's link will hide: once, the
+    /// latest ticked last.
+    pub fn tick_in(self, parts: &mut Vec<Hidden>, on: bool) {
+        parts.retain(|p| *p != self);
+        if on {
+            parts.push(self);
+        }
+    }
+
     /// Translation key of the teacher's checkbox.
     pub fn key(self) -> &'static str {
         match self {
@@ -152,6 +161,17 @@ mod tests {
         s.locked = vec!["scheduler.isolation".into()];
         s.locale = Some("zh".into());
         s
+    }
+
+    #[test]
+    fn a_teacher_ticks_a_part_to_hide_once_and_unticks_it() {
+        let mut parts = Vec::new();
+        Hidden::Teacher.tick_in(&mut parts, true);
+        Hidden::Solutions.tick_in(&mut parts, true);
+        Hidden::Teacher.tick_in(&mut parts, true);
+        assert_eq!(parts, vec![Hidden::Solutions, Hidden::Teacher]);
+        Hidden::Solutions.tick_in(&mut parts, false);
+        assert_eq!(parts, vec![Hidden::Teacher]);
     }
 
     #[test]

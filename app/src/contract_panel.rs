@@ -5,7 +5,7 @@
 //! `app_model::tabs::contract`; the run is an `app_model::jobs::Acceptance` job.
 
 use app_model::jobs::{Acceptance, Status};
-use app_model::tabs::contract::{self as model, ContractForm, ContractRun, Field, Group, Message, Verdict};
+use app_model::tabs::contract::{self as model, ContractForm, ContractRun, Field, Group, Message, Select, Verdict};
 use lab_content::contract::{Contract, EXAMPLE};
 use leptos::prelude::*;
 use sim_core::ScenarioError;
@@ -93,15 +93,9 @@ fn number_field(st: State, f: &'static Field, value: String) -> AnyView {
     .into_any()
 }
 
-/// A drop-down of the form.
-fn select(
-    st: State,
-    label: &'static str,
-    field: &'static str,
-    options: Vec<(String, String)>,
-    current: String,
-) -> AnyView {
-    let id = format!("contract-{}", field.replace('.', "-"));
+/// A drop-down of the form (`app_model::tabs::contract::selects`).
+fn select(st: State, Select { label, path, options, current }: Select) -> AnyView {
+    let id = format!("contract-{}", path.replace('.', "-"));
     let opts = options
         .into_iter()
         .map(|(v, l)| {
@@ -115,7 +109,7 @@ fn select(
             <select
                 id=id.clone()
                 data-testid=id
-                on:change=move |ev| st.form.update(|form| form.edit(field, &event_target_value(&ev), false))
+                on:change=move |ev| st.form.update(|form| form.edit(path, &event_target_value(&ev), false))
             >
                 {opts}
             </select>
@@ -132,27 +126,10 @@ fn form(st: State) -> AnyView {
         Group::ALL
             .into_iter()
             .map(|g| {
-                let mut inner: Vec<AnyView> = match g {
-                    Group::Model => vec![
-                        select(st, "features.contract.f.model", "model.id", model::model_options(), c.model.id.clone()),
-                        select(
-                            st,
-                            "features.contract.f.dtype",
-                            "model.dtype",
-                            model::dtype_options(),
-                            c.model.dtype.name().to_string(),
-                        ),
-                    ],
-                    Group::Resources => vec![select(
-                        st,
-                        "features.contract.f.gpu",
-                        "resources.gpu",
-                        model::gpu_options(),
-                        c.resources.gpu.clone(),
-                    )],
-                    Group::Workload => vec![workload(st, use_lab)],
-                    _ => Vec::new(),
-                };
+                let mut inner: Vec<AnyView> = model::selects(g, &c).into_iter().map(|s| select(st, s)).collect();
+                if g == Group::Workload {
+                    inner.push(workload(st, use_lab));
+                }
                 inner.extend(
                     Field::of(g).map(|f| number_field(st, f, f.get(&c).map(format::plain).unwrap_or_default())),
                 );

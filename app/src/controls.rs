@@ -76,7 +76,7 @@ fn Editor(run: Run) -> impl IntoView {
                         .into_any(),
                     ),
                     // shown inside each class's card
-                    s if s_is_class(s) => None,
+                    s if s.per_class() => None,
                     _ => Some(section_view(run, sec, 0, None).into_any()),
                 };
                 extra.unwrap_or_else(|| ().into_any())
@@ -95,10 +95,6 @@ fn Editor(run: Run) -> impl IntoView {
             {GROUPS.into_iter().map(group).collect_view()}
         </div>
     }
-}
-
-fn s_is_class(s: Section) -> bool {
-    matches!(s, Section::Requests | Section::InputLength | Section::OutputLength | Section::Slo | Section::Isolation)
 }
 
 fn note_isolation(classes: Memo<usize>) -> impl IntoView {

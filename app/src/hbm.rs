@@ -43,10 +43,7 @@ pub fn HbmGauge(run: Run) -> impl IntoView {
         .iter()
         .enumerate()
         .map(|(i, seg)| {
-            // the cached prefixes' entry only where prefix caching is on
-            let hidden = move || {
-                seg.key == "kv-cached" && !info.with(|i| i.as_ref().is_some_and(|i| i.scenario.caches_prefixes()))
-            };
+            let hidden = move || !info.with(|i| seg.listed(i.as_ref().map(|i| &i.scenario)));
             view! {
                 <li class:hidden=hidden>
                     <span class=format!("swatch seg-{}", seg.key) aria-hidden="true"></span>

@@ -15,21 +15,13 @@ use crate::i18n::tx;
 /// Wall time one slice of a job may take per animation frame, ms.
 pub const SLICE_MS: f64 = 8.0;
 
-/// Focuses the element with this id once the page has it.
-pub fn focus_id(id: String) {
-    request_animation_frame(move || {
-        if let Some(el) = document().get_element_by_id(&id).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
-            let _ = el.focus();
-        }
-    });
-}
-
-/// Focuses the first element matching `selector` once it is on the page (a tab's panel may still
-/// be loading its module): tries at each animation frame, for about two seconds.
-pub fn focus_soon(selector: &'static str) {
-    fn attempt(selector: &'static str, left: u32) {
+/// Focuses the first element matching `selector` (`#id` for an element by its id) once it is on
+/// the page (a tab's panel may still be loading its module): tries at each animation frame, for
+/// about two seconds.
+pub fn focus_soon(selector: impl Into<String>) {
+    fn attempt(selector: String, left: u32) {
         let found =
-            document().query_selector(selector).ok().flatten().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+            document().query_selector(&selector).ok().flatten().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
         match found {
             Some(el) => {
                 let _ = el.focus();
@@ -38,6 +30,7 @@ pub fn focus_soon(selector: &'static str) {
             None => {}
         }
     }
+    let selector = selector.into();
     request_animation_frame(move || attempt(selector, 120));
 }
 
@@ -94,6 +87,11 @@ pub fn table(
 /// Column heads, each a `<th scope="col">` with its words.
 pub fn heads(words: impl IntoIterator<Item = String>) -> AnyView {
     words.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view().into_any()
+}
+
+/// A row's number cells, each a `<td class="num">` with its text.
+pub fn num_cells(cells: impl IntoIterator<Item = String>) -> AnyView {
+    cells.into_iter().map(|c| view! { <td class="num">{c}</td> }).collect_view().into_any()
 }
 
 /// A download link that looks like a button: `href` a data URL ([`data_url`]), `name` the

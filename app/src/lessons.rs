@@ -27,7 +27,7 @@ use sim_core::metrics::Summary;
 use wasm_bindgen::JsCast;
 
 use crate::address;
-use crate::i18n::{self, t, tf};
+use crate::i18n::{self, t, tf, PAGE};
 use crate::kit::{self, text, Jobs};
 use crate::sweep_panel;
 use crate::ui::{use_ui, Ui};
@@ -255,10 +255,7 @@ pub fn LessonsPanel() -> impl IntoView {
     let progress = move || {
         cx.running.get().then(|| {
             let p = Signal::derive(move || cx.panel.with(|p| p.progress.unwrap_or_default()));
-            let label = Signal::derive(move || {
-                let p = p.get();
-                tf("lessons.progress", &[("done", p.done.to_string()), ("total", p.total.to_string())])
-            });
+            let label = Signal::derive(move || lesson_view::runs_progress(PAGE, p.get()));
             kit::progress("lesson-progress", Signal::derive(move || p.get().share), label)
         })
     };
@@ -350,22 +347,19 @@ fn list(cx: Ctx) -> AnyView {
         .collect_view();
     let closed = move || {
         let id = cx.ui.watch.with(|w| w.closed_by_preset)?;
-        let title = text_of(id, "title");
         let reopen = cx.act(move |cx| open(cx.ui, id));
         Some(view! {
             <div class="lesson-closed" role="status" data-testid="lesson-closed">
-                <p>{tf("lessons.watch.closed", &[("title", title)])}</p>
+                <p>{lesson_view::closed_note(PAGE, id)}</p>
                 {kit::button("small-btn", Some("lesson-reopen"), "lessons.watch.reopen", None, reopen)}
             </div>
         })
     };
     view! {
-        {kit::panel_head("lessons.title", Box::new(|| tf("features.lesson.list_hint", &[("n", LESSONS.len().to_string())])))}
+        {kit::panel_head("lessons.title", Box::new(|| lesson_view::list_hint(PAGE)))}
         {move || {
-            let done = cx.progress.with(Progress::done);
-            (done > 0).then(|| {
-                let n = [("done", done.to_string()), ("total", LESSONS.len().to_string())];
-                view! { <p class="small muted" data-testid="lesson-progress-count">{tf("features.lesson.progress.count", &n)}</p> }
+            cx.progress.with(|p| lesson_view::progress_count(PAGE, p)).map(|n| {
+                view! { <p class="small muted" data-testid="lesson-progress-count">{n}</p> }
             })
         }}
         {closed}
@@ -376,7 +370,7 @@ fn list(cx: Ctx) -> AnyView {
 
 /// The lesson's title, its place in the list, and the stepper.
 fn head(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
-    let index = model::position(lesson.id);
+    let [place, step_n] = lesson_view::head_words(PAGE, lesson.id, step);
     let marks = Step::ALL
         .iter()
         .map(|s| {
@@ -392,13 +386,9 @@ fn head(cx: Ctx, lesson: &'static Lesson, step: Step) -> AnyView {
     let all = cx.act(|cx| cx.ui.lesson.set(None));
     view! {
         <header class="lesson-head">
-            <span class="small muted">
-                {tf("features.lesson.n_of", &[("n", (index + 1).to_string()), ("total", LESSONS.len().to_string())])}
-            </span>
+            <span class="small muted">{place}</span>
             <h2>{text_of(lesson.id, "title")}</h2>
-            <span class="small muted" data-testid="lesson-step">
-                {tf("lessons.step_n", &[("n", (step.index() + 1).to_string()), ("total", Step::ALL.len().to_string())])}
-            </span>
+            <span class="small muted" data-testid="lesson-step">{step_n}</span>
             {kit::button("small-btn lesson-all", Some("lesson-all"), "features.lesson.all", None, all)}
         </header>
         <ol class="stepper">{marks}</ol>

@@ -169,7 +169,7 @@ fn point_row(pt: &SweepPoint, knee_at: Option<(f64, f64)>) -> AnyView {
         Some(s) => {
             let is_knee = knee_at.is_some_and(|k| k.0 == pt.value);
             let tag = is_knee.then(|| view! { " "<span class="knee-tag">{t("features.sweep.knee")}</span> });
-            let cells = chart::cells(s).map(|c| view! { <td class="num">{c}</td> }).collect_view();
+            let cells = kit::num_cells(chart::cells(s));
             view! { <tr data-testid="sweep-point" class:hl-row=is_knee><th scope="row">{value}{tag}</th>{cells}</tr> }
                 .into_any()
         }

@@ -43,11 +43,7 @@ pub fn TrustTable() -> impl IntoView {
                 <tr class:current=here data-testid="trust-row">
                     <td>{engine}</td>
                     <td>{setup}</td>
-                    <td class="num">{tp}</td>
-                    <td class="num">{rows}</td>
-                    <td class="num">{tpot}</td>
-                    <td class="num">{tpot_p90}</td>
-                    <td class="num">{ttft}</td>
+                    {crate::kit::num_cells([tp, rows, tpot, tpot_p90, ttft])}
                 </tr>
             }
         })

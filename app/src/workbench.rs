@@ -14,7 +14,7 @@ use leptos::wasm_split::SplitLoaderError;
 use crate::contract_panel::ContractPanel;
 use crate::exercises::ExercisesPanel;
 use crate::i18n::{t, tx};
-use crate::kit::{button, effect, focus_id, text};
+use crate::kit::{button, effect, focus_soon, text};
 use crate::lessons::LessonsPanel;
 use crate::sweep_panel::SweepPanel;
 use crate::ui::use_ui;
@@ -47,7 +47,7 @@ pub fn Workbench() -> impl IntoView {
                 KeyMove::Open => open(x),
                 KeyMove::To(next) => {
                     open(next);
-                    focus_id(format!("wb-tab-{}", next.id()));
+                    focus_soon(format!("#wb-tab-{}", next.id()));
                 }
             }
         };
@@ -177,7 +177,7 @@ fn warm(x: Tab) {
 /// button goes with the message, so the keyboard's focus moves back to the tab).
 fn load_failed(x: Tab, attempt: RwSignal<u32>) -> AnyView {
     let again = move |_| {
-        focus_id(format!("wb-tab-{}", x.id()));
+        focus_soon(format!("#wb-tab-{}", x.id()));
         attempt.update(|n| *n += 1);
     };
     view! {

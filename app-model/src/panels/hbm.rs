@@ -27,6 +27,12 @@ impl Segment {
     pub fn share(&self, h: &HbmUse) -> f64 {
         share(h, (self.bytes)(h).max(0.0))
     }
+
+    /// Whether the legend lists it for the run on screen (`s`): the cached prefixes only where
+    /// prefix caching is on.
+    pub fn listed(&self, s: Option<&Scenario>) -> bool {
+        self.key != "kv-cached" || s.is_some_and(Scenario::caches_prefixes)
+    }
 }
 
 fn share(h: &HbmUse, bytes: f64) -> f64 {
@@ -296,6 +302,18 @@ mod tests {
             headroom: 8.0 * GIB,
             utilization_limit: 72.0 * GIB,
         }
+    }
+
+    #[test]
+    fn the_legend_lists_the_cached_prefixes_only_with_prefix_caching() {
+        let preset = |id| Scenario::from_json(sim_core::presets::find(id).expect("preset").json).expect("reads");
+        let unlisted =
+            |s: Option<&Scenario>| SEGMENTS.iter().filter(|g| !g.listed(s)).map(|g| g.key).collect::<Vec<_>>();
+        let (plain, cached) = (preset(sim_core::presets::DEFAULT_PRESET), preset("prefix-caching"));
+        assert!(!plain.caches_prefixes() && cached.caches_prefixes());
+        assert_eq!(unlisted(None), vec!["kv-cached"], "nothing on screen: every segment but the cached prefixes");
+        assert_eq!(unlisted(Some(&plain)), vec!["kv-cached"]);
+        assert_eq!(unlisted(Some(&cached)), Vec::<&str>::new());
     }
 
     #[test]

@@ -9,7 +9,9 @@ mod run;
 
 pub use crate::words::Said;
 pub use fields::{line_key, Field, Group, FIELDS};
-pub use run::{dtype_options, gpu_options, line_cells, line_value, model_options, ContractRun, Verdict, COLUMNS};
+pub use run::{
+    dtype_options, gpu_options, line_cells, line_value, model_options, selects, ContractRun, Select, Verdict, COLUMNS,
+};
 
 /// A field's message: a translation key of the page, or sim-core's words.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,11 +2,14 @@
 //! A and B on the same or on different traffic), the watch step's timings and count of moments,
 //! whether a step waits because the stage shows other runs, and a moment's time label.
 
-use lab_content::lessons::{Lesson, Moment, MomentKind};
+use lab_content::lessons::{Lesson, Moment, MomentKind, LESSONS};
 use sim_core::Scenario;
 
-use super::lesson::{Finished, LessonPanel, Step, Watching};
+use super::lesson::{position, Finished, LessonPanel, Step, Watching};
+use super::progress::Progress;
+use crate::jobs::RunsProgress;
 use crate::transport::{MAX_SPEED, MIN_SPEED};
+use crate::words::Words;
 
 impl LessonPanel {
     /// The finished runs as the stage plays them (at the page's speeds), if they are here.
@@ -165,10 +168,62 @@ pub fn step_moved(before: Option<&(String, Step)>, now: Option<&(String, Step)>)
     matches!((before, now), (Some((a, sa)), Some((b, sb))) if a == b && sa != sb)
 }
 
+/// The open lesson's head in words: its place in the list ("2 of 9") and the step's ("Step 3
+/// of 5").
+pub fn head_words(w: &dyn Words, id: &str, step: Step) -> [String; 2] {
+    let place = [("n", (position(id) + 1).to_string()), ("total", LESSONS.len().to_string())];
+    let step = [("n", (step.index() + 1).to_string()), ("total", Step::ALL.len().to_string())];
+    [w.tf("features.lesson.n_of", &place), w.tf("lessons.step_n", &step)]
+}
+
+/// The hint under the lesson list's title: how many lessons there are.
+pub fn list_hint(w: &dyn Words) -> String {
+    w.tf("features.lesson.list_hint", &[("n", LESSONS.len().to_string())])
+}
+
+/// How many of the lessons the learner has run, once there is one.
+pub fn progress_count(w: &dyn Words, p: &Progress) -> Option<String> {
+    let done = p.done();
+    let n = [("done", done.to_string()), ("total", LESSONS.len().to_string())];
+    (done > 0).then(|| w.tf("features.lesson.progress.count", &n))
+}
+
+/// What the list says of a lesson a preset closed (its title).
+pub fn closed_note(w: &dyn Words, id: &str) -> String {
+    w.tf("lessons.watch.closed", &[("title", w.t(&format!("lesson.{id}.title")))])
+}
+
+/// The lesson's runs computing: how many of them are done.
+pub fn runs_progress(w: &dyn Words, p: RunsProgress) -> String {
+    w.tf("lessons.progress", &[("done", p.done.to_string()), ("total", p.total.to_string())])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lab_content::lessons::{DEFAULT_SEED, LESSONS};
+    use lab_content::lessons::DEFAULT_SEED;
+
+    #[test]
+    fn the_head_and_the_list_say_where_the_learner_is() {
+        use crate::words::Keys;
+        let total = LESSONS.len();
+        let second = LESSONS[1].id;
+        assert_eq!(
+            head_words(&Keys, second, Step::Explain),
+            [
+                format!("features.lesson.n_of{{n=2,total={total}}}"),
+                format!("lessons.step_n{{n={},total={}}}", Step::Explain.index() + 1, Step::ALL.len())
+            ]
+        );
+        assert_eq!(list_hint(&Keys), format!("features.lesson.list_hint{{n={total}}}"));
+        let mut p = Progress::default();
+        assert_eq!(progress_count(&Keys, &p), None, "nothing run yet: no count");
+        p.record(second, true);
+        assert_eq!(progress_count(&Keys, &p), Some(format!("features.lesson.progress.count{{done=1,total={total}}}")));
+        assert_eq!(closed_note(&Keys, second), format!("lessons.watch.closed{{title=lesson.{second}.title}}"));
+        let runs = RunsProgress { done: 2, total: 5, ..Default::default() };
+        assert_eq!(runs_progress(&Keys, runs), "lessons.progress{done=2,total=5}");
+    }
 
     #[test]
     fn the_setup_note_says_one_run_or_a_and_b_and_how_many_more_ran() {

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::{Checked, State};
 use crate::i18n::{t, tf, tx, PAGE};
-use crate::kit::{actions, button, check_line};
+use crate::kit::{self, actions, button, check_line};
 use crate::share;
 
 /// The teacher's link maker: a box per control, and the link.
@@ -33,25 +33,8 @@ pub(super) fn teacher(st: State) -> AnyView {
     let hide_boxes = Hidden::ALL
         .into_iter()
         .map(|h| {
-            view! {
-                <label class="check-line">
-                    <input
-                        type="checkbox"
-                        data-testid=format!("teacher-hide-{}", h.name())
-                        prop:checked=move || st.hide.with(|x| x.contains(&h))
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            st.hide.update(|x| {
-                                x.retain(|y| *y != h);
-                                if on {
-                                    x.push(h);
-                                }
-                            });
-                        }
-                    />
-                    {tx(h.key())}
-                </label>
-            }
+            let tick = Callback::new(move |on| st.hide.update(|x| h.tick_in(x, on)));
+            check_line(format!("teacher-hide-{}", h.name()), false, tx(h.key()).into_any(), tick)
         })
         .collect_view();
     let link = move || {
@@ -181,6 +164,9 @@ fn read_codes(st: State, files: web_sys::FileList) {
     });
 }
 
+/// The column heads of a checked code's numbers: the number, as claimed, as re-run.
+const CHECK_HEADS: [&str; 3] = ["features.class.col.number", "features.class.col.claimed", "features.class.col.rerun"];
+
 fn verdict_view(v: CodeVerdict) -> AnyView {
     match v {
         CodeVerdict::Refused(p) => {
@@ -211,11 +197,7 @@ fn verdict_view(v: CodeVerdict) -> AnyView {
                 <p class="small">{said.exercise}</p>
                 <p class="small">{said.settings}</p>
                 <table class="runs-table">
-                    <thead><tr>
-                        <th scope="col">{t("features.class.col.number")}</th>
-                        <th scope="col">{t("features.class.col.claimed")}</th>
-                        <th scope="col">{t("features.class.col.rerun")}</th>
-                    </tr></thead>
+                    <thead><tr>{kit::heads(CHECK_HEADS.map(t))}</tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             }

@@ -281,8 +281,7 @@ fn runs_table(lesson: &'static Lesson, fin: &Finished) -> AnyView {
     let body = rows
         .into_iter()
         .map(|r| {
-            let cells = r.cells.into_iter().map(|c| view! { <td class="num">{c}</td> }).collect_view();
-            let row = view! { <th scope="row">{r.label}</th>{cells} };
+            let row = view! { <th scope="row">{r.label}</th>{kit::num_cells(r.cells)} };
             match r.class {
                 Some(class) => {
                     view! { <tr class="class-row" class:hl-row=r.highlighted data-class=class>{row}</tr> }.into_any()

@@ -59,9 +59,12 @@ fn element<T: JsCast>(id: &str) -> Option<T> {
     window().document().and_then(|d| d.get_element_by_id(id)).and_then(|e| e.dyn_into::<T>().ok())
 }
 
-fn focus_share_input() {
+/// Selects the link in its box (`focus`: and moves the focus there first).
+fn select_share_url(focus: bool) {
     if let Some(input) = element::<web_sys::HtmlInputElement>("share-url") {
-        let _ = input.focus();
+        if focus {
+            let _ = input.focus();
+        }
         input.select();
     }
 }
@@ -91,7 +94,7 @@ pub fn ShareButton() -> impl IntoView {
         link.set(Some(url.clone()));
         status.set(None);
         copy_text(&url, Box::new(move |ok| status.set(Some(if ok { "share.copied" } else { "share.copy_hint" }))));
-        request_animation_frame(focus_share_input);
+        request_animation_frame(|| select_share_url(true));
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
         if ev.key() == "Escape" {
@@ -119,7 +122,7 @@ pub fn ShareButton() -> impl IntoView {
                         readonly
                         data-testid="share-url"
                         prop:value=move || link.get().unwrap_or_default()
-                        on:focus=move |_| request_animation_frame(focus_share_input_select)
+                        on:focus=move |_| request_animation_frame(|| select_share_url(false))
                     />
                     <p class="small" aria-live="polite" data-testid="share-status">{move || status.get().map(t)}</p>
                     <p class="small muted">{tx("share.note")}</p>
@@ -242,11 +245,5 @@ fn EmbedCode() -> impl IntoView {
             </p>
             {preview}
         </section>
-    }
-}
-
-fn focus_share_input_select() {
-    if let Some(input) = element::<web_sys::HtmlInputElement>("share-url") {
-        input.select();
     }
 }

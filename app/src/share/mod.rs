@@ -30,11 +30,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use app_model::address::{self as addr, AddressHistory, Follow};
-use app_model::link::{self, LinkProblem};
+use app_model::link::LinkProblem;
 use app_model::opening::Opening;
 use app_model::query::{Param, Query};
 use app_model::share::{Hidden, ShareState};
-use app_model::tabs::lesson::Step;
 use app_model::Run;
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
@@ -146,29 +145,29 @@ impl Links {
         }
     }
 
+    /// What the page shows that a link carries (`app_model::address::OnPage`).
+    fn on_page(self) -> addr::OnPage {
+        let ui = self.ui;
+        let run = |i: usize| {
+            let on_screen = ui.infos[i].with_untracked(|x| x.as_ref().map(|x| x.scenario.clone()));
+            (ui.drafts[i].get_untracked(), on_screen)
+        };
+        addr::OnPage {
+            a: run(0),
+            b: ui.ab.get_untracked().then(|| run(1)),
+            lesson: ui.lesson.get_untracked(),
+            exercise: ui.exercise.get_untracked(),
+            locked: ui.locked.get_untracked(),
+            locale: self.lang.get_untracked().code().to_string(),
+            hide: ui.hidden.get_untracked(),
+        }
+    }
+
     /// The lab's state as a shared link carries it. A draft that cannot run is replaced by the
     /// configuration on screen, so the link always opens on something that runs. `with_lock`
     /// adds controls to lock (a teacher's link) to those already locked.
     pub fn state(self, with_lock: &[String]) -> ShareState {
-        let ui = self.ui;
-        let scenario = |i: usize| {
-            let on_screen = ui.infos[i].with_untracked(|x| x.as_ref().map(|x| x.scenario.clone()));
-            addr::shareable(ui.drafts[i].get_untracked(), on_screen.as_ref())
-        };
-        let mut s = ShareState::new(scenario(0));
-        if ui.ab.get_untracked() {
-            s.compare = Some(scenario(1));
-        }
-        if let Some((lesson, step)) = ui.lesson.get_untracked() {
-            s.lesson = Some(lesson);
-            s.step = Some(step.index());
-        }
-        s.exercise = ui.exercise.get_untracked();
-        s.locked = ui.locked.get_untracked();
-        s.lock_also(with_lock);
-        s.locale = Some(self.lang.get_untracked().code().to_string());
-        s.hide = ui.hidden.get_untracked();
-        s
+        self.on_page().state(with_lock)
     }
 
     /// A link that opens the full lab (not embedded) in this state.
@@ -219,12 +218,8 @@ impl Links {
         Effect::new(move |prev: Option<Vec<Option<String>>>| {
             let now: Vec<Option<String>> =
                 ui.errors.iter().map(|e| e.with(|e| e.as_ref().map(|e| e.to_string()))).collect();
-            let before = prev.unwrap_or_else(|| vec![None, None]);
-            for (i, (m, old)) in now.iter().zip(&before).enumerate() {
-                if let Some(m) = m.as_ref().filter(|m| Some(*m) != old.as_ref()) {
-                    let run = Run::at(i).label();
-                    post_event("error", json!({ "kind": "config", "run": run, "message": m }));
-                }
+            for (run, m) in addr::new_errors(prev.as_deref(), &now) {
+                post_event("error", json!({ "kind": "config", "run": run.label(), "message": m }));
             }
             now
         });
@@ -248,12 +243,11 @@ impl Links {
     /// Writes the current state into the address (a new history entry, or a rewrite of this one).
     fn update_address(self) {
         let _pending = self.bar().borrow_mut().timer.take();
-        let ui = self.ui;
-        let runs = if ui.ab.get_untracked() { 2 } else { 1 };
-        if (0..runs).any(|i| ui.drafts[i].with_untracked(|d| d.validate().is_err())) {
+        let page = self.on_page();
+        if !page.writable() {
             return;
         }
-        let state = self.state(&[]);
+        let state = page.state(&[]);
         let kept = self.address.with(|q| q.kept(&Param::SHOWN));
         let url = addr::address_of(&href(), &kept, &state);
         let new_entry = self.bar().borrow_mut().history.as_mut().is_some_and(|h| h.write(state));
@@ -281,23 +275,21 @@ impl Links {
     }
 }
 
-/// Puts a state's scenarios, lesson, exercise, locks and hidden parts onto the page.
+/// Puts a state's scenarios, lesson, exercise, locks and hidden parts onto the page
+/// (`ShareState::restore_plan`).
 fn restore(ui: Ui, state: ShareState) {
-    ui.presets[0].set(link::preset_of(&state.scenario));
-    ui.load(Run::A, state.scenario);
-    match state.compare {
-        Some(b) => {
-            ui.presets[1].set(link::preset_of(&b));
-            ui.load(Run::B, b);
-            ui.ab.set(true);
-            ui.editing.set(Run::A);
-        }
-        None => ui.stop_ab(),
+    let r = state.restore_plan();
+    let ab = r.runs.len() == 2;
+    for (run, (preset, scenario)) in Run::ALL.into_iter().zip(r.runs) {
+        ui.presets[run.index()].set(preset);
+        ui.load(run, scenario);
     }
-    ui.lesson.set(state.lesson.map(|l| (l, Step::at(state.step.unwrap_or(0)))));
-    ui.exercise.set(state.exercise);
-    ui.locked.set(state.locked);
-    ui.hidden.set(state.hide);
+    ui.ab.set(ab);
+    ui.editing.set(Run::A);
+    ui.lesson.set(r.lesson);
+    ui.exercise.set(r.exercise);
+    ui.locked.set(r.locked);
+    ui.hidden.set(r.hide);
 }
 
 /// Compact layout and links that leave the frame for a new tab.

@@ -5,7 +5,7 @@
 use lab_content::contract::{CheckLine, Contract, ContractReport};
 use sim_core::{catalog, Dtype, Problem, ScenarioError};
 
-use super::Reported;
+use super::{Group, Reported};
 use crate::format;
 use crate::words::{Said, Words};
 
@@ -72,6 +72,30 @@ pub fn dtype_options() -> Vec<(String, String)> {
 /// The GPU drop-down: (id, name) of every GPU of the catalogue.
 pub fn gpu_options() -> Vec<(String, String)> {
     catalog::gpus().into_iter().map(|g| (g.id, g.name)).collect()
+}
+
+/// A drop-down of the contract form: its label's key, the path it sets, its options (value,
+/// words) and the contract's value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Select {
+    pub label: &'static str,
+    pub path: &'static str,
+    pub options: Vec<(String, String)>,
+    pub current: String,
+}
+
+/// The drop-downs of a group of the form, before its numeric fields, with `c`'s values: the
+/// model and its dtype; the GPU; none in the other groups.
+pub fn selects(group: Group, c: &Contract) -> Vec<Select> {
+    let s = |label, path, options, current| Select { label, path, options, current };
+    match group {
+        Group::Model => vec![
+            s("features.contract.f.model", "model.id", model_options(), c.model.id.clone()),
+            s("features.contract.f.dtype", "model.dtype", dtype_options(), c.model.dtype.name().to_string()),
+        ],
+        Group::Resources => vec![s("features.contract.f.gpu", "resources.gpu", gpu_options(), c.resources.gpu.clone())],
+        _ => Vec::new(),
+    }
 }
 
 /// The acceptance run and the import beside it (the run's progress, which changes at every
@@ -186,6 +210,23 @@ mod tests {
         assert!(!run.imported && run.errors.is_some());
         assert!(!model_options().is_empty() && !gpu_options().is_empty());
         assert_eq!(dtype_options().len(), Dtype::ALL.len());
+    }
+
+    #[test]
+    fn the_model_and_resources_groups_lead_with_their_drop_downs_on_the_contracts_values() {
+        let c = Contract::from_json(EXAMPLE).expect("example");
+        let model = selects(Group::Model, &c);
+        let paths: Vec<&str> = model.iter().map(|s| s.path).collect();
+        assert_eq!(paths, ["model.id", "model.dtype"]);
+        assert_eq!(model[0].current, c.model.id);
+        assert_eq!(model[1].current, c.model.dtype.name());
+        assert!(model.iter().all(|s| s.options.iter().any(|(v, _)| *v == s.current)));
+        let gpu = selects(Group::Resources, &c);
+        assert_eq!((gpu.len(), gpu[0].path, gpu[0].label), (1, "resources.gpu", "features.contract.f.gpu"));
+        assert_eq!(gpu[0].current, c.resources.gpu);
+        for g in [Group::Limits, Group::Slo, Group::Acceptance, Group::Workload] {
+            assert!(selects(g, &c).is_empty(), "{g:?}");
+        }
     }
 
     #[test]
