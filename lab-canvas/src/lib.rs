@@ -1,7 +1,8 @@
-//! The stage drawn on a browser canvas, with web-sys and nothing of a view framework: the
-//! palettes ([`palette`]), the traffic classes' glyph paths ([`glyph`]), the replay of a stage
-//! frame's display list ([`replay`]) and a run's stage state ([`stage`]). `app_model::stage`
-//! computes every frame; this crate only paints it.
+//! The stage and the charts drawn on a browser canvas, with web-sys and nothing of a view
+//! framework: the palettes ([`palette`]), the traffic classes' glyph paths ([`glyph`]), the replay
+//! of a stage frame's display list ([`replay`]), a run's stage state ([`stage`]) and the one chart
+//! painter ([`chart`]). `app_model::stage` and `app_model::charts::figure` compute every frame
+//! and figure; this crate only paints them.
 //!
 //! Two wasm modules draw with it: the page (`app`) and the first-frame module (`lab-first`),
 //! which animates the opening stage while the page is still on its way.
@@ -13,6 +14,7 @@ use app_model::stage::{Role, Words};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+pub mod chart;
 pub mod glyph;
 pub mod palette;
 pub mod replay;

@@ -1,13 +1,13 @@
 //! The lab's charts on canvas: `app_model::charts` computes each chart from the runs as a figure
-//! (its axes and marks, `figure`) and in words; this module paints the figures (`plot`, the one
-//! painter, also of a sweep's charts) and writes each chart's words and data table into its
-//! figure element (`text`).
+//! (its axes and marks, `figure`) and in words; this module paints the figures
+//! (`lab_canvas::chart`, the one painter, also of a sweep's charts) and writes each chart's words
+//! and data table into its figure element (`text`).
 
-mod plot;
 mod text;
 
 pub use app_model::charts::{ChartInput, CHARTS};
-pub use plot::{canvas_by_id, fit_canvas, paint};
+pub use lab_canvas::chart::paint;
+pub use lab_canvas::{canvas_by_id, fit_canvas};
 pub use text::figures;
 
 use app_model::charts::cdf::{self, Cdf};

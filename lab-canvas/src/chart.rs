@@ -6,10 +6,9 @@ use app_model::charts::figure::{Dash, Figure, Ink, Item};
 use app_model::charts::PlotBox;
 use web_sys::CanvasRenderingContext2d;
 
-use crate::theme::{dash, Palette};
-use lab_canvas::glyph;
-
-pub use lab_canvas::{canvas_by_id, fit_canvas};
+use crate::glyph;
+use crate::palette::{dash, Palette};
+use crate::{canvas_by_id, fit_canvas};
 
 /// Strokes a polyline through canvas points with the current style.
 fn stroke(ctx: &CanvasRenderingContext2d, pts: impl IntoIterator<Item = (f64, f64)>) {
