@@ -74,6 +74,8 @@ if ! has npm; then
   fi
   apt_pkgs+=(npm)
 fi
+# the import-circle check of `./lab test` (scripts/import-circles.py)
+has python3 || apt_pkgs+=(python3)
 for p in "${apt_pkgs[@]}"; do plan+=("apt $p"); done
 
 [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$WASM_BINDGEN_VERSION" ] \

@@ -29,6 +29,7 @@ const STUB = {
   chromedriver: () => 'echo ChromeDriver 156.0',
   node: (has) => `echo ${has.node}`,
   npm: () => 'echo 10.8.2',
+  python3: () => "echo 'Python 3.11.2'",
   'fc-list': (has) => (has.font ? "echo 'WenQuanYi Micro Hei'" : 'true'),
   'dpkg-query': (has) => `echo '${has.dpkgNode ?? ''}'`,
   id: (has) => `[ "$1" = -u ] && echo ${has.uid}`,
@@ -57,7 +58,8 @@ function runSetup(has, args = ['--dry-run']) {
       const real = execFileSync('bash', ['-c', `command -v ${name}`]).toString().trim();
       symlinkSync(real, join(bin, name));
     }
-    const tools = { rustup: true, cargo: true, ...has.tools };
+    // rustup, cargo and python3 are on every machine unless a test says otherwise
+    const tools = { rustup: true, cargo: true, python3: true, ...has.tools };
     for (const [name, present] of Object.entries(tools)) if (present) stub(join(bin, name), STUB[name](has));
     if (has.uid !== undefined) stub(join(bin, 'id'), STUB.id(has));
     if (has.e2e) {
@@ -85,6 +87,10 @@ const EVERYTHING = {
 };
 const APT = ['apt chromium', 'apt chromium-driver', 'apt fonts-wqy-microhei'];
 const CARGO = [`cargo wasm-bindgen-cli ${TOOLS.bindgen}`, `cargo wasm_split_cli_support ${TOOLS.split}`];
+
+test('a machine without python3 (the import-circle check) gets it from apt, and nothing else', () => {
+  assert.deepEqual(runSetup({ ...EVERYTHING, tools: { ...EVERYTHING.tools, python3: false } }).lines, ['apt python3']);
+});
 
 test('a bare machine (coreutils and Rust) gets every tool, one line each', () => {
   const r = runSetup({});

@@ -20,6 +20,11 @@ else
   echo "rustfmt is not installed (rustup component add rustfmt): formatting not checked"
 fi
 
+step "no import circle of more than three files in any crate (scripts/import-circles.py)"
+for src in */src; do
+  python3 scripts/import-circles.py "$src" --larger-than 3
+done
+
 step "sim-core, lab-content, app-model and llmsim (cargo test)"
 cargo test --locked
 
