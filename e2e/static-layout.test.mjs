@@ -138,6 +138,18 @@ describe('the static layout and the first frame', { timeout: 240_000 }, () => {
     await page.close();
   });
 
+  test('in the projector profile (contrast=high), the static layout has its looks and sizes from the start', async () => {
+    const { page, errors, release } = await openHeld(lab, '?contrast=high', { viewport: { width: 1280, height: 800 } });
+    await staticShown(page);
+    assert.equal(await page.evaluate(() => document.body.classList.contains('projector')), true);
+    const before = await boxes(page);
+    await release();
+    const after = await boxes(page);
+    for (const part of [...PARTS, ...COLUMNS]) assert.deepEqual(after[part], before[part], `${part} moved in the projector profile`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a visitor who dismissed "Start here" never sees it in the static layout either', async () => {
     const key = await (async () => {
       const { page, release } = await openHeld(lab, '', { viewport: { width: 1280, height: 800 } });

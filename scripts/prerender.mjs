@@ -18,7 +18,8 @@
 // The English layout is in index.html; the Chinese one in first-paint.zh.html. A small script
 // after the layout shows it as the page will mount for this visitor: in Chinese when `locale=`
 // or, without it, the browser asks for it (fetched, the English one kept invisible meanwhile), and
-// without "Start here" once dismissed; an embedded page (another layout) shows none. The same build gives the same files, byte for byte
+// without "Start here" once dismissed, in the projector profile when `contrast=high` asks; an
+// embedded page (another layout) shows none. The same build gives the same files, byte for byte
 // (scripts/repro.sh).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -114,6 +115,8 @@ function choose(zhFile, zhLang, dismissedKey) {
     for (const el of document.querySelectorAll('[data-first-paint]')) el.remove();
     return;
   }
+  // the projector profile (contrast=high) restyles the page: the layout takes it from the start
+  if (params.get('contrast') === 'high') document.body.classList.add('projector');
   const asked = pick(params.get('locale'));
   const lang = asked ?? [...(navigator.languages ?? []), navigator.language].map(pick).find(Boolean) ?? 'en';
   const root = document.documentElement;
