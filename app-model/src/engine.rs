@@ -11,6 +11,10 @@ use sim_core::{GpuSpec, HbmPlan, ModelSpec, Scenario, Simulation};
 
 use crate::stage::StageCalm;
 
+/// How often the panels' numbers and what the stage draws from refresh, ms (the calm tick: about
+/// 7 times a second), in the page and in the first-frame module.
+pub const CALM_TICK_MS: u32 = 150;
+
 /// Sim work allowed per frame before the run falls behind the requested speed, ms.
 pub const FRAME_BUDGET_MS: f64 = 9.0;
 /// Sim work per frame while fast-forwarding to the end, ms.

@@ -63,9 +63,6 @@ use crate::toolbar::{PhoneBar, Toolbar};
 use crate::ui::Ui;
 use crate::workbench::Workbench;
 
-/// How often the panels' numbers refresh, ms (the calm tick: about 7 times a second).
-const CALM_TICK_MS: u32 = 150;
-
 /// Entry point of the wasm binary: installs the panic view, fetches the page's language, then
 /// mounts the app (so the first paint is already in that language).
 ///
@@ -191,7 +188,7 @@ pub fn App(
     page.watch();
     lessons::follow_stage(ui);
     start_animation(ui);
-    gloo_timers::callback::Interval::new(CALM_TICK_MS, move || ui.refresh(false)).forget();
+    gloo_timers::callback::Interval::new(app_model::engine::CALM_TICK_MS, move || ui.refresh(false)).forget();
     let keys = window_event_listener(leptos::ev::keydown, move |ev| on_key(ui, &ev));
     on_cleanup(move || keys.remove());
 

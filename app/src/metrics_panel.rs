@@ -3,7 +3,9 @@
 //! run's summary at the calm tick), with their definitions and B's marks against run A.
 
 use app_model::ab::{self, Arrow, Change};
-use app_model::panels::metrics::{Panel, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, KEY_LINES, LINES};
+use app_model::panels::metrics::{
+    Panel, COLUMNS, COST_GOOD, COST_OUTPUT, COUNTS, FIGURES, GOODPUT_VALUE_ID, KEY_LINES, LINES,
+};
 use app_model::panels::sections;
 use app_model::Run;
 use leptos::prelude::*;
@@ -232,7 +234,7 @@ pub fn KeyNumbers(run: Run) -> impl IntoView {
                 <span class="key-label">
                     <Term label=label def=spec.def/>" "<span class="key-slo">{move || p.with(|p| p.keys[k].slo.clone())}</span>
                 </span>
-                <span class="key-value" data-testid=format!("key-{}-value", spec.key)>{move || p.with(|p| p.keys[k].value.clone())}</span>
+                <span class="key-value" data-testid=spec.key_value_id()>{move || p.with(|p| p.keys[k].value.clone())}</span>
                 <span class="key-sub" data-testid=format!("key-{}-sub", spec.key)>
                     {move || p.with(|p| p.keys[k].sub.as_ref().map(say).unwrap_or_default())}
                 </span>
@@ -249,7 +251,7 @@ pub fn KeyNumbers(run: Run) -> impl IntoView {
             {latency(1, KEY_LINES[1], "metrics.key_tpot")}
             <div class="key" data-testid="key-goodput">
                 <span class="key-label"><Term label="metrics.goodput" def=defs::GOODPUT/></span>
-                <span class="key-value good" data-testid="key-goodput-value">{move || p.with(|p| p.key_goodput.clone())}</span>
+                <span class="key-value good" data-testid=GOODPUT_VALUE_ID>{move || p.with(|p| p.key_goodput.clone())}</span>
                 <span class="key-sub">{move || p.with(|p| p.key_throughput.as_ref().map(say).unwrap_or_default())}</span>
             </div>
             <div class="key key-kv" data-testid="key-kv">

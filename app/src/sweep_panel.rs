@@ -10,10 +10,11 @@ use app_model::tabs::sweep_chart as chart;
 use lab_content::sweep::{SweepParam, SweepPoint};
 use leptos::prelude::*;
 
-use crate::charts::{paint, PageWords};
+use crate::charts::paint;
 use crate::i18n::{t, tf, tx, PAGE};
 use crate::kit::{self, button, data_url, text, Jobs};
 use crate::theme::Look;
+use crate::theme::PageWords;
 use crate::ui::{use_ui, Ui};
 use app_model::format;
 

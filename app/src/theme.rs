@@ -49,11 +49,15 @@ impl Look {
     }
 }
 
-/// Template text in a look's language, for the canvases (they redraw every frame).
+/// The page's words in a look's language, for the canvases and the charts' words (they are
+/// drawn outside the reactive tree).
 pub struct PageWords(pub Look);
 
-impl app_model::stage::Words for PageWords {
-    fn text(&self, key: &str, args: &[(&str, String)]) -> String {
+impl app_model::words::Words for PageWords {
+    fn t(&self, key: &str) -> String {
+        self.0.t(key)
+    }
+    fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
         self.0.tf(key, args)
     }
 }

@@ -31,15 +31,18 @@ const STAGE_ID: &str = "stage";
 struct StageWords(LocaleCode);
 
 impl Words for StageWords {
-    fn text(&self, key: &str, args: &[(&str, String)]) -> String {
-        let template = match words::WORDS.binary_search_by(|(k, _, _)| (*k).cmp(key)) {
+    fn t(&self, key: &str) -> String {
+        match words::WORDS.binary_search_by(|(k, _, _)| (*k).cmp(key)) {
             Ok(i) => match self.0 {
                 LocaleCode::En => words::WORDS[i].1,
                 LocaleCode::Zh => words::WORDS[i].2,
             },
             Err(_) => key,
-        };
-        app_model::messages::fill(template, args)
+        }
+        .to_string()
+    }
+    fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
+        app_model::messages::fill(&self.t(key), args)
     }
 }
 
@@ -51,6 +54,8 @@ struct First {
     projector: bool,
     /// The run's traffic classes by name (the metrics panel's numbers are all classes').
     classes: Vec<String>,
+    /// When the last calm tick was, ms on the page's clock.
+    last_calm_ms: f64,
 }
 
 thread_local! {
@@ -86,7 +91,7 @@ pub fn first_start(search: &str) -> bool {
     // the calm numbers the stage draws from (counts, KV fill), as at t = 0
     runs.views();
     let words = StageWords(address.locale.unwrap_or_else(browser_locale));
-    let first = First { runs, stage, words, projector: address.high_contrast, classes };
+    let first = First { runs, stage, words, projector: address.high_contrast, classes, last_calm_ms: 0.0 };
     FIRST.with(|f| *f.borrow_mut() = Some(first));
     request_frame();
     true
@@ -140,10 +145,6 @@ fn request_frame() {
     let _ = w.request_animation_frame(cb.unchecked_ref());
 }
 
-/// Calm ticks (the counts and fill the stage shows) every this many frames, about 7 a second
-/// as the page's.
-const CALM_EVERY: u64 = 9;
-
 fn frame() {
     let Some(perf) = web_sys::window().and_then(|w| w.performance()) else { return };
     let go_on = FIRST.with(|f| {
@@ -151,7 +152,9 @@ fn frame() {
         let Some(first) = guard.as_mut() else { return false };
         let tick = Tick { now_ms: perf.now(), playing: true, speed: 1.0, fast_forward: false };
         let out = first.runs.advance(tick, &mut || perf.now());
-        if first.runs.stats.frames % CALM_EVERY == 0 {
+        // the calm tick, as often as the page's: the numbers, and the counts and fill the stage shows
+        if tick.now_ms - first.last_calm_ms >= f64::from(app_model::engine::CALM_TICK_MS) {
+            first.last_calm_ms = tick.now_ms;
             let views = first.runs.views();
             if let Some(v) = views.first() {
                 show_numbers(first, v);

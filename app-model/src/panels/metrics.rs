@@ -49,6 +49,12 @@ impl LineSpec {
         }
     }
 
+    /// The test id of its key number's value (`key-ttft-value`), in the key numbers above the
+    /// stage or in the phone's bar.
+    pub fn key_value_id(&self) -> String {
+        format!("key-{}-value", self.key)
+    }
+
     /// The test id of its mark against run A (`vs-ttft-p99`, `vs-ttft-censored-p99`).
     pub fn vs_id(&self) -> String {
         match self.view {
@@ -112,6 +118,9 @@ pub const LINES: [LineSpec; 6] = [
 ];
 
 /// The table's columns: test id part, statistic, label and definition.
+/// The test id of the key numbers' goodput value.
+pub const GOODPUT_VALUE_ID: &str = "key-goodput-value";
+
 /// The latency lines (indices into [`LINES`]) whose p99 the key numbers show: TTFT and TPOT.
 pub const KEY_LINES: [usize; 2] = [0, 2];
 
@@ -282,9 +291,9 @@ impl Panel {
             }
         }
         for (k, key) in KEY_LINES.iter().zip(&self.keys) {
-            out.push((format!("key-{}-value", LINES[*k].key), key.value.clone()));
+            out.push((LINES[*k].key_value_id(), key.value.clone()));
         }
-        out.push(("key-goodput-value".to_string(), self.key_goodput.clone()));
+        out.push((GOODPUT_VALUE_ID.to_string(), self.key_goodput.clone()));
         out
     }
 

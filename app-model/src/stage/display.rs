@@ -227,8 +227,6 @@ pub trait Measure {
     fn width(&mut self, font: Font, px: f64, text: &str) -> f64;
 }
 
-/// The page's words: a translation key's template in the page's language with `{name}`
-/// placeholders filled from `args`. The app looks them up; app-model knows only the keys.
-pub trait Words {
-    fn text(&self, key: &str, args: &[(&str, String)]) -> String;
-}
+/// The page's words (`crate::words::Words`: a key's template in the page's language, `{name}`
+/// placeholders filled): the app looks them up; app-model knows only the keys.
+pub use crate::words::Words;

@@ -272,12 +272,9 @@ impl Stage {
 /// the scale, the widest outcome label (which sets the bins' width) and the widest replica tag.
 pub fn text_needs(m: &mut dyn Measure, words: &dyn Words, scale: f64, w: f64) -> TextNeeds {
     let fonts = Fonts::new(scale, w < COMPACT_BELOW);
-    let bin_label_w = Bin::ALL
-        .iter()
-        .map(|b| m.width(Font::Small, fonts.small, &words.text(b.label(), &[])))
-        .fold(0.0, f64::max)
-        .ceil();
-    let tag = words.text("stage.replica_tag", &[("n", "88".to_string())]);
+    let bin_label_w =
+        Bin::ALL.iter().map(|b| m.width(Font::Small, fonts.small, &words.t(b.label()))).fold(0.0, f64::max).ceil();
+    let tag = words.tf("stage.replica_tag", &[("n", "88".to_string())]);
     let tag_w = m.width(Font::Tiny, fonts.tiny, &tag).ceil();
     TextNeeds { scale, bin_label_w, tag_w }
 }

@@ -24,11 +24,11 @@ impl Painter<'_> {
         self.m.width(font, px, s)
     }
     pub fn tr(&self, key: &str, args: &[(&str, String)]) -> String {
-        self.words.text(key, args)
+        self.words.tf(key, args)
     }
     /// A translation key's text (with `args`) at (x, y).
     pub fn say(&mut self, key: &str, args: &[(&str, String)], at: (f64, f64), font: Font, fill: Role, align: Align) {
-        let s = self.words.text(key, args);
+        let s = self.words.tf(key, args);
         self.text(at.0, at.1, font, fill, align, &s);
     }
     pub fn push(&mut self, item: Item) {

@@ -15,7 +15,10 @@ impl Measure for Fixed {
 /// The key, then the arguments' values: "stage.lane fast 1 3".
 struct Keys;
 impl Words for Keys {
-    fn text(&self, key: &str, args: &[(&str, String)]) -> String {
+    fn t(&self, key: &str) -> String {
+        key.to_string()
+    }
+    fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
         args.iter().fold(key.to_string(), |s, (_, v)| format!("{s} {v}"))
     }
 }

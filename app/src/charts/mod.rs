@@ -12,24 +12,11 @@ pub use text::figures;
 
 use app_model::charts::cdf::{self, Cdf};
 use app_model::charts::series::{self, SeriesChart};
-use app_model::charts::Words;
 
-use crate::theme::Look;
+use crate::theme::{Look, PageWords};
 
 const CHART_H: f64 = 180.0;
 const CHART_MIN_W: f64 = 300.0;
-
-/// The page's words in the language of the look the charts are drawn in.
-pub struct PageWords(pub Look);
-
-impl Words for PageWords {
-    fn t(&self, key: &str) -> String {
-        self.0.t(key)
-    }
-    fn tf(&self, key: &str, args: &[(&str, String)]) -> String {
-        self.0.tf(key, args)
-    }
-}
 
 /// Redraws the chart canvases found in the page in `look`: all of them, or (to spread the work
 /// over calm ticks) only those whose index has the parity `half`.
