@@ -383,8 +383,10 @@ fn run_json_has_censored_views_beside_the_completed_only_latencies() {
         assert_eq!(v[m]["censored"].as_u64().unwrap(), timed_out, "{m}.censored");
         assert_eq!(v["classes"]["chat"][m], v[m]);
     }
-    // the timed-out ones count at their timeout, 2 s
-    assert!((v["ttft_ms_censored"]["p50"].as_f64().unwrap() - 2000.0).abs() < 2.5, "{}", v["ttft_ms_censored"]);
+    // the timed-out ones count at their timeout, 2 s after the engine received them, plus the
+    // front end's way in and out (a few ms)
+    let p50 = v["ttft_ms_censored"]["p50"].as_f64().unwrap();
+    assert!((2000.0..2012.0).contains(&p50), "{}", v["ttft_ms_censored"]);
     let (_, table, _) = llmsim(&["run", path.to_str().unwrap(), "--format", "table"]);
     assert!(table.contains(&format!("completed only: {completed} of {arrived} ended")), "{table}");
     assert!(table.contains(&format!("over all {arrived} arrived, {timed_out} at a lower bound")), "{table}");

@@ -68,9 +68,13 @@ fn a_closed_loop_benchmark_adds_up_and_keeps_littles_law() {
         // Little's law: C requests are always in flight (the last C drain at the end)
         let in_flight = r.request_throughput * r.e2el.mean / 1000.0;
         assert!((in_flight - c as f64).abs() <= 0.05 * c as f64 + 0.05, "c={c}: L = λW = {in_flight}");
-        // one user never queues behind another: its TTFT is one prefill, and its ITL its TPOT
+        // one user never queues behind another: its TTFT is one prefill and the front end's
+        // way, varying only by the step's and the front end's jitter (±5% of the prefill, ±0.5 ×
+        // 1.5 ms of the way in)
         if c == 1 {
-            assert!(r.ttft.percentiles[1].1 - r.ttft.median < 0.01 * r.ttft.median);
+            let e = sim_core::scenario::EngineConfig::default();
+            let spread = 2.0 * e.step_jitter * r.ttft.median + e.frontend_jitter * 2.0 * 1.6;
+            assert!(r.ttft.percentiles[1].1 - r.ttft.median < spread, "c=1: {:?}", r.ttft);
         }
     }
 }

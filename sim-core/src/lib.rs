@@ -11,6 +11,7 @@
 
 pub mod cluster;
 pub mod disagg;
+pub mod frontend;
 pub mod memory;
 pub mod metrics;
 pub mod perf;

@@ -46,6 +46,29 @@ fn one_request_alone_ttft_is_its_prefill_and_e2e_adds_n_minus_1_decode_steps() {
 }
 
 #[test]
+fn the_front_end_adds_its_way_in_and_out_to_ttft_and_e2e_but_not_to_tpot() {
+    // 2 ms + 1,000 tokens × 0.5 µs = 2.5 ms before the engine sees the prompt, and 1 ms for
+    // each token to reach the client: TTFT = 2.5 + prefill + 1 ms, E2E = 2.5 + prefill +
+    // 49 decodes + 1 ms; TPOT, the gap between the first and the last token, is unchanged
+    let mut s = common::llama8b("", ONE);
+    s.engine.request_latency_ms = 2.0;
+    s.engine.tokenize_us_per_token = 0.5;
+    s.engine.stream_latency_ms = 1.0;
+    let mut sim = common::with_trace(&s, "arrival_s,input_len,output_len\n0,1000,50\n");
+    let prefill = prefill_us(&sim, 1, 1000);
+    let decodes: u64 = (1..50).map(|j| decode_us(&sim, 1, 1000 + j)).sum();
+    let sum = sim.run_to_end();
+    assert_eq!(sum.all.ttft_ms.max, (2500 + prefill + 1000) as f64 / 1000.0);
+    assert_eq!(sum.all.e2e_ms.max, (2500 + prefill + decodes + 1000) as f64 / 1000.0);
+    assert_eq!(sum.all.tpot_ms.max, (decodes / 49) as f64 / 1000.0);
+    // the queue is the way in: sent at 0, scheduled when the engine sees it
+    assert_eq!(sum.all.queue_ms.max, 2.5);
+    assert_eq!(sum.all.prefill_ms.max, prefill as f64 / 1000.0);
+    // the run ends when the engine emits the last token
+    assert_eq!(sum.duration_s, (2500 + prefill + decodes) as f64 / 1e6);
+}
+
+#[test]
 fn long_prompt_is_chunked_into_budget_sized_prefill_steps() {
     // 5000 tokens with a 2048-token budget: chunks of 2048, 2048, 904
     let s = common::llama8b("", ONE);

@@ -23,6 +23,21 @@ pub const DEFAULT_SHARPNESS: f64 = 1.6;
 /// Share of the fp8 peak reached relative to the bf16 share (fp8 GEMMs sit further from
 /// their roof: ~45–47% of fp8 peak measured vs ~67–70% of fp16 peak).
 pub const DEFAULT_FP8_EFFICIENCY: f64 = 0.75;
+/// A request's way from the client's send to the engine's waiting queue, besides the front
+/// end's work on it: the HTTP request, the hop to the engine process.
+pub const DEFAULT_REQUEST_LATENCY_MS: f64 = 2.0;
+/// The front-end process's work on a request (parsing, validating, preparing it), one request
+/// at a time.
+pub const DEFAULT_FRONTEND_CPU_MS: f64 = 1.0;
+/// Tokenizing the prompt in the front-end process, per prompt token.
+pub const DEFAULT_TOKENIZE_US_PER_TOKEN: f64 = 0.5;
+/// A token's way from the engine to the client: detokenizing, the front end's output queue,
+/// the streamed HTTP chunk.
+pub const DEFAULT_STREAM_LATENCY_MS: f64 = 2.0;
+/// Each request's front-end times vary by a factor drawn uniformly in `1 ± this`.
+pub const DEFAULT_FRONTEND_JITTER: f64 = 0.5;
+/// Each iteration's time varies by a factor drawn uniformly in `1 ± this`.
+pub const DEFAULT_STEP_JITTER: f64 = 0.05;
 
 /// A field a file leaves out takes its calibrated value ([`EngineConfig::default`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,6 +62,21 @@ pub struct EngineConfig {
     /// Exponent k of the smoothed roofline (c^k + m^k)^(1/k): 1 adds compute and memory time,
     /// large k takes their maximum.
     pub roofline_sharpness: f64,
+    /// A request's way from the client into the engine's queue, besides the front end's work
+    /// on it (HTTP, the hop to the engine process).
+    pub request_latency_ms: f64,
+    /// The front-end process's work on a request, one request at a time (parsing, validating,
+    /// preparing it).
+    pub frontend_cpu_ms: f64,
+    /// Tokenizing a prompt in the front-end process, per token.
+    pub tokenize_us_per_token: f64,
+    /// A token's way from the engine to the client (detokenizing, streaming).
+    pub stream_latency_ms: f64,
+    /// Spread of a request's front-end times: each is multiplied by a factor uniform in
+    /// `1 ± frontend_jitter` (0: every request takes exactly the times above).
+    pub frontend_jitter: f64,
+    /// Spread of an iteration's time: multiplied by a factor uniform in `1 ± step_jitter`.
+    pub step_jitter: f64,
 }
 
 impl Default for EngineConfig {
@@ -60,11 +90,32 @@ impl Default for EngineConfig {
             pcie_allreduce_latency_us: DEFAULT_PCIE_ALLREDUCE_US,
             fp8_efficiency: DEFAULT_FP8_EFFICIENCY,
             roofline_sharpness: DEFAULT_SHARPNESS,
+            request_latency_ms: DEFAULT_REQUEST_LATENCY_MS,
+            frontend_cpu_ms: DEFAULT_FRONTEND_CPU_MS,
+            tokenize_us_per_token: DEFAULT_TOKENIZE_US_PER_TOKEN,
+            stream_latency_ms: DEFAULT_STREAM_LATENCY_MS,
+            frontend_jitter: DEFAULT_FRONTEND_JITTER,
+            step_jitter: DEFAULT_STEP_JITTER,
         }
     }
 }
 
 impl EngineConfig {
+    /// These constants without a front end or timing variation: each request reaches the
+    /// engine the instant it is sent, its client sees each token the instant it is emitted,
+    /// and every iteration takes exactly the step model's time (what a hand-worked case counts).
+    pub fn gpu_only(self) -> EngineConfig {
+        EngineConfig {
+            request_latency_ms: 0.0,
+            frontend_cpu_ms: 0.0,
+            tokenize_us_per_token: 0.0,
+            stream_latency_ms: 0.0,
+            frontend_jitter: 0.0,
+            step_jitter: 0.0,
+            ..self
+        }
+    }
+
     pub(super) fn is_default(&self) -> bool {
         *self == EngineConfig::default()
     }

@@ -302,6 +302,33 @@ pub const SETTINGS: &[Setting] = &[
     ),
     engine(id!("fp8_efficiency"), "engine.fp8_efficiency", Unit::Share, 0.1, 1.0, sc::DEFAULT_FP8_EFFICIENCY),
     engine(id!("roofline_sharpness"), "engine.roofline_sharpness", Unit::None, 1.0, 64.0, sc::DEFAULT_SHARPNESS),
+    engine(
+        id!("request_latency_ms"),
+        "engine.request_latency_ms",
+        Unit::Ms,
+        0.0,
+        10_000.0,
+        sc::DEFAULT_REQUEST_LATENCY_MS,
+    ),
+    engine(id!("frontend_cpu_ms"), "engine.frontend_cpu_ms", Unit::Ms, 0.0, 10_000.0, sc::DEFAULT_FRONTEND_CPU_MS),
+    engine(
+        id!("tokenize_us_per_token"),
+        "engine.tokenize_us_per_token",
+        Unit::None,
+        0.0,
+        1000.0,
+        sc::DEFAULT_TOKENIZE_US_PER_TOKEN,
+    ),
+    engine(
+        id!("stream_latency_ms"),
+        "engine.stream_latency_ms",
+        Unit::Ms,
+        0.0,
+        10_000.0,
+        sc::DEFAULT_STREAM_LATENCY_MS,
+    ),
+    engine(id!("frontend_jitter"), "engine.frontend_jitter", Unit::Share, 0.0, 1.0, sc::DEFAULT_FRONTEND_JITTER),
+    engine(id!("step_jitter"), "engine.step_jitter", Unit::Share, 0.0, 0.5, sc::DEFAULT_STEP_JITTER),
     // each class (the lock list offers `classes`, adding and removing one, before them)
     text(id!("class_name"), "classes[{i}].name").lock_words(),
     select(id!("arrival_kind"), "classes[{i}].arrival.kind", || names(&Arrival::KINDS))

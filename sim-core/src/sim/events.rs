@@ -27,7 +27,8 @@ pub(crate) enum Effect {
     Wake(Micros, Wakeup),
     /// A request of this class ended (a closed-loop user thinks, then sends the next one; a
     /// conversation's turn: the next turn, or the conversation is over).
-    Ended { class: u16, session: Option<u32>, completed: bool },
+    /// Its client hears of it `to_client` µs later.
+    Ended { class: u16, session: Option<u32>, completed: bool, to_client: u32 },
     /// Disaggregation: this request's prompt is prefilled; send its KV to a decode replica.
     Prefilled(Handle),
 }
@@ -42,6 +43,8 @@ pub(crate) enum EventKind {
     Transfer { slot: u32 },
     /// The next turn of the conversation in the driver's session slot `slot` is sent.
     Turn { slot: u32 },
+    /// A request sent by its client (the driver's front-end slot `slot`) reaches the engines.
+    Reach { slot: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

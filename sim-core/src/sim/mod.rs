@@ -57,6 +57,7 @@ pub use view::{
 use crate::catalog::{GpuSpec, ModelSpec};
 use crate::cluster::{kv_share, Load, Policy, Reason, Router, RouterConfig};
 use crate::disagg::Links;
+use crate::frontend::FrontEnd;
 use crate::memory::HbmPlan;
 use crate::metrics::Summary;
 use crate::perf::StepModel;
@@ -67,6 +68,7 @@ use events::{Effect, EventKind, EventQueue, Wakeup};
 use prefix::Prefix;
 use record::{Recorder, SharedRecorder};
 use replica::{Occupancy, Replica};
+use requests::Way;
 use std::cell::RefCell;
 use std::rc::Rc;
 use transfer::Disagg;
@@ -155,6 +157,26 @@ pub struct Simulation {
     sessions: Option<Box<Sessions>>,
     /// Conversations that ended during the current call, to close on every replica.
     closing: Vec<u32>,
+    /// The serving front end (`crate::frontend`), when it delays anything, and the requests on
+    /// their way through it.
+    front: Option<Box<Front>>,
+}
+
+/// The front end and the requests between their client and the engines.
+struct Front {
+    delays: FrontEnd,
+    on_the_way: Vec<OnTheWay>,
+    free: Vec<u32>,
+}
+
+/// A request sent by its client, not yet at the engines.
+#[derive(Clone, Copy)]
+struct OnTheWay {
+    class: u16,
+    input: u32,
+    output: u32,
+    prefix: Prefix,
+    way: Way,
 }
 
 /// Requests the router sent by prefix affinity, and those it could not.
@@ -260,6 +282,8 @@ impl Simulation {
             total_requests,
             sessions,
             closing: Vec::new(),
+            front: FrontEnd::new(&scenario.engine, scenario.seed)
+                .map(|delays| Box::new(Front { delays, on_the_way: Vec::new(), free: Vec::new() })),
             next_id: 0,
             sources,
             scenario: scenario.clone(),
@@ -356,13 +380,25 @@ impl Simulation {
                         prefix = Prefix::Session(sessions.start(c, input, output, think));
                     }
                 }
-                self.send(time, c, input, output, prefix)
+                match self.through_front_end(time, c, input, output, prefix) {
+                    Some(at) => at,
+                    None => return self.end_of_instant(time),
+                }
             }
             EventKind::Turn { slot } => {
                 let sessions = self.sessions.as_mut().expect("turns only with conversations");
                 let sources = &self.sources;
                 let (c, prompt, output) = sessions.next_turn(slot, |c, rng| sources[c].turn_lengths(rng));
-                self.send(time, c, prompt, output, Prefix::Session(slot))
+                match self.through_front_end(time, c, prompt, output, Prefix::Session(slot)) {
+                    Some(at) => at,
+                    None => return self.end_of_instant(time),
+                }
+            }
+            EventKind::Reach { slot } => {
+                let front = self.front.as_mut().expect("requests reach the engines only through a front end");
+                let r = front.on_the_way[slot as usize];
+                front.free.push(slot);
+                self.send(time, r.class as usize, r.input, r.output, r.prefix, r.way)
             }
             EventKind::Replica { at, w } => {
                 self.replicas[at as usize].wake(time, w);
@@ -389,12 +425,43 @@ impl Simulation {
         }
     }
 
-    /// Sends request (class, prompt, output) to the replica the router picks; returns it.
-    fn send(&mut self, now: Micros, class: usize, input: u32, output: u32, prefix: Prefix) -> usize {
+    /// A client sends request (class, prompt, output) at `now`: without a front end it reaches
+    /// the engines at once (the replica it went to is returned); through one it is on its way
+    /// until its delay has passed (`None`).
+    fn through_front_end(
+        &mut self,
+        now: Micros,
+        class: usize,
+        input: u32,
+        output: u32,
+        prefix: Prefix,
+    ) -> Option<usize> {
+        let Some(front) = self.front.as_mut() else {
+            return Some(self.send(now, class, input, output, prefix, Way { sent: now, to_client: 0 }));
+        };
+        let d = front.delays.draw(now, input);
+        let r = OnTheWay { class: class as u16, input, output, prefix, way: Way { sent: now, to_client: d.to_client } };
+        let slot = match front.free.pop() {
+            Some(s) => {
+                front.on_the_way[s as usize] = r;
+                s
+            }
+            None => {
+                front.on_the_way.push(r);
+                front.on_the_way.len() as u32 - 1
+            }
+        };
+        self.events.push(now + d.to_engine, EventKind::Reach { slot });
+        None
+    }
+
+    /// Sends request (class, prompt, output), sent by its client as `way` says, to the replica
+    /// the router picks; returns it.
+    fn send(&mut self, now: Micros, class: usize, input: u32, output: u32, prefix: Prefix, way: Way) -> usize {
         let at = self.route(class, prefix);
         let id = self.next_id;
         self.next_id += 1;
-        self.replicas[at].admit_arrival(now, id, class, input, output, prefix);
+        self.replicas[at].admit_arrival(now, id, class, input, output, prefix, way);
         at
     }
 
@@ -430,9 +497,11 @@ impl Simulation {
         for fx in self.replicas[at].drain_effects() {
             match fx {
                 Effect::Wake(t, w) => self.events.push(t, EventKind::Replica { at: at as u16, w }),
-                Effect::Ended { class, session, completed } => {
+                Effect::Ended { class, session, completed, to_client } => {
+                    // the client hears of the ending this much later
+                    let heard = self.now + to_client as u64;
                     if let (Some(slot), Some(sessions)) = (session, self.sessions.as_mut()) {
-                        match sessions.turn_ended(slot, completed, self.now) {
+                        match sessions.turn_ended(slot, completed, heard) {
                             AfterTurn::Next(t) => {
                                 self.events.push(t, EventKind::Turn { slot });
                                 continue;
@@ -445,7 +514,7 @@ impl Simulation {
                         }
                     }
                     // closed loop: the user thinks, then sends the next request
-                    if let Some(t) = self.sources[class as usize].next_user_arrival(self.now) {
+                    if let Some(t) = self.sources[class as usize].next_user_arrival(heard) {
                         self.events.push(t, EventKind::Arrival { class });
                     }
                 }

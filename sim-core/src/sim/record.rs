@@ -99,8 +99,11 @@ impl Recorder {
     /// A request ended at `now` with `outcome`.
     pub fn ended(&mut self, r: &Req, outcome: Outcome, now: Micros) {
         let class = r.class as usize;
-        let (queue_us, ttft_us) = (r.first_scheduled.map(|t| t - r.arrival), r.first_token.map(|t| t - r.arrival));
-        let e2e_us = now - r.arrival;
+        // TTFT and E2E latency as the client sees them: its tokens reach it `to_client` later
+        let back = r.to_client as u64;
+        let (queue_us, ttft_us) =
+            (r.first_scheduled.map(|t| t - r.arrival), r.first_token.map(|t| t + back - r.arrival));
+        let e2e_us = now + back - r.arrival;
         let tpot_us = if r.output > 1 { ttft_us.map(|f| (e2e_us - f) / (r.output as u64 - 1)) } else { None };
         let slo = &self.slo[class];
         let good = outcome == Outcome::Completed
@@ -123,7 +126,7 @@ impl Recorder {
                     if let Some(q) = queue_us {
                         m.queue.record(q);
                         if let Some(t) = ttft_us {
-                            m.prefill.record(t.saturating_sub(q));
+                            m.prefill.record(t.saturating_sub(q + back));
                         }
                     }
                     if good {

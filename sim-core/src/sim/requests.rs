@@ -64,6 +64,17 @@ pub(crate) struct Req {
     pub sending: bool,
     /// A conversation's turn: the driver's session slot.
     pub session: Option<u32>,
+    /// Its client sees each token this long after the engine emitted it (the front end's way
+    /// back, `crate::frontend`).
+    pub to_client: u32,
+}
+
+/// A request's way from its client: when the client sent it (its TTFT's and E2E latency's
+/// start), and how long each token takes back to the client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Way {
+    pub sent: Micros,
+    pub to_client: u32,
 }
 
 /// Slots for live requests; an ended request's slot is reused with the next generation.
@@ -104,6 +115,7 @@ impl Requests {
             kv_ready: 0,
             sending: false,
             session: None,
+            to_client: 0,
         };
         if let Some(slot) = self.free.pop() {
             let gen = self.slots[slot as usize].gen.wrapping_add(1);

@@ -53,7 +53,8 @@ pub fn with_trace(s: &Scenario, csv: &str) -> Simulation {
 }
 
 /// A one-class Llama-3-8B / H100 scenario with the given scheduler overrides (JSON fragment
-/// inserted into "scheduler") and class body.
+/// inserted into "scheduler") and class body, on the engine alone (no front end, no timing
+/// variation: `EngineConfig::gpu_only`), so its times can be worked out by hand.
 pub fn llama8b(scheduler_extra: &str, class: &str) -> Scenario {
     let json = format!(
         r#"{{
@@ -65,5 +66,7 @@ pub fn llama8b(scheduler_extra: &str, class: &str) -> Scenario {
       "classes": [ {class} ]
     }}"#
     );
-    scenario(&json)
+    let mut s = scenario(&json);
+    s.engine = s.engine.gpu_only();
+    s
 }

@@ -28,11 +28,12 @@ use super::kv::{KvPool, PoolConfig};
 use super::plan::{PlanObserver, PlanScratch};
 use super::prefix::{CacheStats, Prefix, PrefixCache};
 use super::record::SharedRecorder;
-use super::requests::{Handle, Phase, Req, Requests, WaitQueues};
+use super::requests::{Handle, Phase, Req, Requests, WaitQueues, Way};
 use super::state::State;
 use super::static_batch::StaticBatch;
 use super::time::Micros;
 use super::view::{AdmitStop, Pool, StepInfo};
+use crate::frontend::StepJitter;
 use crate::memory::HbmPlan;
 use crate::metrics::{LatencyHist, Outcome};
 use crate::perf::StepModel;
@@ -109,6 +110,8 @@ pub(crate) struct Replica {
     plan_observer: Option<PlanObserver>,
     /// Speculative decoding (`speculative`): each step's accepted tokens, the draft's cost.
     spec: Option<Speculation>,
+    /// Each iteration's time varied (`engine.step_jitter`), from the replica's own stream.
+    jitter: Option<StepJitter>,
     /// Prefix caching: each open conversation's chain here, by the driver's session slot.
     session_chains: Vec<Option<u32>>,
     out: Vec<Effect>,
@@ -181,6 +184,7 @@ impl Replica {
             planning: None,
             plan_observer: None,
             spec,
+            jitter: StepJitter::new(&scenario.engine, scenario.seed, index),
             session_chains: Vec::new(),
             out: Vec::new(),
             spare_prefills: Vec::new(),
@@ -190,11 +194,22 @@ impl Replica {
 
     // ---------------------------------------------------------------- the driver's interface
 
-    /// Request `id` of `class` arrives at `now` (its prompt starting with a shared prefix or a
-    /// conversation's history, `prefix`): it is queued (with its timeout) or rejected.
-    pub fn admit_arrival(&mut self, now: Micros, id: u64, class: usize, input: u32, output: u32, prefix: Prefix) {
+    /// Request `id` of `class`, sent by its client at `way.sent`, arrives at `now` (its prompt
+    /// starting with a shared prefix or a conversation's history, `prefix`): it is queued (with
+    /// its timeout) or rejected.
+    pub fn admit_arrival(
+        &mut self,
+        now: Micros,
+        id: u64,
+        class: usize,
+        input: u32,
+        output: u32,
+        prefix: Prefix,
+        way: Way,
+    ) {
         self.now = now;
-        let h = self.reqs.alloc(id, class, now, input, output);
+        let h = self.reqs.alloc(id, class, way.sent, input, output);
+        self.reqs[h].to_client = way.to_client;
         if let Prefix::Session(slot) = prefix {
             self.reqs[h].session = Some(slot);
         }
@@ -230,6 +245,7 @@ impl Replica {
         r.hit_tokens = from.hit_tokens;
         r.kv_ready = input.saturating_sub(1);
         r.session = from.session;
+        r.to_client = from.to_client;
         self.stats.received += 1;
         self.queues.push_back(h, class);
     }
@@ -306,10 +322,15 @@ impl Replica {
         if outcome == Outcome::Completed {
             st.completed += 1;
             if let Some(t) = r.first_token {
-                st.ttft.record(t - r.arrival);
+                st.ttft.record(t + r.to_client as u64 - r.arrival);
             }
         }
-        self.out.push(Effect::Ended { class: r.class, session: r.session, completed: outcome == Outcome::Completed });
+        self.out.push(Effect::Ended {
+            class: r.class,
+            session: r.session,
+            completed: outcome == Outcome::Completed,
+            to_client: r.to_client,
+        });
     }
 
     /// Takes a queued request into the batch: a slot, and (contiguous) its KV reservation.

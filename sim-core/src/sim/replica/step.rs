@@ -27,7 +27,10 @@ impl Replica {
         if let Some(sp) = &self.spec {
             time.total += sp.draft_seconds(&work);
         }
-        let dur = time.micros();
+        let dur = match self.jitter.as_mut() {
+            Some(j) => j.vary(time.micros()),
+            None => time.micros(),
+        };
         let bound = time.linear_compute + time.attn_compute;
         let memb = time.linear_memory + time.attn_memory;
         // this step's draw: `next` tokens per sequence, the accepted drafts and its own
