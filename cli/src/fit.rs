@@ -110,6 +110,8 @@ pub(crate) fn cmd_fit(args: &[String]) -> Result<(), Fail> {
         ("TPOT median |error|", fitted.before.tpot_median_abs, fitted.after.tpot_median_abs),
         ("TPOT p90 |error|", fitted.before.tpot_p90_abs, fitted.after.tpot_p90_abs),
         ("TTFT median |error|", fitted.before.ttft_median_abs, fitted.after.ttft_median_abs),
+        ("TTFT p90 |error|", fitted.before.ttft_p90_abs, fitted.after.ttft_p90_abs),
+        ("TTFT median error (signed)", fitted.before.ttft_median, fitted.after.ttft_median),
     ] {
         println!("{label:<28} {:>10} {:>10}", pct(b), pct(a));
     }
@@ -131,5 +133,7 @@ fn errors_json(e: &Errors) -> serde_json::Value {
         "tpot_median_abs_error": e.tpot_median_abs,
         "tpot_p90_abs_error": e.tpot_p90_abs,
         "ttft_median_abs_error": e.ttft_median_abs,
+        "ttft_p90_abs_error": e.ttft_p90_abs,
+        "ttft_median_error": e.ttft_median,
     })
 }

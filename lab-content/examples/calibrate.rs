@@ -47,25 +47,36 @@ fn serving(engine: &EngineConfig, every_row: bool) {
         add(format!("{} {} {} TP{}", r.backend, r.model, r.dtype, r.tp), e);
         add(format!("{} TP{}", r.backend, r.tp), e);
         add(format!("{} (all)", r.backend), e);
+        add(format!("{} ISL/OSL {}/{}", r.backend, r.isl, r.osl), e);
+        add(format!("{} concurrency {:03}", r.backend, r.concurrency), e);
         add("all".to_string(), e);
     }
-    groups.sort_by_key(|g| (g.0 != "all", !g.0.ends_with("(all)"), g.0.matches(' ').count() > 1, g.0.clone()));
-    println!("| rows | replayed | TPOT median abs error | TPOT p90 abs error | TPOT median error | TTFT median abs error | TTFT median error |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let kind = |k: &str| match k {
+        "all" => 0,
+        k if k.ends_with("(all)") => 1,
+        k if k.contains("ISL/OSL") => 3,
+        k if k.contains("concurrency") => 4,
+        k if k.matches(' ').count() > 1 => 5,
+        _ => 2,
+    };
+    groups.sort_by_key(|g| (kind(&g.0), g.0.clone()));
+    println!("| rows | replayed | TPOT median error | TPOT median \\|error\\| | TPOT p90 \\|error\\| | TTFT median error | TTFT median \\|error\\| | TTFT p90 \\|error\\| |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (key, e, n) in &groups {
         let x = lab_content::fit::Errors::of(e, *n);
         if x.replayed == 0 {
-            println!("| {key} | 0/{n} | — | — | — | — | — |");
+            println!("| {key} | 0/{n} | — | — | — | — | — | — |");
             continue;
         }
         println!(
-            "| {key} | {}/{n} | {:.1}% | {:.1}% | {:+.1}% | {:.1}% | {:+.1}% |",
+            "| {key} | {}/{n} | {:+.1}% | {:.1}% | {:.1}% | {:+.1}% | {:.1}% | {:.1}% |",
             x.replayed,
+            x.tpot_median * 100.0,
             x.tpot_median_abs * 100.0,
             x.tpot_p90_abs * 100.0,
-            x.tpot_median * 100.0,
+            x.ttft_median * 100.0,
             x.ttft_median_abs * 100.0,
-            x.ttft_median * 100.0
+            x.ttft_p90_abs * 100.0,
         );
     }
 }
@@ -123,7 +134,16 @@ fn joint_fit(start: &EngineConfig) -> EngineConfig {
 }
 
 fn main() {
-    let mut best = EngineConfig::default();
+    // `--engine '{"frontend_cpu_ms": 5}'`: constants other than the defaults (a scenario's
+    // `engine` block; `--gpu-only`: without the front end and timing variation)
+    let args: Vec<String> = std::env::args().collect();
+    let mut best = match args.iter().position(|a| a == "--engine").and_then(|i| args.get(i + 1)) {
+        Some(json) => serde_json::from_str(json).unwrap_or_else(|e| panic!("--engine: {e}")),
+        None => EngineConfig::default(),
+    };
+    if args.iter().any(|a| a == "--gpu-only") {
+        best = best.gpu_only();
+    }
     if std::env::args().any(|a| a == "--serving") {
         serving(&best, std::env::args().any(|a| a == "--rows"));
         return;

@@ -27,7 +27,7 @@ macro_rules! param {
 }
 
 /// Every constant `llmsim fit` can fit, named as the scenario's `engine` block names it.
-pub const PARAMS: [Param; 8] = [
+pub const PARAMS: [Param; 14] = [
     param!(mfu, 0.05, 1.0),
     param!(mbu, 0.05, 1.0),
     param!(iteration_overhead_ms, 0.01, 50.0),
@@ -36,6 +36,13 @@ pub const PARAMS: [Param; 8] = [
     param!(pcie_allreduce_latency_us, 0.1, 1000.0),
     param!(fp8_efficiency, 0.1, 1.5),
     param!(roofline_sharpness, 1.0, 8.0),
+    // the front end and timing variation (`sim_core::frontend`): they move TTFT, and TPOT little
+    param!(request_latency_ms, 0.01, 100.0),
+    param!(frontend_cpu_ms, 0.01, 100.0),
+    param!(tokenize_us_per_token, 0.01, 100.0),
+    param!(stream_latency_ms, 0.01, 100.0),
+    param!(frontend_jitter, 0.01, 1.0),
+    param!(step_jitter, 0.001, 0.5),
 ];
 
 /// Weight of TTFT's squared log error beside TPOT's.
@@ -56,6 +63,7 @@ pub struct Errors {
     /// Median of the signed error: above 0 the lab is too slow.
     pub tpot_median: f64,
     pub ttft_median_abs: f64,
+    pub ttft_p90_abs: f64,
     pub ttft_median: f64,
     /// The objective: weighted mean squared log error.
     pub score: f64,
@@ -87,6 +95,7 @@ impl Errors {
             tpot_p90_abs: nearest_rank(abs(&tpot), 0.9),
             tpot_median: nearest_rank(tpot, 0.5),
             ttft_median_abs: nearest_rank(abs(&ttft), 0.5),
+            ttft_p90_abs: nearest_rank(abs(&ttft), 0.9),
             ttft_median: nearest_rank(ttft, 0.5),
             score: if n > 0 { score / n as f64 } else { f64::INFINITY },
         }
