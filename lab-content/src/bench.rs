@@ -131,6 +131,7 @@ impl Bench {
             reserved_share: None,
             prefix: None,
             session: None,
+            max_concurrency: None,
         }];
         s
     }
