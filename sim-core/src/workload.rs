@@ -392,6 +392,18 @@ impl ClassSource {
     }
 }
 
+/// `n` draws of a gamma distribution of shape `shape` and scale 1 from a stream seeded by `seed`
+/// (its own, apart from every class's): a client that computes its send times before it sends
+/// (`vllm bench serve`'s, in `lab_content::bench`) scales draw i by its gap's scale, as a gamma of
+/// scale θ is θ times one of scale 1. `shape` must be positive and finite.
+pub fn unit_gamma_draws(seed: u64, shape: f64, n: usize) -> Vec<f64> {
+    let mut rng = class_rng(seed, 1 << 16, 4);
+    match Gamma::new(shape, 1.0) {
+        Ok(g) => (0..n).map(|_| g.sample(&mut rng)).collect(),
+        Err(_) => vec![f64::NAN; n],
+    }
+}
+
 pub(crate) fn secs_to_us(s: f64) -> u64 {
     (s * 1e6).round().max(0.0) as u64
 }
