@@ -310,7 +310,7 @@ impl Bench {
                 range("rate_per_s", "classes[0].arrival.rate_per_s", end_rps as f64)?;
             }
         }
-        if !(sch.burstiness > 0.0) {
+        if sch.burstiness.is_nan() || sch.burstiness <= 0.0 {
             return Err(ScenarioError::one(
                 "classes[0].arrival.cv",
                 Problem::Range { min: 0.0, max: f64::INFINITY, got: sch.burstiness },
