@@ -26,6 +26,7 @@ pub fn new_class(s: &Scenario) -> ClassConfig {
         reserved_share: None,
         prefix: None,
         session: None,
+        max_concurrency: None,
     }
 }
 

@@ -2,21 +2,32 @@
 //! server, printed with the names `vllm bench serve` saves (see `lab_content::bench`).
 
 use crate::Fail;
-use lab_content::bench::{percentile_word, Bench, BenchResult, Engine, Load};
+use lab_content::bench::{percentile_word, Bench, BenchResult, Engine, Load, RampUp, Rate, Schedule};
 use sim_core::{Scenario, ScenarioError};
 
 pub(crate) const USAGE: &str = "\
   llmsim bench --model M --gpu G [--num-gpus N] [--dtype D] [--kv-dtype D] [--engine vllm|sglang|trtllm]
-               --input-len I --output-len O (--max-concurrency C | --request-rate R [--burstiness B])
-               [--num-prompts N] [--seed S] [--gpu-memory-utilization U] [--max-num-seqs N]
+               --input-len I --output-len O [--num-prompts N] [--seed S]
+               [--request-rate R|inf] [--burstiness B|inf] [--max-concurrency C]
+               [--ramp-up-strategy linear|exponential --ramp-up-start-rps A --ramp-up-end-rps B]
+               [--num-warmups W] [--gpu-memory-utilization U] [--max-num-seqs N]
                [--max-num-batched-tokens N] [--max-model-len N] [--metric-percentiles 50,90,99]
                [--format table|json]
                               a `vllm bench serve`-style benchmark (random dataset, fixed lengths)
                               on the engine's scheduler defaults (vllm: the default; the flags
-                              given win); the JSON has the keys `vllm bench serve` saves";
+                              given win); the JSON has the keys `vllm bench serve` saves.
+                              The client sends as vLLM's does: --request-rate inf (the default)
+                              sends every prompt at once; a rate R sends them at gaps drawn from
+                              a gamma of shape B (--burstiness, 1 = Poisson, inf = even gaps)
+                              and mean 1/R, rescaled to end at N/R; a ramp-up sends prompt i at
+                              the rate at i/(N-1) of the way from A to B rps (whole numbers,
+                              1 <= A <= B; not with --request-rate); --max-concurrency C holds a
+                              prompt at the client while C are in flight and times it from its
+                              send; --num-warmups is accepted and changes nothing (the lab's
+                              server has nothing to warm up)";
 
 /// Each flag and the scenario field it sets: a field's message names the flag.
-const FLAGS: [(&str, &str); 16] = [
+const FLAGS: [(&str, &str); 22] = [
     ("--model", "model"),
     ("--gpu", "gpu"),
     ("--num-gpus", "num_gpus"),
@@ -28,11 +39,17 @@ const FLAGS: [(&str, &str); 16] = [
     ("--max-num-batched-tokens", "scheduler.max_num_batched_tokens"),
     ("--max-model-len", "scheduler.max_model_len"),
     ("--max-concurrency", "classes[0].arrival.users"),
+    ("--max-concurrency", "classes[0].max_concurrency"),
     ("--request-rate", "classes[0].arrival.rate_per_s"),
+    ("--request-rate", "classes[0].arrival.path"),
     ("--burstiness", "classes[0].arrival.cv"),
     ("--num-prompts", "classes[0].num_requests"),
     ("--input-len", "classes[0].input_tokens"),
     ("--output-len", "classes[0].output_tokens"),
+    ("--ramp-up-strategy", ""),
+    ("--ramp-up-start-rps", ""),
+    ("--ramp-up-end-rps", ""),
+    ("--num-warmups", ""),
 ];
 
 struct Args {
@@ -118,23 +135,30 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
         None | Some("inf") => None,
         Some(_) => a.number("--request-rate")?,
     };
-    let concurrency = a.whole("--max-concurrency")?;
-    let burstiness = a.number("--burstiness")?.unwrap_or(1.0);
-    if a.get("--burstiness").is_some() && rate.is_none() {
-        return Err(Fail("--burstiness needs a finite --request-rate".into()));
-    }
+    let concurrency = match a.whole("--max-concurrency")? {
+        Some(0) => return Err(Fail("--max-concurrency must be at least 1, got 0".into())),
+        c => c.map(|c| u32::try_from(c).unwrap_or(u32::MAX)),
+    };
+    let burstiness = match a.get("--burstiness") {
+        Some("inf") => f64::INFINITY,
+        _ => a.number("--burstiness")?.unwrap_or(1.0),
+    };
     if burstiness <= 0.0 {
-        return Err(Fail(format!("--burstiness must be > 0, got {burstiness}")));
+        return Err(Fail(format!("--burstiness must be > 0 (or inf), got {burstiness}")));
     }
-    let load = match (concurrency, rate) {
-        (Some(_), Some(_)) => {
-            return Err(Fail(
-                "use --max-concurrency or a finite --request-rate, not both (the lab has no rate-limited client with a concurrency cap)"
-                    .into(),
-            ))
-        }
-        (Some(c), None) => Load::MaxConcurrency(u32::try_from(c).unwrap_or(u32::MAX)),
-        (None, Some(r)) => Load::Rate { per_s: r, burstiness },
+    a.whole("--num-warmups")?;
+    let ramp = ramp_of(a)?;
+    if ramp.is_some() && rate.is_some() {
+        return Err(Fail(
+            "--request-rate: a ramp-up sets the rate (--ramp-up-start-rps to --ramp-up-end-rps); leave --request-rate out".into(),
+        ));
+    }
+    if a.get("--burstiness").is_some() && rate.is_none() && ramp.is_none() {
+        return Err(Fail("--burstiness needs a finite --request-rate or a ramp-up".into()));
+    }
+    let load = match (rate.map(Rate::PerS).or(ramp), concurrency) {
+        (Some(rate), max_concurrency) => Load::Schedule(Schedule { rate, burstiness, max_concurrency }),
+        (None, Some(c)) => Load::MaxConcurrency(c),
         (None, None) => Load::AllAtOnce,
     };
     let longest = u32::try_from(input_len.saturating_add(output_len)).unwrap_or(u32::MAX);
@@ -176,13 +200,45 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
     })
 }
 
+/// `--ramp-up-strategy` with its start and end rates (whole requests per second, as vLLM reads
+/// them): each needs the others, 1 ≤ start ≤ end ≤ the largest request rate.
+fn ramp_of(a: &Args) -> Result<Option<Rate>, Fail> {
+    let start = a.whole("--ramp-up-start-rps")?;
+    let end = a.whole("--ramp-up-end-rps")?;
+    let Some(name) = a.get("--ramp-up-strategy") else {
+        return match (start, end) {
+            (None, None) => Ok(None),
+            _ => {
+                Err(Fail("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy linear|exponential".into()))
+            }
+        };
+    };
+    let strategy = RampUp::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = RampUp::ALL.iter().map(|r| r.name()).collect();
+        Fail(format!("--ramp-up-strategy must be one of {}, got \"{name}\"", names.join(", ")))
+    })?;
+    let (Some(start), Some(end)) = (start, end) else {
+        return Err(Fail("--ramp-up-strategy needs both --ramp-up-start-rps and --ramp-up-end-rps".into()));
+    };
+    let max = sim_core::settings::find("rate_per_s").and_then(|r| r.number()).map_or(1e6, |n| n.max) as u64;
+    if !(1..=max).contains(&start) {
+        return Err(Fail(format!("--ramp-up-start-rps must be 1..={max}, got {start}")));
+    }
+    if !(start..=max).contains(&end) {
+        return Err(Fail(format!("--ramp-up-end-rps must be --ramp-up-start-rps ({start})..={max}, got {end}")));
+    }
+    Ok(Some(Rate::Ramp { strategy, start_rps: start as u32, end_rps: end as u32 }))
+}
+
 /// The scenario's messages with each field replaced by the flag that sets it.
 fn name_flags(e: ScenarioError) -> Fail {
     let lines: Vec<String> = e
         .errors
         .iter()
         .map(|fe| {
-            match FLAGS.iter().find(|(_, field)| fe.field == *field || fe.field.starts_with(&format!("{field}."))) {
+            let sets =
+                |field: &str| !field.is_empty() && (fe.field == field || fe.field.starts_with(&format!("{field}.")));
+            match FLAGS.iter().find(|(_, field)| sets(field)) {
                 // The position is in the JSON the flags were written into, which the user never saw.
                 Some((flag, _)) => format!("{flag}: {}", strip_position(&fe.message)),
                 None => fe.to_string(),

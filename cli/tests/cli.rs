@@ -432,13 +432,57 @@ fn bench_prints_vllm_bench_serve_names_and_agrees_with_its_table() {
 #[test]
 fn bench_names_the_flag_of_a_bad_value() {
     let base = ["bench", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--output-len", "64"];
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 19] = [
         (&["--input-len", "0"], "--input-len: must be 1..="),
+        (&["--input-len", "0", "--request-rate", "2"], "--input-len: must be 1..="),
         (&["--input-len", "abc"], "--input-len must be a whole number"),
         (&["--input-len", "8", "--dtype", "fp7"], "--dtype: unknown variant `fp7`"),
         (&["--input-len", "8", "--request-rate", "0"], "--request-rate: must be"),
-        (&["--input-len", "8", "--request-rate", "2", "--max-concurrency", "4"], "not both"),
+        (&["--input-len", "8", "--request-rate", "-1", "--max-concurrency", "4"], "--request-rate: must be"),
+        (&["--input-len", "8", "--request-rate", "2", "--num-prompts", "0"], "--num-prompts: must be 1..="),
+        (&["--input-len", "8", "--max-concurrency", "0"], "--max-concurrency must be at least 1"),
         (&["--input-len", "8", "--burstiness", "0.5"], "--burstiness needs a finite --request-rate"),
+        (&["--input-len", "8", "--request-rate", "2", "--burstiness", "0"], "--burstiness must be > 0"),
+        (&["--input-len", "8", "--ramp-up-strategy", "linear"], "needs both --ramp-up-start-rps"),
+        (&["--input-len", "8", "--ramp-up-strategy", "cubic"], "--ramp-up-strategy must be one of linear, exponential"),
+        (&["--input-len", "8", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "4"], "need --ramp-up-strategy"),
+        (
+            &["--input-len", "8", "--ramp-up-strategy", "linear", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "4"],
+            "--ramp-up-start-rps must be 1..=",
+        ),
+        (
+            &["--input-len", "8", "--ramp-up-strategy", "linear", "--ramp-up-start-rps", "5", "--ramp-up-end-rps", "4"],
+            "--ramp-up-end-rps must be --ramp-up-start-rps (5)..=",
+        ),
+        (
+            &[
+                "--input-len",
+                "8",
+                "--ramp-up-strategy",
+                "exponential",
+                "--ramp-up-start-rps",
+                "1.5",
+                "--ramp-up-end-rps",
+                "4",
+            ],
+            "--ramp-up-start-rps must be a whole number",
+        ),
+        (
+            &[
+                "--input-len",
+                "8",
+                "--request-rate",
+                "2",
+                "--ramp-up-strategy",
+                "linear",
+                "--ramp-up-start-rps",
+                "1",
+                "--ramp-up-end-rps",
+                "4",
+            ],
+            "leave --request-rate out",
+        ),
+        (&["--input-len", "8", "--num-warmups", "-1"], "--num-warmups must be a whole number"),
         (&["--input-len", "8", "--metric-percentiles", "99,100"], "--metric-percentiles must be"),
     ];
     for (extra, want) in cases {
@@ -451,6 +495,45 @@ fn bench_names_the_flag_of_a_bad_value() {
     let (code, _, err) = llmsim(&["bench", "--gpu", "h100-sxm", "--input-len", "8", "--output-len", "8"]);
     assert_eq!(code, 2);
     assert!(err.contains("bench needs --model"), "{err}");
+}
+
+#[test]
+fn bench_runs_a_rate_with_a_cap_and_a_ramp_up_as_vllm_bench_serve_does() {
+    let base = ["bench", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--input-len", "256", "--output-len", "32"];
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let args: Vec<&str> =
+            base.iter().chain(extra).chain(&["--num-prompts", "40", "--format", "json"]).copied().collect();
+        let (code, out, err) = llmsim(&args);
+        assert_eq!(code, 0, "{extra:?}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let v = run(&["--request-rate", "50", "--burstiness", "0.5", "--max-concurrency", "2", "--num-warmups", "3"]);
+    assert_eq!((v["request_rate"].as_f64(), v["burstiness"].as_f64()), (Some(50.0), Some(0.5)));
+    assert_eq!((v["max_concurrency"].as_u64(), v["completed"].as_u64()), (Some(2), Some(40)));
+    assert!(v["queue_times"].as_array().unwrap().iter().any(|q| q.as_f64().unwrap() > 0.0));
+    // warm-ups change nothing: the same numbers without them
+    assert_eq!(v, run(&["--request-rate", "50", "--burstiness", "0.5", "--max-concurrency", "2"]));
+    let v = run(&["--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "20"]);
+    assert_eq!(v["request_rate"], "inf");
+    assert_eq!(
+        (&v["ramp_up_strategy"], &v["ramp_up_start_rps"], &v["ramp_up_end_rps"]),
+        (&serde_json::json!("linear"), &serde_json::json!(1), &serde_json::json!(20))
+    );
+    // even gaps from 1 to 20 rps: 39 gaps of 1/rate_i and the first; the run lasts at least that
+    let sends: f64 = (0..40).map(|i| 1.0 / (1.0 + 19.0 * i as f64 / 39.0)).sum();
+    let v = run(&[
+        "--ramp-up-strategy",
+        "linear",
+        "--ramp-up-start-rps",
+        "1",
+        "--ramp-up-end-rps",
+        "20",
+        "--burstiness",
+        "inf",
+    ]);
+    assert_eq!(v["burstiness"], "inf");
+    let d = v["duration"].as_f64().unwrap();
+    assert!(d > sends && d < sends + 1.0, "{d} vs the last send at {sends}");
 }
 
 #[test]

@@ -140,6 +140,7 @@ pub fn dictionary(seeds: &[(String, Input)]) -> Vec<String> {
         "engine",
         "mfu",
         "reserved_share",
+        "max_concurrency",
         "overcommit",
         "retry_on_oom",
         "restart_s",

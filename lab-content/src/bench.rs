@@ -4,23 +4,35 @@
 //!
 //! The client is the one `vllm bench serve` runs with `--dataset-name random` and a fixed
 //! `--random-range-ratio 0`: `num_prompts` prompts of exactly `input_len` tokens, each asking for
-//! exactly `output_len` tokens (`ignore_eos`). How they are sent:
+//! exactly `output_len` tokens (`ignore_eos`). How they are sent (`vllm/benchmarks/serve.py`:
+//! `get_request`, `_get_current_request_rate`, `benchmark`):
 //!
-//! * `--max-concurrency C` with the default `--request-rate inf`: every prompt is ready at once
+//! * `--request-rate inf` (the default) with `--max-concurrency C`: every prompt is ready at once
 //!   and at most C are in flight; a new one is sent the moment one ends. In the lab these are C
 //!   closed-loop users without think time, all starting at t = 0 (so the first C prompts arrive
 //!   together and queue for prefill behind each other — which is what the client does too).
-//! * `--request-rate R` (`--burstiness B`): inter-arrival gaps from a gamma distribution of shape
-//!   B and mean 1/R (B = 1 is Poisson), i.e. a coefficient of variation of 1/√B.
-//! * neither: every prompt arrives at t = 0.
+//! * `--request-rate inf` without a cap: every prompt arrives at t = 0.
+//! * `--request-rate R` (`--burstiness B`), or a ramp-up (`--ramp-up-strategy linear|exponential`
+//!   from `--ramp-up-start-rps` to `--ramp-up-end-rps`): the client computes every send time
+//!   before it sends. Request i's rate is R, or the ramp's rate at progress i / max(N − 1, 1);
+//!   its gap is a gamma of shape B and scale 1/(rate·B) (mean 1/rate; B = 1 is Poisson,
+//!   B = ∞ an even 1/rate); the gaps add up from the benchmark's start, the first one included;
+//!   without a ramp the times are then scaled so the last is N / R. The lab draws the gammas
+//!   from a stream seeded by the scenario's seed and hands the times to the engine as a trace.
+//!   With `--max-concurrency C` too, a prompt whose time has come while C are in flight waits at
+//!   the client (the class's `max_concurrency`) and is sent when one ends; its TTFT and E2EL
+//!   count from then, as vLLM's clock starts after the semaphore; the wait is its `queue_times`
+//!   entry.
 //!
 //! TTFT, TPOT, E2EL are computed per completed request exactly as `vllm bench serve` does
 //! (TPOT = (E2EL − TTFT)/(output − 1) for outputs longer than one token) and summarised with
 //! numpy's mean, median, population standard deviation and linearly interpolated percentiles.
 //! ITL comes from the lab's histogram of every inter-token gap (three significant digits; the
-//! mean is exact).
+//! mean is exact). The duration runs from the benchmark's start (before the first gap) to the
+//! last response.
 
 use serde::Serialize;
+use sim_core::message::Problem;
 use sim_core::metric::{Latency, Metric, Stat};
 use sim_core::metrics::{Outcome, RequestRecord, Summary};
 use sim_core::scenario::{Arrival, ClassConfig, LengthDist, Scenario, ScenarioError, Slo};
@@ -31,12 +43,129 @@ use std::rc::Rc;
 /// How prompts are sent.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Load {
-    /// At most this many requests in flight, the next sent as soon as one ends.
+    /// `--request-rate inf --max-concurrency C`: at most this many requests in flight, the next
+    /// sent as soon as one ends.
     MaxConcurrency(u32),
-    /// Requests per second with gamma gaps of shape `burstiness` (1 = Poisson).
-    Rate { per_s: f64, burstiness: f64 },
     /// Every prompt at once (`--request-rate inf` without a concurrency cap).
     AllAtOnce,
+    /// A finite request rate or a ramp-up: send times computed before the first is sent.
+    Schedule(Schedule),
+}
+
+impl Load {
+    /// `--request-rate per_s --burstiness burstiness`, without a cap.
+    pub fn rate(per_s: f64, burstiness: f64) -> Load {
+        Load::Schedule(Schedule { rate: Rate::PerS(per_s), burstiness, max_concurrency: None })
+    }
+}
+
+/// A client that computes its send times first (`vllm bench serve` with a finite
+/// `--request-rate` or a ramp-up).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schedule {
+    pub rate: Rate,
+    /// `--burstiness`: the gamma shape of the gaps (1 = Poisson; `f64::INFINITY` = even gaps).
+    pub burstiness: f64,
+    /// `--max-concurrency`: the client's cap on requests in flight.
+    pub max_concurrency: Option<u32>,
+}
+
+/// The request rate of a [`Schedule`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rate {
+    /// `--request-rate`, requests per second.
+    PerS(f64),
+    /// `--ramp-up-strategy`, `--ramp-up-start-rps`, `--ramp-up-end-rps`.
+    Ramp { strategy: RampUp, start_rps: u32, end_rps: u32 },
+}
+
+/// `--ramp-up-strategy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RampUp {
+    Linear,
+    Exponential,
+}
+
+impl RampUp {
+    pub const ALL: [RampUp; 2] = [RampUp::Linear, RampUp::Exponential];
+    pub fn name(self) -> &'static str {
+        match self {
+            RampUp::Linear => "linear",
+            RampUp::Exponential => "exponential",
+        }
+    }
+    pub fn parse(s: &str) -> Option<RampUp> {
+        Self::ALL.into_iter().find(|r| r.name() == s)
+    }
+}
+
+impl Rate {
+    /// The rate request `index` of `total` is sent at (`_get_current_request_rate`): the rate,
+    /// or the ramp's at progress index / max(total − 1, 1): linear start + (end − start) ×
+    /// progress, exponential start × (end / start)^progress.
+    pub fn at(&self, index: u64, total: u64) -> f64 {
+        match *self {
+            Rate::PerS(r) => r,
+            Rate::Ramp { strategy, start_rps, end_rps } => {
+                let progress = index as f64 / total.saturating_sub(1).max(1) as f64;
+                let (a, b) = (start_rps as f64, end_rps as f64);
+                match strategy {
+                    RampUp::Linear => a + (b - a) * progress,
+                    RampUp::Exponential => a * (b / a).powf(progress),
+                }
+            }
+        }
+    }
+}
+
+impl Schedule {
+    /// When each of `total` prompts is sent, s from the benchmark's start (`get_request`'s
+    /// `delay_ts`): the gaps are gammas of shape `burstiness` and scale 1/(rate·burstiness), or
+    /// 1/rate with an infinite burstiness, drawn from a stream seeded by `seed`, summed from the
+    /// first; without a ramp the times are scaled so the last is total / rate.
+    pub fn send_times(&self, total: u64, seed: u64) -> Vec<f64> {
+        let b = self.burstiness;
+        let n = total as usize;
+        let draws = if b.is_finite() { sim_core::workload::unit_gamma_draws(seed, b, n) } else { vec![1.0; n] };
+        let mut t = 0.0;
+        let mut times: Vec<f64> = draws
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let rate = self.rate.at(i as u64, total);
+                t += if b.is_finite() { g / (rate * b) } else { 1.0 / rate };
+                t
+            })
+            .collect();
+        if let (Rate::PerS(r), Some(&last)) = (self.rate, times.last()) {
+            if last != 0.0 {
+                let factor = total as f64 / r / last;
+                times.iter_mut().for_each(|x| *x *= factor);
+            }
+        }
+        times
+    }
+}
+
+/// The trace path under which [`Bench::run`] hands its send schedule to the engine.
+pub const SCHEDULE_TRACE: &str = "bench:schedule";
+
+/// A loader that gives the bench's schedule under [`SCHEDULE_TRACE`] and any other path from
+/// the loader it wraps.
+struct WithSchedule<'a> {
+    /// Handed over once (the benchmark has one class): a long schedule is not copied.
+    csv: RefCell<String>,
+    rest: &'a dyn TraceLoader,
+}
+
+impl TraceLoader for WithSchedule<'_> {
+    fn load(&self, path: &str) -> Result<String, String> {
+        if path == SCHEDULE_TRACE {
+            Ok(std::mem::take(&mut *self.csv.borrow_mut()))
+        } else {
+            self.rest.load(path)
+        }
+    }
 }
 
 /// One benchmark: the server (a scenario's model, GPUs, precisions and scheduler) and the client.
@@ -107,40 +236,103 @@ pub fn server_json(
 }
 
 impl Bench {
-    /// The scenario the benchmark runs: the server with one class of fixed-length prompts.
+    /// The scenario the benchmark runs: the server with one class of fixed-length prompts (for a
+    /// [`Load::Schedule`], a trace class whose rows [`Bench::trace_csv`] writes).
     pub fn scenario(&self) -> Scenario {
         let mut s = self.server.clone();
-        let arrival = match &self.load {
-            Load::MaxConcurrency(c) => {
-                Arrival::ClosedLoop { users: (*c as u64).min(self.num_prompts.max(1)) as u32, think_time_ms: 0.0 }
+        let users = |n: u64| n.clamp(1, u32::MAX as u64) as u32;
+        let (arrival, max_concurrency) = match &self.load {
+            Load::MaxConcurrency(c) => (
+                Arrival::ClosedLoop { users: (*c as u64).min(self.num_prompts.max(1)) as u32, think_time_ms: 0.0 },
+                None,
+            ),
+            Load::AllAtOnce => (Arrival::ClosedLoop { users: users(self.num_prompts), think_time_ms: 0.0 }, None),
+            Load::Schedule(sch) => {
+                (Arrival::Trace { path: SCHEDULE_TRACE.to_string(), speedup: 1.0 }, sch.max_concurrency)
             }
-            Load::AllAtOnce => {
-                Arrival::ClosedLoop { users: self.num_prompts.clamp(1, u32::MAX as u64) as u32, think_time_ms: 0.0 }
-            }
-            Load::Rate { per_s, burstiness } if *burstiness == 1.0 => Arrival::Poisson { rate_per_s: *per_s },
-            Load::Rate { per_s, burstiness } => Arrival::Bursty { rate_per_s: *per_s, cv: 1.0 / burstiness.sqrt() },
         };
+        let traced = matches!(self.load, Load::Schedule(_));
+        let len = |value: u32| (!traced).then_some(LengthDist::Fixed { value });
         s.classes = vec![ClassConfig {
             name: CLASS.to_string(),
             arrival,
-            num_requests: Some(self.num_prompts),
-            input_tokens: Some(LengthDist::Fixed { value: self.input_len }),
-            output_tokens: Some(LengthDist::Fixed { value: self.output_len }),
+            num_requests: (!traced).then_some(self.num_prompts),
+            input_tokens: len(self.input_len),
+            output_tokens: len(self.output_len),
             slo: Slo::default(),
             priority: 0,
             reserved_share: None,
             prefix: None,
             session: None,
+            max_concurrency,
         }];
         s
     }
 
+    /// When each prompt is sent, s from the benchmark's start: 0 for every one with
+    /// `--request-rate inf` (a cap then holds them at the client), else the schedule's.
+    pub fn send_times(&self) -> Vec<f64> {
+        match &self.load {
+            Load::Schedule(sch) => sch.send_times(self.num_prompts, self.server.seed),
+            _ => vec![0.0; self.num_prompts as usize],
+        }
+    }
+
+    /// The schedule as the engine reads a trace: `arrival_s,input_len,output_len`, in µs.
+    pub fn trace_csv(times: &[f64], input_len: u32, output_len: u32) -> String {
+        let mut csv = String::from("arrival_s,input_len,output_len\n");
+        for t in times {
+            csv.push_str(&format!("{t:.6},{input_len},{output_len}\n"));
+        }
+        csv
+    }
+
+    /// What the engine's validation cannot name for a schedule (its class is a trace): the rate,
+    /// the number of prompts and the lengths, against their settings' ranges, under the fields a
+    /// scenario would have them at.
+    fn check_schedule(&self) -> Result<(), ScenarioError> {
+        let Load::Schedule(sch) = &self.load else { return Ok(()) };
+        let range = |id: &str, field: &str, got: f64| -> Result<(), ScenarioError> {
+            let n = sim_core::settings::find(id).and_then(|r| r.number()).expect("a row");
+            if got >= n.min && got <= n.max {
+                Ok(())
+            } else {
+                Err(ScenarioError::one(field, Problem::Range { min: n.min, max: n.max, got }))
+            }
+        };
+        range("num_requests", "classes[0].num_requests", self.num_prompts as f64)?;
+        range("input_tokens_value", "classes[0].input_tokens.value", self.input_len as f64)?;
+        range("output_tokens_value", "classes[0].output_tokens.value", self.output_len as f64)?;
+        match sch.rate {
+            Rate::PerS(r) => range("rate_per_s", "classes[0].arrival.rate_per_s", r)?,
+            Rate::Ramp { start_rps, end_rps, .. } => {
+                range("rate_per_s", "classes[0].arrival.rate_per_s", start_rps as f64)?;
+                range("rate_per_s", "classes[0].arrival.rate_per_s", end_rps as f64)?;
+            }
+        }
+        if sch.burstiness.is_nan() || sch.burstiness <= 0.0 {
+            return Err(ScenarioError::one(
+                "classes[0].arrival.cv",
+                Problem::Range { min: 0.0, max: f64::INFINITY, got: sch.burstiness },
+            ));
+        }
+        Ok(())
+    }
+
     /// Runs the benchmark to its end.
     pub fn run(&self, traces: &dyn TraceLoader) -> Result<BenchResult, ScenarioError> {
+        self.check_schedule()?;
         let scenario = self.scenario();
+        let times = self.send_times();
+        let csv = if matches!(self.load, Load::Schedule(_)) {
+            Self::trace_csv(&times, self.input_len, self.output_len)
+        } else {
+            String::new()
+        };
+        let traces = WithSchedule { csv: RefCell::new(csv), rest: traces };
         let mut sim = Simulation::with_options(
             &scenario,
-            traces,
+            &traces,
             sim_core::SimOptions { recent_capacity: 0, ..Default::default() },
         )?;
         let records: Rc<RefCell<Vec<RequestRecord>>> = Rc::default();
@@ -150,7 +342,7 @@ impl Bench {
         let itl_std_ms = sim.itl_std_ms();
         drop(sim);
         let records = Rc::try_unwrap(records).map(RefCell::into_inner).unwrap_or_default();
-        Ok(BenchResult::of(self, &scenario, &records, &summary, itl_std_ms))
+        Ok(BenchResult::of(self, &scenario, &records, &summary, itl_std_ms, &times))
     }
 }
 
@@ -204,8 +396,11 @@ pub struct BenchResult {
     pub num_prompts: u64,
     /// `None` is `inf`.
     pub request_rate: Option<f64>,
+    /// `f64::INFINITY` is `inf`.
     pub burstiness: f64,
     pub max_concurrency: Option<u32>,
+    /// `--ramp-up-strategy`, `--ramp-up-start-rps`, `--ramp-up-end-rps`, when ramping up.
+    pub ramp_up: Option<(RampUp, u32, u32)>,
     pub duration: f64,
     pub completed: u64,
     pub failed: u64,
@@ -224,6 +419,9 @@ pub struct BenchResult {
     pub output_lens: Vec<u32>,
     pub ttfts: Vec<f64>,
     pub latencies: Vec<f64>,
+    /// Per request, s: how long it waited at the client between its send time and its send
+    /// (`client_queue_time`: 0 without a cap).
+    pub queue_times: Vec<f64>,
 }
 
 impl BenchResult {
@@ -233,8 +431,13 @@ impl BenchResult {
         records: &[RequestRecord],
         summary: &Summary,
         itl_std_ms: f64,
+        times: &[f64],
     ) -> BenchResult {
-        let duration = Metric::DurationS.of(summary);
+        // the engine's clock starts at the first send (a trace's first row is at 0); the
+        // benchmark's at its start, the first gap before it
+        let us = |t: f64| (t * 1e6).round();
+        let t0 = times.first().map_or(0.0, |&t| us(t));
+        let duration = Metric::DurationS.of(summary) + t0 / 1e6;
         let itl = |s: Stat| Metric::Latency(Latency::Itl, s).of(summary);
         let ok = |r: &RequestRecord| r.outcome == Outcome::Completed;
         let done: Vec<&RequestRecord> = records.iter().filter(|r| ok(r)).collect();
@@ -257,17 +460,29 @@ impl BenchResult {
                 _ => Stat::Max,
             })
         };
-        let (request_rate, burstiness, max_concurrency) = match b.load {
-            Load::MaxConcurrency(c) => (None, 1.0, Some(c)),
-            Load::Rate { per_s, burstiness } => (Some(per_s), burstiness, None),
-            Load::AllAtOnce => (None, 1.0, None),
+        let (request_rate, burstiness, max_concurrency, ramp_up) = match &b.load {
+            Load::MaxConcurrency(c) => (None, 1.0, Some(*c), None),
+            Load::AllAtOnce => (None, 1.0, None, None),
+            Load::Schedule(sch) => match sch.rate {
+                Rate::PerS(r) => (Some(r), sch.burstiness, sch.max_concurrency, None),
+                Rate::Ramp { strategy, start_rps, end_rps } => {
+                    (None, sch.burstiness, sch.max_concurrency, Some((strategy, start_rps, end_rps)))
+                }
+            },
         };
+        // the k-th request sent is the k-th scheduled (the client's queue is first in, first out)
+        let queue_times = sent
+            .iter()
+            .zip(times)
+            .map(|(r, &t)| ((r.arrival_s - (us(t) - t0) / 1e6) * 1e6).round().max(0.0) / 1e6)
+            .collect();
         BenchResult {
             model_id: scenario.model.id().to_string(),
             num_prompts: b.num_prompts,
             request_rate,
             burstiness,
             max_concurrency,
+            ramp_up,
             duration,
             completed,
             failed: records.len() as u64 - completed,
@@ -289,6 +504,7 @@ impl BenchResult {
             output_lens: sent.iter().map(|r| if ok(r) { r.output_tokens } else { 0 }).collect(),
             ttfts: sent.iter().map(|r| if ok(r) { r.ttft_ms.unwrap_or(0.0) / 1000.0 } else { 0.0 }).collect(),
             latencies: sent.iter().map(|r| if ok(r) { r.e2e_ms.unwrap_or(0.0) / 1000.0 } else { 0.0 }).collect(),
+            queue_times,
         }
     }
 }
@@ -313,8 +529,17 @@ impl Serialize for BenchResult {
             Some(r) => m.serialize_entry("request_rate", &r)?,
             None => m.serialize_entry("request_rate", "inf")?,
         }
-        m.serialize_entry("burstiness", &self.burstiness)?;
+        if self.burstiness.is_finite() {
+            m.serialize_entry("burstiness", &self.burstiness)?;
+        } else {
+            m.serialize_entry("burstiness", "inf")?;
+        }
         m.serialize_entry("max_concurrency", &self.max_concurrency)?;
+        if let Some((strategy, start, end)) = self.ramp_up {
+            m.serialize_entry("ramp_up_strategy", strategy.name())?;
+            m.serialize_entry("ramp_up_start_rps", &start)?;
+            m.serialize_entry("ramp_up_end_rps", &end)?;
+        }
         m.serialize_entry("duration", &self.duration)?;
         m.serialize_entry("completed", &self.completed)?;
         m.serialize_entry("failed", &self.failed)?;
@@ -335,6 +560,7 @@ impl Serialize for BenchResult {
         m.serialize_entry("output_lens", &self.output_lens)?;
         m.serialize_entry("ttfts", &self.ttfts)?;
         m.serialize_entry("latencies", &self.latencies)?;
+        m.serialize_entry("queue_times", &self.queue_times)?;
         m.end()
     }
 }

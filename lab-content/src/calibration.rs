@@ -175,7 +175,8 @@ pub mod serving {
         pub osl: u32,
         /// Users in the closed loop (0 when the run was open-loop at `request_rate`).
         pub concurrency: u32,
-        /// An open-loop (Poisson) run's rate, requests/s; `None` for closed-loop rows.
+        /// An open-loop run's rate, requests/s (replayed on `vllm bench serve`'s schedule, burstiness 1,
+        /// without a cap); `None` for closed-loop rows.
         pub request_rate: Option<f64>,
         /// Prompts sent; `None`: `PROMPTS_PER_USER` per user.
         pub num_prompts: Option<u64>,
@@ -232,7 +233,7 @@ pub mod serving {
             output_len: row.osl,
             num_prompts: row.num_prompts.unwrap_or(row.concurrency.max(1) as u64 * PROMPTS_PER_USER),
             load: match row.request_rate {
-                Some(r) => Load::Rate { per_s: r, burstiness: 1.0 },
+                Some(r) => Load::rate(r, 1.0),
                 None => Load::MaxConcurrency(row.concurrency),
             },
             percentiles: vec![99.0],

@@ -165,6 +165,24 @@ pub(crate) struct ClassSource {
     pub last_group: Option<u32>,
     /// The trace row `take` read last: its `session_id` (`None` without the column).
     pub last_session: Option<u64>,
+    /// The client's cap on requests in flight (`ClassConfig::max_concurrency`), when set.
+    cap: Option<Cap>,
+}
+
+/// A class's client with a cap on requests in flight: what is in flight, and the requests that
+/// arrived at the cap and wait at the client, oldest first.
+struct Cap {
+    max: u32,
+    in_flight: u32,
+    waiting: std::collections::VecDeque<Held>,
+}
+
+/// A request waiting at the client: its lengths, prefix group and trace `session_id`.
+struct Held {
+    input: u32,
+    output: u32,
+    group: Option<u32>,
+    session: Option<u64>,
 }
 
 pub(crate) enum SourceKind {
@@ -219,7 +237,62 @@ impl ClassSource {
             prefix,
             last_group: None,
             last_session: None,
+            cap: c.max_concurrency.map(|max| Cap { max, in_flight: 0, waiting: Default::default() }),
         }
+    }
+
+    /// An arrival event of the class at `now`: returns the request to send now (its lengths;
+    /// `last_group` and `last_session` are then its own) and the time of the class's next
+    /// scheduled arrival. Without a cap that is [`Self::take`]'s request. With one, the request
+    /// scheduled now (if any) joins the client's queue, and the oldest waiting request is sent
+    /// if fewer than the cap are in flight; the event may also be a release
+    /// ([`Self::ended`]), which has no scheduled request of its own. A trace row of a
+    /// conversation (`session_id`) is sent when the trace says and is not counted: its turns
+    /// wait for their answers already.
+    pub(crate) fn arrive(&mut self, now: u64) -> (Option<(u32, u32)>, Option<u64>) {
+        if self.cap.is_none() {
+            let (input, output, next) = self.take(now);
+            return (Some((input, output)), next);
+        }
+        let mut next = None;
+        if self.due(now) {
+            let (input, output, n) = self.take(now);
+            next = n;
+            let held = Held { input, output, group: self.last_group, session: self.last_session };
+            if held.session.is_some() {
+                return (Some((input, output)), next);
+            }
+            self.cap.as_mut().expect("a cap").waiting.push_back(held);
+        }
+        let cap = self.cap.as_mut().expect("a cap");
+        if cap.in_flight >= cap.max {
+            return (None, next);
+        }
+        let Some(h) = cap.waiting.pop_front() else { return (None, next) };
+        cap.in_flight += 1;
+        (self.last_group, self.last_session) = (h.group, h.session);
+        (Some((h.input, h.output)), next)
+    }
+
+    /// Whether the class's next scheduled (open-loop or trace) request arrives at or before `now`
+    /// and has not been taken.
+    fn due(&self, now: u64) -> bool {
+        self.remaining > 0
+            && match &self.kind {
+                SourceKind::Open { next_us, .. } => *next_us <= now,
+                SourceKind::Trace { trace, next, speedup } => {
+                    trace.rows.get(*next).is_some_and(|r| (r.arrival_us as f64 / *speedup).round() as u64 <= now)
+                }
+                SourceKind::Closed { .. } => false,
+            }
+    }
+
+    /// One of the class's requests without a `session` ended: with a cap, whether a request
+    /// waits at the client (the caller then raises an arrival event now, which sends it).
+    pub(crate) fn ended(&mut self) -> bool {
+        let Some(cap) = self.cap.as_mut() else { return false };
+        cap.in_flight = cap.in_flight.saturating_sub(1);
+        !cap.waiting.is_empty()
     }
 
     /// A drawn prompt with the class's shared prefix: the group it starts with, and its length
@@ -316,6 +389,18 @@ impl ClassSource {
             }
             _ => None,
         }
+    }
+}
+
+/// `n` draws of a gamma distribution of shape `shape` and scale 1 from a stream seeded by `seed`
+/// (its own, apart from every class's): a client that computes its send times before it sends
+/// (`vllm bench serve`'s, in `lab_content::bench`) scales draw i by its gap's scale, as a gamma of
+/// scale θ is θ times one of scale 1. `shape` must be positive and finite.
+pub fn unit_gamma_draws(seed: u64, shape: f64, n: usize) -> Vec<f64> {
+    let mut rng = class_rng(seed, 1 << 16, 4);
+    match Gamma::new(shape, 1.0) {
+        Ok(g) => (0..n).map(|_| g.sample(&mut rng)).collect(),
+        Err(_) => vec![f64::NAN; n],
     }
 }
 

@@ -129,6 +129,7 @@ fn class(i: usize) -> impl Strategy<Value = ClassConfig> {
             reserved_share,
             prefix: None,
             session: None,
+            max_concurrency: None,
         },
     )
 }

@@ -43,6 +43,7 @@ fn class(i: usize) -> impl Strategy<Value = ClassConfig> {
             reserved_share: None,
             prefix: None,
             session: None,
+            max_concurrency: None,
         })
 }
 

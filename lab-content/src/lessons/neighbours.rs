@@ -57,6 +57,7 @@ pub const LIMITS: &[(&str, &[&str])] = &[
     ("latency-vs-throughput-first", &["next-model"]),
     ("cost-per-good-token", &["next-model"]),
     ("safe-zone", &["next-gpu", "next-model"]),
+    ("prefix-caching", &["next-model"]),
     ("disaggregation", &["load-0.7", "next-gpu", "next-model"]),
     ("quantization", &["next-gpu"]),
 ];

@@ -84,7 +84,7 @@ fn runs(_seed: u64) -> Vec<LessonRun> {
 }
 
 const SENTENCES: &[&str] =
-    &["one_cuts", "one_queue", "many_evicts", "many_same", "many_less", "many_none", "load_fits"];
+    &["one_cuts", "one_queue", "many_evicts", "many_same", "many_less", "many_none", "load_fits", "where"];
 
 /// The share of mean TTFT that caching took away: `1 − cached ÷ uncached` (the mean counts every
 /// miss by its share; a p99 is set by the few first requests of each document even when all fit).
@@ -111,6 +111,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("many_less", answer == 1),
         ("many_none", answer == 2),
         ("load_fits", [0, 2, 3].iter().all(|&i| queue(i) < 0.5 * PREFILL_MEAN.of(&r[0]))),
+        ("where", true),
     ]);
     let quotes = [
         ("hit_rate_one", 1, Metric::PrefixHitRate, 1.0),

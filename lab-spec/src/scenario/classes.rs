@@ -33,6 +33,12 @@ pub struct ClassConfig {
     /// Multi-turn conversations: each arrival starts one (`crate::session`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<super::SessionConfig>,
+    /// The client's cap on this class's requests in flight (`vllm bench serve --max-concurrency`
+    /// with a request rate): a request that arrives while this many are in flight waits at the
+    /// client and is sent when one of them ends, oldest first; its arrival (TTFT's clock) is then.
+    /// Open-loop and trace classes only (a closed loop's users are its cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_concurrency: Option<u32>,
 }
 
 /// Shared prompt prefixes of a class (a system prompt, a few-shot template, a document): each

@@ -96,6 +96,10 @@ impl Scenario {
                     }
                 }
             }
+            // a closed loop's users are its cap; a conversation's turns wait for its answers
+            if c.max_concurrency.is_some() && (matches!(c.arrival, Arrival::ClosedLoop { .. }) || c.session.is_some()) {
+                v.err(&format!("{p}.max_concurrency"), Problem::DoesNotApply);
+            }
             if let Some(pc) = &c.prefix {
                 // the prompt is the prefix and at least one token more, and an answer must fit
                 let max_shared = (sch.max_model_len as u64).saturating_sub(2).max(1);

@@ -152,6 +152,11 @@ impl Setting {
         self
     }
     /// No lock holds it on its own.
+    /// Set in files only: the page's editor has no control for it.
+    const fn file_only(mut self) -> Self {
+        self.file_only = true;
+        self
+    }
     const fn no_lock(mut self) -> Self {
         self.lock = Lock::No;
         self
@@ -379,6 +384,12 @@ pub const SETTINGS: &[Setting] = &[
         .step(0.05)
         .switchable(0.5)
         .lock_words()
+        .or(Omitted::Off),
+    int(id!("max_concurrency"), "classes[{i}].max_concurrency", Unit::Requests, 1.0, 1e6, (1.0, 1024.0))
+        .log()
+        .switchable(16.0)
+        .no_lock()
+        .file_only()
         .or(Omitted::Off),
     num(id!("speedup"), "classes[{i}].arrival.speedup", Unit::Times, 0.001, 1000.0, (0.1, 100.0)).log(),
 ];

@@ -68,6 +68,7 @@ pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<
         "slo_e2e_ms" => put(&mut class(s, i)?.slo.e2e_ms, json),
         "priority" => put(&mut class(s, i)?.priority, json),
         "reserved_share" => put(&mut class(s, i)?.reserved_share, json),
+        "max_concurrency" => put(&mut class(s, i)?.max_concurrency, json),
         _ => {
             let c = class(s, i)?;
             match (id, &mut c.arrival) {

@@ -361,11 +361,13 @@ impl Simulation {
             EventKind::Arrival { class } => {
                 let c = class as usize;
                 let source = &mut self.sources[c];
-                let (input, output, next) = source.take(time);
+                let (sent, next) = source.arrive(time);
                 let (group, row_session) = (source.last_group, source.last_session);
                 if let Some(t) = next {
                     self.events.push(t, EventKind::Arrival { class });
                 }
+                // at its class's cap the request waits at the client
+                let Some((input, output)) = sent else { return self.end_of_instant(time) };
                 let mut prefix = group.map_or(Prefix::None, Prefix::Group);
                 let mut input = input;
                 if let Some(sessions) = self.sessions.as_mut() {
@@ -500,6 +502,10 @@ impl Simulation {
                 Effect::Ended { class, session, completed, to_client } => {
                     // the client hears of the ending this much later
                     let heard = self.now + to_client as u64;
+                    // a request waiting at the client at its class's cap is sent then
+                    if session.is_none() && self.sources[class as usize].ended() {
+                        self.events.push(heard, EventKind::Arrival { class });
+                    }
                     if let (Some(slot), Some(sessions)) = (session, self.sessions.as_mut()) {
                         match sessions.turn_ended(slot, completed, heard) {
                             AfterTurn::Next(t) => {
