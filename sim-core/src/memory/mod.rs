@@ -7,7 +7,9 @@
 //! the profile sees grow. Outside the budget, in the headroom `(1 − utilisation) × capacity`, the
 //! process still needs its CUDA context (in use before the budget is measured) and its CUDA
 //! graphs (captured after the pool is allocated), and other processes on the GPU need theirs: if
-//! those do not fit, the server does not start. KV per token depends on the attention form
+//! those do not fit, the server does not start. Under the SGLang profile the budget
+//! (`mem_fraction_static`) holds the weights and the KV pool only, the rest its formula reserves
+//! holding the activations (`Engine::activations_in_budget`). KV per token depends on the attention form
 //! ([`KvFormula`]): `2 (K and V) · layers · kv_heads · head_dim · bytes` for MHA/GQA,
 //! `layers · (kv_lora_rank + qk_rope_head_dim) · bytes` for multi-head latent attention;
 //! sliding-window layers stop growing at their window and linear-attention layers hold a fixed
@@ -225,9 +227,14 @@ impl HbmPlan {
         let draft_weights = draft.as_ref().map_or(0.0, |d| d.params_total * s.dtype.bytes());
         let weights = model.params_total * s.dtype.bytes() + draft_weights;
         let sched = &s.scheduler;
-        let activation = activation_peak_per_gpu(model, sched.max_num_batched_tokens, sched.max_num_seqs, s.num_gpus)
-            * tp
-            + non_torch_per_gpu(s.num_gpus) * tp;
+        // SGLang's share (`mem_fraction_static`) holds the weights and the KV pool only: the
+        // rest it reserves holds the activations (`Engine::activations_in_budget`)
+        let activation = if s.engine_profile.activations_in_budget() {
+            activation_peak_per_gpu(model, sched.max_num_batched_tokens, sched.max_num_seqs, s.num_gpus) * tp
+                + non_torch_per_gpu(s.num_gpus) * tp
+        } else {
+            0.0
+        };
         let runtime = runtime_per_gpu(s.num_gpus) * tp;
         let other = s.other_process_gib * GIB * tp;
         let kv = KvFormula::of(model, s.kv_dtype().bytes());
