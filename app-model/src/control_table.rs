@@ -174,7 +174,8 @@ pub static CONTROLS: [Control; 59] = [
     num("classes.slo.e2e_ms", "slo_e2e_ms", "ms", SLO),
     num("classes.priority", "priority", "", Section::Isolation).when(isolated),
     num("classes.reserved_share", "reserved_share", "", Section::Isolation).when(isolated),
-    // ---- batching: the engine profile first (choosing one sets the settings below)
+    // ---- batching: the engine profile first (choosing one sets the settings below that the
+    // user left at the old profile's defaults)
     select("engine_profile", "engine_profile", B, Options::Engines),
     select("scheduler.batching", "batching", B, Options::Keys(BATCHINGS)),
     num("scheduler.max_num_seqs", "max_num_seqs", "unit.seqs", B),

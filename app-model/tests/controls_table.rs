@@ -297,3 +297,19 @@ fn every_router_policy_has_a_name_in_both_languages() {
         }
     }
 }
+
+/// Issue 29: the page's engine picker keeps the limits the user set in the editor (they differ
+/// from the old engine's defaults) and gives the new engine's defaults to those left alone.
+#[test]
+fn the_engine_picker_keeps_the_limits_the_user_set() {
+    let c = |id: &str| app_model::controls::control(id).unwrap_or_else(|| panic!("{id}"));
+    let mut s = sim_core::presets::find("chat-latency-first").unwrap().scenario();
+    c("scheduler.max_num_seqs").set_number(&mut s, 0, Some(48.0));
+    c("scheduler.max_num_batched_tokens").set_number(&mut s, 0, Some(4096.0));
+    assert_eq!(s.scheduler.block_size, 16, "vLLM's, left alone");
+    c("engine_profile").set_choice(&mut s, 0, "trtllm");
+    assert_eq!(c("engine_profile").choice(&s, 0), "trtllm");
+    assert_eq!(c("scheduler.max_num_seqs").number(&s, 0), Some(48.0));
+    assert_eq!(c("scheduler.max_num_batched_tokens").number(&s, 0), Some(4096.0));
+    assert_eq!(s.scheduler.block_size, 32, "TensorRT-LLM's");
+}

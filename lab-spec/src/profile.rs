@@ -35,6 +35,60 @@ pub enum Engine {
 /// SGLang's default prefill batch (`max_prefill_tokens` in its `server_args.py`).
 pub const SGLANG_MAX_PREFILL_TOKENS: u32 = 16_384;
 
+/// SGLang's running-request limit as the lab sets it: 2,048, the floor of its request pool
+/// (SGLang 0.5.3: `max_running_requests` = min(KV pool tokens / 2, `req_to_token_pool.size`),
+/// the size `clamp(pool tokens / context_len × 512, 2048, 4096)`; `srt/managers/tp_worker.py`
+/// `TpModelWorker.__init__`, `srt/model_executor/model_runner.py` `init_memory_pool`). Above
+/// 2,048 the KV pool bounds the batch first in every row the lab replays.
+pub const SGLANG_MAX_RUNNING_REQUESTS: u32 = 2048;
+
+/// vLLM's `gpu_memory_utilization` (`vllm/config/cache.py`, 0.11.0), the lab's for TensorRT-LLM
+/// too (`free_gpu_memory_fraction` 0.9 in `trtllm-serve`).
+pub const DEFAULT_MEMORY_SHARE: f64 = 0.9;
+
+/// SGLang 0.5.3's defaults that follow the GPU's memory, from `nvidia-smi memory.total` in MiB
+/// (`python/sglang/srt/server_args.py: ServerArgs._handle_gpu_memory_settings`; docs/engine-sources.md
+/// §C1, §C2, §C4).
+pub mod sglang {
+    const GIB_MIB: f64 = 1024.0;
+
+    /// `chunked_prefill_size`: 2,048 below 35 GiB, 4,096 below 60, 8,192 below 160, else 16,384.
+    pub fn chunked_prefill_size(gpu_mib: f64) -> u32 {
+        match gpu_mib / GIB_MIB {
+            g if g < 35.0 => 2048,
+            g if g < 60.0 => 4096,
+            g if g < 160.0 => 8192,
+            _ => 16_384,
+        }
+    }
+
+    /// `cuda_graph_max_bs`: 8 below 20 GiB; 16 (80 from TP 4) below 35; 32 (160) below 60; 256
+    /// (512) below 160; else 512.
+    pub fn cuda_graph_max_bs(gpu_mib: f64, tp: u32) -> u32 {
+        let wide = tp >= 4;
+        match gpu_mib / GIB_MIB {
+            g if g < 20.0 => 8,
+            g if g < 35.0 => [16, 80][wide as usize],
+            g if g < 60.0 => [32, 160][wide as usize],
+            g if g < 160.0 => [256, 512][wide as usize],
+            _ => 512,
+        }
+    }
+
+    /// `mem_fraction_static`, the share of the GPU's memory for the weights and the KV pool:
+    /// `(gpu − reserved) / gpu` rounded to three decimals, reserved (MiB) = 512 +
+    /// 1.5 · max(chunked_prefill_size, 2048) + 2 · cuda_graph_max_bs + tp / 8 · 1024, at least
+    /// 10,240 above 60 GiB (no DP attention, no speculative decoding).
+    pub fn mem_fraction_static(gpu_mib: f64, tp: u32) -> f64 {
+        let chunk = chunked_prefill_size(gpu_mib).max(2048) as f64;
+        let mut reserved = 512.0 + 1.5 * chunk + 2.0 * cuda_graph_max_bs(gpu_mib, tp) as f64 + tp as f64 / 8.0 * 1024.0;
+        if gpu_mib > 60.0 * GIB_MIB {
+            reserved = reserved.max(10_240.0);
+        }
+        ((gpu_mib - reserved) / gpu_mib * 1000.0).round() / 1000.0
+    }
+}
+
 impl Engine {
     pub const ALL: [Engine; 3] = [Engine::Vllm, Engine::Sglang, Engine::Trtllm];
 
@@ -69,10 +123,9 @@ impl Engine {
     ///   context.
     /// * SGLang: prefill-only batches of up to [`SGLANG_MAX_PREFILL_TOKENS`] (the lab's scheduler
     ///   without chunked prefill, whose budget must hold a whole prompt: `max_model_len` at most
-    ///   that), the radix cache. SGLang sizes its running-request limit from its KV pool; the lab
-    ///   caps it at 256, because its memory model reserves sampler memory per sequence as vLLM's
-    ///   profile run does (a 2,048 cap would take 12 GB from Qwen3-32B's KV on one H100, which
-    ///   SGLang does not set aside) — at 256 the KV pool is what bounds the batch, as in SGLang.
+    ///   that), the radix cache, [`SGLANG_MAX_RUNNING_REQUESTS`] running requests (its memory
+    ///   plan sets no activations aside inside the budget, as SGLang's `mem_fraction_static`
+    ///   does not, so the limit takes no KV).
     /// * TensorRT-LLM: mixed steps within `max_num_tokens` 8,192, KV blocks of 32 tokens
     ///   (`tokens_per_block`), block reuse; `max_batch_size` is 2,048 in `trtllm-serve`, and the
     ///   lab keeps 256 for the same reason as SGLang's (its KV pool bounds the batch first).
@@ -81,7 +134,13 @@ impl Engine {
         let (max_num_seqs, max_num_batched_tokens, chunked_prefill, block_size, max_model_len) = match self {
             Engine::Vllm if big => (1024, 8192, true, 16, context),
             Engine::Vllm => (256, 2048, true, 16, context),
-            Engine::Sglang => (256, SGLANG_MAX_PREFILL_TOKENS, false, 16, context.min(SGLANG_MAX_PREFILL_TOKENS)),
+            Engine::Sglang => (
+                SGLANG_MAX_RUNNING_REQUESTS,
+                SGLANG_MAX_PREFILL_TOKENS,
+                false,
+                16,
+                context.min(SGLANG_MAX_PREFILL_TOKENS),
+            ),
             Engine::Trtllm => (256, 8192, true, 32, context),
         };
         SchedulerDefaults {
@@ -94,6 +153,26 @@ impl Engine {
             max_model_len,
             prefix_caching: true,
         }
+    }
+
+    /// The share of each GPU's memory the server takes (`gpu_memory_utilization`) on `tp` GPUs
+    /// of `gpu` (when known): vLLM's and TensorRT-LLM's 0.9 ([`DEFAULT_MEMORY_SHARE`]); SGLang's
+    /// `mem_fraction_static` for the GPU's memory ([`sglang::mem_fraction_static`], 0.88 when
+    /// the GPU is unknown). Under SGLang the share holds the weights and the KV pool only: the
+    /// activations live in the rest, which the formula reserves for them.
+    pub fn memory_share(self, gpu: Option<&GpuSpec>, tp: u32) -> f64 {
+        match (self, gpu) {
+            (Engine::Sglang, Some(g)) => sglang::mem_fraction_static(g.hbm_bytes / (1u64 << 20) as f64, tp.max(1)),
+            (Engine::Sglang, None) => 0.88,
+            _ => DEFAULT_MEMORY_SHARE,
+        }
+    }
+
+    /// Whether the server's memory share holds the activations of its largest step (vLLM's
+    /// profile run, and TensorRT-LLM in the lab) or only the weights and the KV pool (SGLang's
+    /// `mem_fraction_static`, whose reserved rest holds them).
+    pub fn activations_in_budget(self) -> bool {
+        self != Engine::Sglang
     }
 }
 
@@ -124,6 +203,39 @@ mod tests {
             let d = Engine::Vllm.defaults(Some(small), 8192);
             assert_eq!((d.max_num_seqs, d.max_num_batched_tokens), (256, 2048), "{}", small.id);
         }
+    }
+
+    #[test]
+    fn sglang_memory_defaults_follow_its_server_args_by_hand() {
+        // docs/engine-sources.md §C1's worked values (typical nvidia-smi totals in MiB). H100 at
+        // TP 1 by hand: chunked_prefill_size 8,192, cuda_graph_max_bs 256, reserved 512 +
+        // 1.5 × 8,192 + 2 × 256 + 1/8 × 1,024 = 13,440 MiB (above the 10,240 floor);
+        // (81,559 − 13,440) / 81,559 = 0.8352 → 0.835.
+        for (mib, tp, want) in [
+            (81_559.0, 1, 0.835),
+            (81_559.0, 2, 0.834),
+            (81_559.0, 4, 0.824),
+            (81_559.0, 8, 0.818),
+            (143_771.0, 1, 0.907),
+            (143_771.0, 8, 0.897),
+            (81_920.0, 1, 0.836),
+            (40_960.0, 1, 0.833),
+            (46_068.0, 1, 0.851),
+            (183_359.0, 1, 0.857),
+        ] {
+            assert_eq!(sglang::mem_fraction_static(mib, tp), want, "{mib} MiB TP {tp}");
+        }
+        assert_eq!(sglang::chunked_prefill_size(81_559.0), 8192);
+        assert_eq!(sglang::chunked_prefill_size(46_068.0), 4096);
+        assert_eq!(sglang::chunked_prefill_size(183_359.0), 16_384);
+        assert_eq!((sglang::cuda_graph_max_bs(81_559.0, 1), sglang::cuda_graph_max_bs(81_559.0, 4)), (256, 512));
+        assert_eq!((sglang::cuda_graph_max_bs(24_576.0, 1), sglang::cuda_graph_max_bs(24_576.0, 4)), (16, 80));
+        // the lab's H100 has 80 GiB (81,920 MiB): 0.836; vLLM's and TensorRT-LLM's share is 0.9
+        let h100 = find_gpu("h100-sxm").unwrap();
+        assert_eq!(Engine::Sglang.memory_share(Some(&h100), 1), 0.836);
+        assert_eq!(Engine::Vllm.memory_share(Some(&h100), 1), 0.9);
+        assert_eq!(Engine::Trtllm.memory_share(Some(&h100), 8), 0.9);
+        assert_eq!(Engine::Sglang.defaults(Some(&h100), 8192).max_num_seqs, 2048);
     }
 
     #[test]

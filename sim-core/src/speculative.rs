@@ -28,6 +28,9 @@ pub(crate) struct Speculation {
     a: f64,
     /// The draft model on the target's GPUs (`None`: a head of negligible cost).
     draft: Option<StepModel>,
+    /// The draft's sliding window (0: none). The pool's window is the draft's (speculation needs
+    /// a target without one), so the target's work carries the sums capped at it.
+    draft_window: u64,
     rng: Xoshiro256PlusPlus,
     /// Tokens the next decode step emits per sequence (drawn when the step before it ended).
     pub next: u32,
@@ -41,8 +44,10 @@ impl Speculation {
     pub fn of(s: &Scenario, replica: usize) -> Option<Speculation> {
         let sp = s.speculative.as_ref()?;
         let gpu: Option<GpuSpec> = s.gpu_spec().ok();
+        let mut draft_window = 0;
         let draft = sp.draft_model.as_deref().and_then(catalog::find_model).zip(gpu).map(|(m, gpu)| {
             let kv = crate::memory::stored_kv_traffic(&m, s.kv_dtype().bytes(), s.num_gpus);
+            draft_window = kv.window;
             StepModel::new(&m, &gpu, s.num_gpus, s.dtype, kv, &s.engine)
         });
         // a stream of its own: the workload's streams (and so every run without speculation)
@@ -55,6 +60,7 @@ impl Speculation {
             k: sp.draft_tokens,
             a: sp.acceptance_rate,
             draft,
+            draft_window,
             rng: Xoshiro256PlusPlus::seed_from_u64(z ^ (z >> 31)),
             next: 1,
             steps: 0,
@@ -104,13 +110,17 @@ impl Speculation {
     /// a draft head). Pass `i` runs one token per sequence against the context plus the `i`
     /// draft tokens before it; the first pass also runs the iteration's prompt chunks (the draft
     /// keeps its own KV of every prompt). The passes run inside the target's iteration, replayed
-    /// from captured graphs: they pay compute and memory, not the iteration overhead.
+    /// from captured graphs: they pay compute and memory, not the iteration overhead. The
+    /// draft's sliding-window layers attend to (and read) at most their window, as a target's
+    /// do: the work's window sums are at the draft's window; pass `i`'s decode sum adds `i` per
+    /// sequence, at most the window each.
     pub fn draft_seconds(&self, work: &BatchWork) -> f64 {
         let Some(draft) = &self.draft else { return 0.0 };
         let n = work.decode_seqs;
         if n == 0 {
             return 0.0;
         }
+        let capped = self.draft_window > 0 && work.window == self.draft_window;
         let mut total = 0.0;
         for i in 0..self.k as u64 {
             let mut w = if i == 0 {
@@ -119,6 +129,8 @@ impl Speculation {
                     prefill_attn_pairs: work.prefill_attn_pairs,
                     prefill_kv_read_tokens: work.prefill_kv_read_tokens,
                     prefill_chunks: work.prefill_chunks,
+                    prefill_window_pairs: work.prefill_window_pairs,
+                    prefill_window_kv_read_tokens: work.prefill_window_kv_read_tokens,
                     ..BatchWork::default()
                 }
             } else {
@@ -126,6 +138,10 @@ impl Speculation {
             };
             w.decode_seqs = n;
             w.decode_ctx_tokens = work.decode_ctx_tokens + n * i;
+            if capped {
+                w.window = self.draft_window;
+                w.decode_window_ctx_tokens = (work.decode_window_ctx_tokens + n * i).min(n * self.draft_window);
+            }
             w.logit_tokens += n;
             let t = draft.step_time(&w);
             total += t.total - t.overhead;
@@ -143,5 +159,49 @@ impl Speculation {
         }
         let mean = if steps == 0 { 0.0 } else { emitted as f64 / steps as f64 };
         k.map(|k| SpeculativeSummary { mean_accepted_tokens_per_step: mean, draft_tokens: k })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::find_model;
+
+    #[test]
+    fn a_draft_model_s_sliding_window_layers_read_at_most_their_window() {
+        // gpt-oss-20b drafting for Llama-3.1-70B on 4 × H100 (12 full-attention and 12
+        // sliding-window layers of window 128, 24,576 B per token in each half, 8 KV heads
+        // over 4 GPUs: no replication). One sequence decodes at context C = 1,000, one draft
+        // pass (k = 1). By hand, the draft's pass reads 1,000 × 24,576 B in its full layers and
+        // min(1,000, 128) × 24,576 = 3,145,728 B in its window layers; the old count read
+        // 1,000 × 24,576 in both. The pass equals the draft's step model on a work capped at
+        // the window by hand.
+        let mut s = crate::presets::find("chat-latency-first").unwrap().scenario();
+        s.model = crate::scenario::ModelRef::Id("llama-3.1-70b".into());
+        s.gpu = crate::scenario::GpuRef::Id("h100-sxm".into());
+        s.num_gpus = 4;
+        s.speculative =
+            Some(SpeculativeConfig { draft_tokens: 1, acceptance_rate: 0.8, draft_model: Some("gpt-oss-20b".into()) });
+        let sp = Speculation::of(&s, 0).unwrap();
+        assert_eq!(sp.draft_window, 128);
+        // the target's work as the plan makes it: the pool's window is the draft's
+        let work = BatchWork {
+            window: 128,
+            decode_seqs: 1,
+            decode_ctx_tokens: 1_000,
+            decode_window_ctx_tokens: 128,
+            logit_tokens: 1,
+            ..BatchWork::default()
+        };
+        let gpu = s.gpu_spec().unwrap();
+        let m = find_model("gpt-oss-20b").unwrap();
+        let kv = crate::memory::stored_kv_traffic(&m, s.kv_dtype().bytes(), 4);
+        assert_eq!((kv.full_bytes_per_token, kv.window_bytes_per_token, kv.window), (24_576.0, 24_576.0, 128));
+        let draft = StepModel::new(&m, &gpu, 4, s.dtype, kv, &s.engine);
+        let by_hand = draft.step_time(&work);
+        let uncapped = draft.step_time(&BatchWork { window: 0, decode_window_ctx_tokens: 0, ..work });
+        assert_eq!(sp.draft_seconds(&work), by_hand.total - by_hand.overhead);
+        // reading 2,000 × 24,576 B rather than 1,128 × 24,576 B costs more
+        assert!(uncapped.attn_memory > by_hand.attn_memory * 1.5, "{uncapped:?} {by_hand:?}");
     }
 }

@@ -1,6 +1,6 @@
 //! Engine profiles: a scenario names the engine it models, the profile fills the scheduler fields
 //! the file leaves out, fields the file gives win, and choosing a profile in the controls sets
-//! them all.
+//! those still at the old profile's defaults and keeps the limits the user set.
 
 use sim_core::presets::PRESETS;
 use sim_core::profile::{Engine, SGLANG_MAX_PREFILL_TOKENS};
@@ -82,9 +82,7 @@ fn an_unknown_engine_is_named_with_the_ones_there_are() {
 
 #[test]
 fn choosing_a_profile_sets_what_it_governs_and_keeps_the_rest() {
-    let mut s = sim_core::presets::find("chat-latency-first").unwrap().scenario();
-    let (timeout, queue) = (s.scheduler.queue_timeout_ms, s.scheduler.max_queue_len);
-    assert_eq!(s.scheduler.max_num_seqs, 32, "the preset's own limit");
+    let mut s = Scenario::from_json(&minimal("h100-sxm", None, r#""scheduler": { "max_queue_len": 50 },"#)).unwrap();
     settings::set(&mut s, "engine_profile", 0, &Value::Text("sglang".into())).unwrap();
     let want = Engine::Sglang.defaults(s.gpu_spec().ok().as_ref(), s.model_spec().unwrap().max_context);
     assert_eq!(s.engine_profile, Engine::Sglang);
@@ -92,12 +90,51 @@ fn choosing_a_profile_sets_what_it_governs_and_keeps_the_rest() {
     assert_eq!(s.scheduler.max_num_batched_tokens, want.max_num_batched_tokens);
     assert_eq!(s.scheduler.chunked_prefill, want.chunked_prefill);
     assert_eq!(s.scheduler.max_model_len, want.max_model_len);
-    assert_eq!((s.scheduler.queue_timeout_ms, s.scheduler.max_queue_len), (timeout, queue));
+    assert_eq!(s.scheduler.max_queue_len, Some(50));
     assert_eq!(settings::get(&s, "engine_profile", 0), Some(Value::Text("sglang".into())));
     // choosing the profile in use again changes nothing
     let before = s.clone();
     settings::set(&mut s, "engine_profile", 0, &Value::Text("sglang".into())).unwrap();
     assert_eq!(s, before);
+}
+
+/// Issue 29: "Choosing an engine must not overwrite limits the user set." A limit that differs
+/// from the old profile's default is the user's and survives the change; one still at the old
+/// default takes the new engine's.
+#[test]
+fn choosing_an_engine_keeps_the_limits_the_user_set() {
+    // the preset's own limits: 32 sequences and a 2,048-token budget (vLLM's on H100: 1,024 and
+    // 8,192); its block size is vLLM's 16
+    let mut s = sim_core::presets::find("chat-latency-first").unwrap().scenario();
+    assert_eq!((s.scheduler.max_num_seqs, s.scheduler.max_num_batched_tokens, s.scheduler.block_size), (32, 2048, 16));
+    settings::set(&mut s, "gpu_memory_utilization", 0, &Value::Number(0.8)).unwrap();
+    settings::set(&mut s, "engine_profile", 0, &Value::Text("trtllm".into())).unwrap();
+    let trt = Engine::Trtllm.defaults(s.gpu_spec().ok().as_ref(), s.model_spec().unwrap().max_context);
+    assert_eq!((s.scheduler.max_num_seqs, s.scheduler.max_num_batched_tokens), (32, 2048), "the user's limits");
+    assert_eq!(s.gpu_memory_utilization, 0.8);
+    assert_eq!(s.scheduler.block_size, trt.block_size, "left at vLLM's: TRT-LLM's");
+    assert_eq!(trt.block_size, 32);
+    // and back: still the user's, the block size vLLM's again
+    settings::set(&mut s, "engine_profile", 0, &Value::Text("vllm".into())).unwrap();
+    assert_eq!((s.scheduler.max_num_seqs, s.scheduler.max_num_batched_tokens, s.scheduler.block_size), (32, 2048, 16));
+}
+
+/// Without chunked prefill a whole prompt must fit the budget: a user's context longer than
+/// SGLang's default budget raises the budget (a defaulted one), and a user's budget shorter than
+/// SGLang's default context lowers the context, so the scenario stays valid.
+#[test]
+fn choosing_a_prompts_first_engine_fits_the_budget_to_the_users_context() {
+    let long = r#""scheduler": { "max_model_len": 32768 },"#;
+    let mut s = Scenario::from_json(&minimal("h100-sxm", None, long)).unwrap();
+    s.set_engine_profile(Engine::Sglang);
+    assert_eq!((s.scheduler.max_model_len, s.scheduler.max_num_batched_tokens), (32768, 32768));
+    assert!(!s.scheduler.chunked_prefill);
+    s.validate().unwrap();
+    let small = r#""scheduler": { "max_num_batched_tokens": 4096 },"#;
+    let mut s = Scenario::from_json(&minimal("h100-sxm", None, small)).unwrap();
+    s.set_engine_profile(Engine::Sglang);
+    assert_eq!((s.scheduler.max_model_len, s.scheduler.max_num_batched_tokens), (4096, 4096));
+    s.validate().unwrap();
 }
 
 #[test]

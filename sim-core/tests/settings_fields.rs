@@ -200,16 +200,12 @@ fn away(row: &settings::Setting, now: &Value) -> Value {
 }
 
 #[test]
-fn choosing_a_profile_sets_exactly_the_rows_it_governs() {
+fn choosing_a_profile_sets_exactly_the_rows_it_governs_that_the_user_left() {
     for e in Engine::ALL {
         for gpu in GPUS {
-            let mut s = minimal(Engine::ALL.into_iter().find(|x| *x != e).unwrap(), gpu, "llama-3.1-8b");
-            // every scheduler setting moved away from the value it has
-            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.")) {
-                let now = row.get(&s, 0).unwrap();
-                row.set(&mut s, 0, &away(row, &now)).unwrap();
-                assert_ne!(row.get(&s, 0), Some(now), "{} moved", row.id);
-            }
+            let from = Engine::ALL.into_iter().find(|x| *x != e).unwrap();
+            // every scheduler setting where the file left it: each profile row takes e's default
+            let mut s = minimal(from, gpu, "llama-3.1-8b");
             let before = s.clone();
             settings::set(&mut s, "engine_profile", 0, &Value::Text(e.name().into())).unwrap();
             let d = defaults(e, gpu, "llama-3.1-8b");
@@ -218,6 +214,19 @@ fn choosing_a_profile_sets_exactly_the_rows_it_governs() {
                     Omitted::Profile(f) => assert_eq!(row.get(&s, 0), Some(f(&d)), "{} set by {}", row.id, e.name()),
                     _ => assert_eq!(row.get(&s, 0), row.get(&before, 0), "{} is no profile's", row.id),
                 }
+            }
+            // every scheduler setting moved away from the value it has (set by the user): all stay
+            let mut s = minimal(from, gpu, "llama-3.1-8b");
+            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.")) {
+                let now = row.get(&s, 0).unwrap();
+                row.set(&mut s, 0, &away(row, &now)).unwrap();
+                assert_ne!(row.get(&s, 0), Some(now), "{} moved", row.id);
+            }
+            let before = s.clone();
+            settings::set(&mut s, "engine_profile", 0, &Value::Text(e.name().into())).unwrap();
+            assert_eq!(s.engine_profile, e);
+            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.")) {
+                assert_eq!(row.get(&s, 0), row.get(&before, 0), "{}: the user's, kept by {}", row.id, e.name());
             }
         }
     }

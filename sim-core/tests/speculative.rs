@@ -104,7 +104,9 @@ prop_compose! {
         seed in any::<u64>(),
         k in 1u32..=16,
         a in 0.0f64..0.99,
-        draft in any::<bool>(),
+        // gpt-oss-20b: a draft with sliding-window layers (window 128), so the pool's window is
+        // the draft's and speculative steps cross it
+        draft in prop::sample::select(vec![None, Some("llama-3.1-8b"), Some("gpt-oss-20b")]),
         model in prop::sample::select(vec!["llama-3-8b", "qwen2.5-7b", "mixtral-8x7b", "llama-2-13b"]),
         gpu in prop::sample::select(vec!["h100-sxm", "a100-40gb", "l40s", "rtx-4090"]),
         util in 0.6f64..0.98,
@@ -145,7 +147,7 @@ prop_compose! {
         sc.block_size = block;
         sc.max_model_len = 4096;
         sc.max_num_batched_tokens = if chunked { 2048 } else { 4096 };
-        s.speculative = spec(k, a, draft.then_some("llama-3.1-8b"));
+        s.speculative = spec(k, a, draft);
         if tight {
             // a small KV pool (13B weights on a 40 GB GPU) and many users: preemptions, and
             // with over-commit OOM restarts
@@ -324,4 +326,20 @@ fn each_step_reports_its_drafts_and_the_accepted_ones() {
     let (plain, _) = steps_of(None);
     assert!(plain.iter().all(|s| s.draft_tokens == 0 && s.accepted_draft_tokens == 0));
     assert_eq!(plain.len(), 200, "one prompt step and 199 decode steps");
+}
+
+/// A draft with sliding-window layers (gpt-oss-20b: half its layers attend over 128 tokens)
+/// beside Llama-3-8B: the pool's window is the draft's, every request ends (the KV bounds and
+/// conservation checked as the run goes) and the run is deterministic.
+#[test]
+fn a_windowed_draft_runs_to_the_end() {
+    let mut s = closed(32, 200, 300, spec(3, 0.7, Some("gpt-oss-20b")), 5);
+    s.classes[0].input_tokens = Some(sim_core::scenario::LengthDist::Fixed { value: 2000 });
+    let mut sim = Simulation::new(&s).unwrap();
+    let g = sim.hbm_plan().pool_growth;
+    assert_eq!((g.window, g.window_groups > 0), (128, true));
+    let sum = sim.run_to_end();
+    let r = sum.all.requests;
+    assert_eq!((r.arrived, r.completed), (200, 200));
+    assert_eq!(Simulation::new(&s).unwrap().run_to_end(), sum);
 }

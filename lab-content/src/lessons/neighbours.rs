@@ -203,7 +203,12 @@ impl Neighbour {
                     .collect();
                 for s in &mut out {
                     let keep = s.scheduler.clone();
-                    s.set_engine_profile(e);
+                    // engine `e`'s own scheduler, every setting it governs (choosing it on the
+                    // page keeps the limits a user set; this neighbour decides which of the
+                    // lesson's to keep below)
+                    let context = s.model_spec().map_or(8192, |m| m.max_context);
+                    s.engine_profile = e;
+                    e.defaults(s.gpu_spec().ok().as_ref(), context).apply(&mut s.scheduler);
                     let c = &mut s.scheduler;
                     c.max_num_seqs = keep.max_num_seqs;
                     if e != Engine::Sglang {

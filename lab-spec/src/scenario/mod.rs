@@ -110,13 +110,21 @@ impl Scenario {
     }
 
     /// Models engine `e`: its scheduler defaults ([`Engine::defaults`] for this model and GPU)
-    /// replace every scheduler setting a profile governs; the others (queue limits, isolation,
-    /// OOM handling) stay.
+    /// replace the scheduler settings a profile governs that are still at the current
+    /// profile's defaults; a limit the user set (one that differs from them) stays
+    /// ([`SchedulerDefaults::replace`]; the memory share the same way, [`Engine::memory_share`]),
+    /// as do the settings no profile governs (queue limits,
+    /// isolation, OOM handling). The one place a change of engine decides what changes: the
+    /// page's engine picker and every other caller come through here.
     pub fn set_engine_profile(&mut self, e: Engine) {
         let context = self.model_spec().map_or(8192, |m| m.max_context);
         let gpu = self.gpu_spec().ok();
+        let was = self.engine_profile.defaults(gpu.as_ref(), context);
+        if self.gpu_memory_utilization == self.engine_profile.memory_share(gpu.as_ref(), self.num_gpus) {
+            self.gpu_memory_utilization = e.memory_share(gpu.as_ref(), self.num_gpus);
+        }
         self.engine_profile = e;
-        e.defaults(gpu.as_ref(), context).apply(&mut self.scheduler);
+        e.defaults(gpu.as_ref(), context).replace(&was, &mut self.scheduler);
     }
 
     /// Whether prefix caching has anything to cache: it is on, the KV is paged blocks shared

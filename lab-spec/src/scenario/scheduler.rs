@@ -96,7 +96,7 @@ pub struct SchedulerDefaults {
 }
 
 impl SchedulerDefaults {
-    /// Writes every profile setting into `s` (choosing a profile in the lab's controls).
+    /// Writes every profile setting into `s`.
     pub fn apply(&self, s: &mut SchedulerConfig) {
         s.batching = self.batching;
         s.max_num_seqs = self.max_num_seqs;
@@ -106,6 +106,38 @@ impl SchedulerDefaults {
         s.block_size = self.block_size;
         s.max_model_len = self.max_model_len;
         s.prefix_caching = self.prefix_caching;
+    }
+
+    /// Choosing a profile in place of one whose defaults were `was`: each profile setting of `s`
+    /// still at `was`'s value takes this profile's; one the user set (it differs from `was`'s)
+    /// stays. When the change turns chunked prefill off, a whole prompt must fit the budget: a defaulted
+    /// `max_model_len` shrinks to the user's budget; otherwise the budget grows to
+    /// `max_model_len` (what vLLM does without chunking, `max(max_model_len, 2048)`: a budget
+    /// set as a chunked scheduler's cap per step means nothing once prompts are not chunked).
+    pub fn replace(&self, was: &SchedulerDefaults, s: &mut SchedulerConfig) {
+        fn take<T: PartialEq + Copy>(field: &mut T, was: T, new: T) -> bool {
+            let defaulted = *field == was;
+            if defaulted {
+                *field = new;
+            }
+            defaulted
+        }
+        take(&mut s.batching, was.batching, self.batching);
+        take(&mut s.max_num_seqs, was.max_num_seqs, self.max_num_seqs);
+        let budget = take(&mut s.max_num_batched_tokens, was.max_num_batched_tokens, self.max_num_batched_tokens);
+        let unchunked =
+            take(&mut s.chunked_prefill, was.chunked_prefill, self.chunked_prefill) && !self.chunked_prefill;
+        take(&mut s.kv_layout, was.kv_layout, self.kv_layout);
+        take(&mut s.block_size, was.block_size, self.block_size);
+        let len = take(&mut s.max_model_len, was.max_model_len, self.max_model_len);
+        take(&mut s.prefix_caching, was.prefix_caching, self.prefix_caching);
+        if unchunked && s.max_num_batched_tokens < s.max_model_len {
+            if len && !budget {
+                s.max_model_len = s.max_num_batched_tokens;
+            } else {
+                s.max_num_batched_tokens = s.max_model_len;
+            }
+        }
     }
 }
 

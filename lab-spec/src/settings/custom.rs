@@ -45,7 +45,8 @@ pub(super) fn profile_get(s: &Scenario, _: usize) -> Option<Value> {
 }
 
 /// Chooses another engine profile: its scheduler defaults replace the scheduler settings it
-/// governs (choosing the one in use changes nothing).
+/// governs that are still at the old profile's defaults, a limit the user set stays
+/// (`Scenario::set_engine_profile`; choosing the one in use changes nothing).
 pub(super) fn profile_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), Problem> {
     let name = text_of(v)?;
     let e = Engine::parse(name).ok_or_else(|| Problem::NotListed { options: engine_names(), got: name.to_string() })?;

@@ -7,7 +7,9 @@
 //! the profile sees grow. Outside the budget, in the headroom `(1 − utilisation) × capacity`, the
 //! process still needs its CUDA context (in use before the budget is measured) and its CUDA
 //! graphs (captured after the pool is allocated), and other processes on the GPU need theirs: if
-//! those do not fit, the server does not start. KV per token depends on the attention form
+//! those do not fit, the server does not start. Under the SGLang profile the budget
+//! (`mem_fraction_static`) holds the weights and the KV pool only, the rest its formula reserves
+//! holding the activations (`Engine::activations_in_budget`). KV per token depends on the attention form
 //! ([`KvFormula`]): `2 (K and V) · layers · kv_heads · head_dim · bytes` for MHA/GQA,
 //! `layers · (kv_lora_rank + qk_rope_head_dim) · bytes` for multi-head latent attention;
 //! sliding-window layers stop growing at their window and linear-attention layers hold a fixed
@@ -72,7 +74,9 @@ pub struct HbmPlan {
     /// KV bytes a pool token takes (all GPUs): the target's and, with a draft model, the
     /// draft's, whose layers keep their KV in the same blocks.
     pub kv_bytes_per_token: f64,
-    /// The draft model's part of `kv_bytes_per_token` (0 without one).
+    /// The draft model's stored KV bytes per token past its window (its full-attention layers;
+    /// all its layers without sliding windows), 0 without one. Its sliding-window layers hold at
+    /// most their window (`pool_growth`).
     #[serde(skip_serializing_if = "crate::is_zero_f64")]
     pub draft_kv_bytes_per_token: f64,
     /// Tokens the pool holds.
@@ -86,6 +90,9 @@ pub struct HbmPlan {
     pub kv: KvFormula,
     /// How the pool's tokens grow with a sequence (`kv_bytes_per_token` is one of its tokens).
     pub pool_growth: PoolGrowth,
+    /// The target's stored KV traffic (all GPUs, replication included): what its step model reads.
+    #[serde(skip)]
+    target_traffic: KvTraffic,
 }
 
 /// KV bytes one token of `kv` takes in a replica of `tp` GPUs, tensor-parallel replication
@@ -108,12 +115,61 @@ fn stored_bytes_per_token(kv: &KvFormula, layers: u32, tp: u32) -> f64 {
 /// the HBM plan stores it: what a model's step model reads. [`HbmPlan::kv_traffic`] is this for
 /// the target; a draft model's step model reads its own.
 pub fn stored_kv_traffic(m: &ModelSpec, kv_elem_bytes: f64, tp: u32) -> KvTraffic {
-    let f = KvFormula::of(m, kv_elem_bytes);
+    stored_kv_traffic_of(&KvFormula::of(m, kv_elem_bytes), tp)
+}
+
+fn stored_kv_traffic_of(f: &KvFormula, tp: u32) -> KvTraffic {
     KvTraffic {
-        full_bytes_per_token: stored_bytes_per_token(&f, f.full_layers, tp),
-        window_bytes_per_token: stored_bytes_per_token(&f, f.window_layers, tp),
+        full_bytes_per_token: stored_bytes_per_token(f, f.full_layers, tp),
+        window_bytes_per_token: stored_bytes_per_token(f, f.window_layers, tp),
         window: f.window as u64,
         state_bytes: f.state_bytes,
+    }
+}
+
+/// The pool's token (its bytes, all GPUs), how a sequence's pool tokens grow, and the draft's
+/// stored bytes per token past its window (0 without a draft).
+///
+/// The pool counts tokens per group of layers: for a model alone, `gcd(full, window)` of its
+/// layers (all of them for most models). A draft model's layers keep their KV in the target's
+/// blocks (vLLM sizes one pool over both models' layers), so its full-attention layers join the
+/// target's full ones; its sliding-window layers hold at most their window, as a target's do.
+/// Speculation needs a target without sliding windows, so a pool token is then the largest
+/// byte count dividing both the full layers' bytes (target's and draft's) and the draft's
+/// window layers' bytes, each counted that many times. The draft's linear state joins the
+/// target's.
+fn pool_unit(kv: &KvFormula, draft: Option<&KvFormula>, tp: u32) -> (f64, PoolGrowth, f64) {
+    let stored = |f: &KvFormula, layers: u32| stored_bytes_per_token(f, layers, tp);
+    let state_bytes = kv.state_bytes + draft.map_or(0.0, |d| d.state_bytes);
+    let growth = |unit: f64, full: u64, window_groups: u64, window: u32| {
+        let state_tokens = (state_bytes / unit).ceil() as u64;
+        PoolGrowth { full_groups: full, window_groups, window: window as u64, state_tokens }
+    };
+    match draft {
+        Some(d) if kv.window_layers == 0 && d.window_layers > 0 => {
+            let full = stored(kv, kv.full_layers) + stored(d, d.full_layers);
+            let window = stored(d, d.window_layers);
+            // whole bytes (a KV element is at least half a byte, and K and V make two)
+            let unit = gcd_u64(full.round() as u64, window.round() as u64) as f64;
+            let (f, w) = ((full / unit).round() as u64, (window / unit).round() as u64);
+            (unit, growth(unit, f, w, d.window), stored(d, d.full_layers))
+        }
+        _ => {
+            // a draft without windows (or, not accepted by validation, beside a target with
+            // windows) counts all its layers in every pool token
+            let g = gcd(kv.full_layers, kv.window_layers).max(1);
+            let draft_tok = draft.map_or(0.0, |d| stored(d, d.full_layers + d.window_layers));
+            let unit = stored(kv, g) + draft_tok;
+            (unit, growth(unit, (kv.full_layers / g) as u64, (kv.window_layers / g) as u64, kv.window), draft_tok)
+        }
+    }
+}
+
+fn gcd_u64(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a.max(1)
+    } else {
+        gcd_u64(b, a % b)
     }
 }
 
@@ -171,30 +227,19 @@ impl HbmPlan {
         let draft_weights = draft.as_ref().map_or(0.0, |d| d.params_total * s.dtype.bytes());
         let weights = model.params_total * s.dtype.bytes() + draft_weights;
         let sched = &s.scheduler;
-        let activation = activation_peak_per_gpu(model, sched.max_num_batched_tokens, sched.max_num_seqs, s.num_gpus)
-            * tp
-            + non_torch_per_gpu(s.num_gpus) * tp;
+        // SGLang's share (`mem_fraction_static`) holds the weights and the KV pool only: the
+        // rest it reserves holds the activations (`Engine::activations_in_budget`)
+        let activation = if s.engine_profile.activations_in_budget() {
+            activation_peak_per_gpu(model, sched.max_num_batched_tokens, sched.max_num_seqs, s.num_gpus) * tp
+                + non_torch_per_gpu(s.num_gpus) * tp
+        } else {
+            0.0
+        };
         let runtime = runtime_per_gpu(s.num_gpus) * tp;
         let other = s.other_process_gib * GIB * tp;
         let kv = KvFormula::of(model, s.kv_dtype().bytes());
-        // the pool counts tokens per group of gcd(full, window) layers (all layers for most models)
-        let g = gcd(kv.full_layers, kv.window_layers).max(1);
-        let target_tok = stored_bytes_per_token(&kv, g, s.num_gpus);
-        // A draft model's layers keep their KV in the target's blocks (vLLM sizes one pool over
-        // both models' layers), so a pool token holds both. Speculation needs a target without
-        // sliding windows (one group of all its layers); a draft's own window layers are counted
-        // as full ones, and its linear state joins the target's.
         let draft_kv = draft.as_ref().map(|d| KvFormula::of(d, s.kv_dtype().bytes()));
-        let draft_tok =
-            draft_kv.map_or(0.0, |d| stored_bytes_per_token(&d, d.full_layers + d.window_layers, s.num_gpus));
-        let kv_tok_stored = target_tok + draft_tok;
-        let state_bytes = kv.state_bytes + draft_kv.map_or(0.0, |d| d.state_bytes);
-        let pool_growth = PoolGrowth {
-            full_groups: (kv.full_layers / g) as u64,
-            window_groups: (kv.window_layers / g) as u64,
-            window: kv.window as u64,
-            state_tokens: (state_bytes / kv_tok_stored).ceil() as u64,
-        };
+        let (unit, pool_growth, draft_tok) = pool_unit(&kv, draft_kv.as_ref(), s.num_gpus);
         let usable = capacity * s.gpu_memory_utilization;
         let kv_capacity = usable - weights - activation;
         let physical = capacity - runtime - other - weights - activation;
@@ -207,13 +252,14 @@ impl HbmPlan {
             other_process_bytes: other,
             kv_capacity_bytes: kv_capacity.max(0.0),
             headroom_bytes: capacity - usable,
-            kv_bytes_per_token: kv_tok_stored,
+            kv_bytes_per_token: unit,
             draft_kv_bytes_per_token: draft_tok,
-            kv_capacity_tokens: (kv_capacity.max(0.0) / kv_tok_stored) as u64,
-            kv_physical_tokens: (physical.max(0.0) / kv_tok_stored) as u64,
+            kv_capacity_tokens: (kv_capacity.max(0.0) / unit) as u64,
+            kv_physical_tokens: (physical.max(0.0) / unit) as u64,
             block_size: sched.block_size,
             layout: sched.kv_layout,
             max_model_len: sched.max_model_len,
+            target_traffic: stored_kv_traffic_of(&kv, s.num_gpus),
             kv,
             pool_growth,
         }
@@ -227,14 +273,7 @@ impl HbmPlan {
     /// The KV traffic of the target's stored KV (all GPUs, replication included), for its step
     /// model: a draft model's KV is read by the draft's own passes.
     pub fn kv_traffic(&self) -> KvTraffic {
-        let g = &self.pool_growth;
-        let target = self.kv_bytes_per_token - self.draft_kv_bytes_per_token;
-        KvTraffic {
-            full_bytes_per_token: g.full_groups as f64 * target,
-            window_bytes_per_token: g.window_groups as f64 * target,
-            window: g.window,
-            state_bytes: self.kv.state_bytes,
-        }
+        self.target_traffic
     }
 
     /// The server starts and its KV pool holds one sequence: what [`HbmPlan::new`] accepts.

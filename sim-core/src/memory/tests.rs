@@ -155,6 +155,37 @@ fn a_draft_model_takes_its_weights_and_its_kv_from_the_pool() {
 }
 
 #[test]
+fn a_draft_model_s_sliding_window_layers_hold_at_most_their_window() {
+    // Llama-3.1-70B on 4 × H100 with gpt-oss-20b drafting: 12 full-attention and 12
+    // sliding-window layers of window 128, 8 KV heads × 64 (8 heads over 4 GPUs: no
+    // replication). By hand, bytes per token (K and V, bf16):
+    //   target, 80 full layers: 80 × 8 × 128 × 2 × 2 = 327,680 B
+    //   draft's 12 full layers: 12 × 8 × 64 × 2 × 2  =  24,576 B
+    //   draft's 12 window layers: the same            =  24,576 B, for the last 128 tokens only
+    // A sequence of C = 1,000 tokens holds 1,000 × (327,680 + 24,576) + 128 × 24,576
+    // = 352,256,000 + 3,145,728 = 355,401,728 B (the old count, every draft layer full:
+    // 1,000 × (327,680 + 49,152) = 376,832,000 B). The pool token is gcd(352,256, 24,576) =
+    // 8,192 B: 43 of them per token for ever, 3 more per token inside the window.
+    let (mut s, m, g) = vllm_h100("llama-3.1-70b", 4, Dtype::Bf16);
+    let alone = HbmPlan::new(&s, &m, &g).unwrap();
+    s.speculative = Some(crate::speculative::SpeculativeConfig {
+        draft_tokens: 4,
+        acceptance_rate: 0.8,
+        draft_model: Some("gpt-oss-20b".into()),
+    });
+    let p = HbmPlan::new(&s, &m, &g).unwrap();
+    assert_eq!(p.kv_bytes_per_token, 8_192.0);
+    assert_eq!(p.pool_growth, PoolGrowth { full_groups: 43, window_groups: 3, window: 128, state_tokens: 0 });
+    assert_eq!(p.pool_growth.sequence_tokens(1_000) as f64 * p.kv_bytes_per_token, 355_401_728.0);
+    // past the window a token adds the target's and the draft's full layers only
+    assert_eq!(p.pool_growth.sequence_tokens(1_001) - p.pool_growth.sequence_tokens(1_000), 43);
+    assert_eq!(p.draft_kv_bytes_per_token, 24_576.0);
+    assert_eq!(p.kv_capacity_tokens, (p.kv_capacity_bytes / 8_192.0) as u64);
+    // the target's step model reads only the target's KV
+    assert_eq!(p.kv_traffic(), alone.kv_traffic());
+}
+
+#[test]
 fn a_model_s_stored_kv_traffic_is_the_plan_s_for_the_target() {
     // every catalogue model that fits four H100s, at 1, 2 and 4 GPUs: the plan's traffic for the
     // target is the stored traffic a draft of the same model would read; at one GPU both are one

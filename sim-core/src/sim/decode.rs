@@ -13,13 +13,15 @@
 //! With speculative decoding a step emits `step_tokens` tokens per member (one draw for the
 //! batch, `crate::speculative`): a member's KV grows by all of them, and it finishes at the step
 //! whose tokens reach its output (it delivers only the tokens it still needed; its KV counts the
-//! whole step until it leaves, at the step's end). Sliding-window models decode one token per
-//! step (validation refuses speculation for them).
+//! whole step until it leaves, at the step's end). The pool's sliding window is then a draft
+//! model's (validation refuses speculation for a target with one): a member's window layers gain
+//! blocks only for the tokens of a step still inside the window, and the members whose window
+//! ends inside the coming step are looked up by the step it ends at.
 
 use super::requests::{Handle, Phase, Req};
 use super::time::Micros;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// How one sequence's KV units grow with its tokens (see `KvPool::units_for`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,8 +68,9 @@ pub(crate) struct DecodeGroup {
     pub n_in_window: u64,
     /// Σ over members of min(tokens, window).
     pub window_ctx_sum: u64,
-    /// (step its tokens reach the window, slot, join id); stale entries are skipped.
-    window_ends: BinaryHeap<Reverse<(u64, u32, u64)>>,
+    /// (step its tokens reach the window, slot, join id) → (class, block phase) of each member
+    /// still below the window (removed when it leaves).
+    window_ends: BTreeMap<(u64, u32, u64), (usize, usize)>,
 }
 
 impl DecodeGroup {
@@ -88,7 +91,7 @@ impl DecodeGroup {
             window_phase_count: if growth.window > 0 { vec![vec![0; block as usize]; classes] } else { Vec::new() },
             n_in_window: 0,
             window_ctx_sum: 0,
-            window_ends: BinaryHeap::new(),
+            window_ends: BTreeMap::new(),
         }
     }
 
@@ -114,14 +117,33 @@ impl DecodeGroup {
         ((base + b - r.dec_k0 % b) % b) as usize
     }
 
+    /// The block phase whose members cross into a new block with token `j` of the next step.
+    fn crossing_phase(&self, j: u64) -> usize {
+        let b = self.block;
+        ((b - (self.k + j) % b) % b) as usize
+    }
+
     /// New KV units a class's members need for the next decode step.
     pub fn growth_of(&self, class: usize) -> u64 {
         let b = self.block;
         if self.step_tokens > 1 {
             // one crossing per token of the step whose position starts a block
-            let crossings: u64 =
-                (0..self.step_tokens).map(|j| self.phase_count[class][((b - (self.k + j) % b) % b) as usize]).sum();
-            return crossings * self.growth.full;
+            let m = self.step_tokens;
+            let crossings: u64 = (0..m).map(|j| self.phase_count[class][self.crossing_phase(j)]).sum();
+            let mut full = crossings * self.growth.full;
+            if self.growth.window > 0 {
+                // the window layers cross too while the token is inside the window: members whose
+                // window ends at step `end` inside this step cross only with tokens j < end − k
+                let inside: u64 = (0..m).map(|j| self.window_phase_count[class][self.crossing_phase(j)]).sum();
+                let mut past = 0;
+                for (&(end, _, _), &(c, ph)) in self.window_ends.range(..(self.k + m, 0, 0)) {
+                    if c == class {
+                        past += (end - self.k..m).filter(|&j| self.crossing_phase(j) == ph).count() as u64;
+                    }
+                }
+                full += (inside - past) * self.growth.windowed;
+            }
+            return full;
         }
         let phase = ((b - self.k % b) % b) as usize;
         let full = self.phase_count[class][phase] * self.growth.full;
@@ -136,9 +158,11 @@ impl DecodeGroup {
     pub fn grows_next(&self, r: &Req) -> u64 {
         let b = self.block;
         if self.step_tokens > 1 {
-            let ph = self.block_phase(r);
-            let crossings = (0..self.step_tokens).filter(|j| ph == ((b - (self.k + j) % b) % b) as usize).count();
-            return crossings as u64 * self.growth.full;
+            let (ph, tokens) = (self.block_phase(r), self.tokens(r));
+            let crossing = |j: &u64| ph == self.crossing_phase(*j);
+            let crossings = (0..self.step_tokens).filter(crossing).count() as u64;
+            let windowed = (0..self.step_tokens).filter(|j| crossing(j) && self.in_window(tokens + j)).count() as u64;
+            return crossings * self.growth.full + windowed * self.growth.windowed;
         }
         if self.block_phase(r) != ((b - self.k % b) % b) as usize {
             return 0;
@@ -172,7 +196,7 @@ impl DecodeGroup {
                 self.n_in_window += 1;
                 self.window_phase_count[class][ph] += 1;
                 let end = self.k + (self.growth.window - tokens);
-                self.window_ends.push(Reverse((end, h.slot, r.join_id)));
+                self.window_ends.insert((end, h.slot, r.join_id), (class, ph));
             }
         }
         self.fresh.push((h, now));
@@ -193,6 +217,8 @@ impl DecodeGroup {
             if self.in_window(tokens) {
                 self.n_in_window -= 1;
                 self.window_phase_count[class][ph] -= 1;
+                let end = self.k + (self.growth.window - tokens);
+                self.window_ends.remove(&(end, h.slot, r.join_id));
             }
         }
         if !self.fresh.is_empty() {
@@ -202,30 +228,25 @@ impl DecodeGroup {
         r.join_id = u64::MAX;
     }
 
-    /// A decode step ended: every member has `step_tokens` more tokens. `members` gives a
-    /// slot's request when its join id is current (members reaching the window leave the window
-    /// count).
-    pub fn step_done(&mut self, members: impl Fn(u32, u64) -> Option<u16>) {
-        self.k += self.step_tokens;
-        self.ctx_sum += self.n * self.step_tokens;
+    /// A decode step ended: every member has `step_tokens` more tokens (members reaching the
+    /// window leave the window count, having gained window tokens only up to it).
+    pub fn step_done(&mut self) {
+        let m = self.step_tokens;
+        self.k += m;
+        self.ctx_sum += self.n * m;
         if self.growth.window == 0 {
             return;
         }
-        debug_assert_eq!(self.step_tokens, 1, "sliding windows decode one token per step");
-        self.window_ctx_sum += self.n_in_window;
-        while let Some(&Reverse((k, slot, join))) = self.window_ends.peek() {
-            if k > self.k {
+        self.window_ctx_sum += self.n_in_window * m;
+        while let Some((&(end, slot, join), &(class, phase))) = self.window_ends.first_key_value() {
+            if end > self.k {
                 break;
             }
-            self.window_ends.pop();
-            if let Some(class) = members(slot, join) {
-                // tokens before this step were window − 1: the phase it was counted in is its
-                // block phase, unchanged by stepping
-                let b = self.block;
-                let phase = ((b + (self.growth.window % b) - (k % b)) % b) as usize;
-                self.n_in_window -= 1;
-                self.window_phase_count[class as usize][phase] -= 1;
-            }
+            self.window_ends.remove(&(end, slot, join));
+            // its tokens reached the window at step `end`, inside this step
+            self.window_ctx_sum -= self.k - end;
+            self.n_in_window -= 1;
+            self.window_phase_count[class][phase] -= 1;
         }
     }
 
@@ -293,7 +314,7 @@ mod tests {
                     assert_eq!(g.grows_next(&reqs[h]), g.tokens(&reqs[h]).is_multiple_of(block) as u64);
                 }
             }
-            g.step_done(|_, _| None);
+            g.step_done();
             while let Some((slot, join)) = g.pop_finished() {
                 let h = reqs.handle(slot);
                 if reqs[h].join_id == join {
@@ -313,13 +334,56 @@ mod tests {
     }
 
     #[test]
+    fn speculative_steps_grow_window_layers_only_inside_the_window() {
+        // blocks of 4, two full-attention units and one window unit per block, window 10; steps
+        // of 1 to 4 tokens; one member leaves midway. Brute force per member of t tokens and a
+        // step of m: a full crossing for each j < m with (t + j) % 4 == 0, a window crossing for
+        // those with t + j < 10 too; it holds min(t, 10) window tokens.
+        let (block, window) = (4, 10);
+        let mut reqs = Requests::default();
+        let mut g = DecodeGroup::new(2, block, Growth { full: 2, windowed: 1, window });
+        let hs = [prefilled(&mut reqs, 0, 1, 99), prefilled(&mut reqs, 1, 3, 99), prefilled(&mut reqs, 0, 6, 99)];
+        let extra = prefilled(&mut reqs, 1, 2, 99);
+        for &h in hs.iter().chain([&extra]) {
+            g.join(h, &mut reqs[h], 0);
+        }
+        let mut live: Vec<Handle> = hs.iter().copied().chain([extra]).collect();
+        for (step, m) in [3u64, 1, 4, 2, 4, 1, 3, 4].into_iter().enumerate() {
+            g.step_tokens = m;
+            let crosses = |t: u64, inside: bool| {
+                (0..m).filter(move |j| (t + j).is_multiple_of(block) && (!inside || t + j < window))
+            };
+            let want = |h: Handle| {
+                let t = g.tokens(&reqs[h]);
+                2 * crosses(t, false).count() as u64 + crosses(t, true).count() as u64
+            };
+            for c in 0..2 {
+                let need: u64 = live.iter().filter(|&&h| reqs[h].class as usize == c).map(|&h| want(h)).sum();
+                assert_eq!(g.growth_of(c), need, "step {step} class {c}");
+            }
+            for &h in &live {
+                assert_eq!(g.grows_next(&reqs[h]), want(h), "step {step}");
+            }
+            g.step_done();
+            if step == 3 {
+                g.leave(extra, &mut reqs[extra]);
+                live.retain(|&h| h != extra);
+            }
+            let tokens: Vec<u64> = live.iter().map(|&h| g.tokens(&reqs[h])).collect();
+            assert_eq!(g.window_ctx_sum, tokens.iter().map(|&t| t.min(window)).sum::<u64>(), "step {step}");
+            assert_eq!(g.n_in_window, tokens.iter().filter(|&&t| t < window).count() as u64, "step {step}");
+        }
+        assert!(g.window_ends.is_empty(), "every member passed its window");
+    }
+
+    #[test]
     fn a_member_that_leaves_early_keeps_its_count() {
         let mut reqs = Requests::default();
         let mut g = DecodeGroup::new(1, 16, Growth::FULL);
         let h = prefilled(&mut reqs, 0, 10, 100);
         g.join(h, &mut reqs[h], 0);
         for _ in 0..5 {
-            g.step_done(|_, _| None);
+            g.step_done();
         }
         assert_eq!((g.generated(&reqs[h]), g.tokens(&reqs[h])), (6, 15));
         g.leave(h, &mut reqs[h]);

@@ -88,11 +88,7 @@ impl Replica {
     /// Every decode member emitted a token: inter-token gaps, then the members that are done.
     fn decode_step_end(&mut self) {
         let now = self.now;
-        let reqs = &self.reqs;
-        self.group.step_done(|slot, join| {
-            let r = reqs.at(slot);
-            (r.live && r.join_id == join).then_some(r.class)
-        });
+        self.group.step_done();
         if let Some(sp) = &mut self.spec {
             self.group.step_tokens = sp.step_done() as u64;
         }
