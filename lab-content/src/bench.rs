@@ -193,7 +193,8 @@ pub use sim_core::profile::{Engine, SGLANG_MAX_PREFILL_TOKENS};
 
 /// The server a benchmark runs against, as scenario JSON (so a caller can override fields and
 /// validation names them): `engine`'s profile (its scheduler defaults, [`Engine::defaults`]),
-/// `gpu_memory_utilization` 0.9, seed 0, and a placeholder class that [`Bench::scenario`]
+/// `gpu_memory_utilization` the engine's share of the GPU ([`Engine::memory_share`]: 0.9, or
+/// SGLang's `mem_fraction_static` for the GPU), seed 0, and a placeholder class that [`Bench::scenario`]
 /// replaces. `longest` is the longest sequence (prompt + output) the benchmark sends:
 /// `max_model_len` (and, for a scheduler that prefills whole prompts, the token budget) are raised
 /// to hold it, as a user starting the server for that benchmark would.
@@ -206,7 +207,9 @@ pub fn server_json(
     longest: u32,
 ) -> serde_json::Value {
     let context = sim_core::catalog::find_model(model).map(|m| m.max_context).unwrap_or(8192);
-    let d = engine.defaults(sim_core::catalog::find_gpu(gpu).as_ref(), context);
+    let spec = sim_core::catalog::find_gpu(gpu);
+    let d = engine.defaults(spec.as_ref(), context);
+    let share = engine.memory_share(spec.as_ref(), num_gpus as u32);
     let mut scheduler = serde_json::Map::new();
     if longest > d.max_model_len {
         scheduler.insert("max_model_len".into(), longest.into());
@@ -222,7 +225,7 @@ pub fn server_json(
         "gpu": gpu,
         "num_gpus": num_gpus,
         "dtype": dtype,
-        "gpu_memory_utilization": 0.9,
+        "gpu_memory_utilization": share,
         "engine_profile": engine.name(),
         "scheduler": scheduler,
         "classes": [{

@@ -227,8 +227,6 @@ pub mod serving {
             crate::bench::server_json(engine_of, &row.model, &row.gpu, row.tp as u64, dtype.name(), row.isl + row.osl);
         let mut server = Scenario::from_json(&json.to_string()).ok()?;
         server.engine = engine.clone();
-        // the engine's own memory share on the row's GPUs (SGLang's `mem_fraction_static`)
-        server.gpu_memory_utilization = engine_of.memory_share(server.gpu_spec().ok().as_ref(), server.num_gpus);
         Some(Bench {
             server,
             input_len: row.isl,

@@ -8,7 +8,7 @@
 //! give no grounds to tell the engines' kernels apart, only their schedulers.
 
 use crate::catalog::GpuSpec;
-use crate::scenario::{Batching, KvLayout, SchedulerDefaults};
+use crate::scenario::{Admission, Batching, KvLayout, SchedulerDefaults};
 use serde::{Deserialize, Serialize};
 
 /// A serving engine the lab can imitate. Defined once here; the scenario's `engine_profile`,
@@ -51,6 +51,17 @@ pub const DEFAULT_MEMORY_SHARE: f64 = 0.9;
 /// §C1, §C2, §C4).
 pub mod sglang {
     const GIB_MIB: f64 = 1024.0;
+
+    /// The new-token ratio's start (`SGLANG_INIT_NEW_TOKEN_RATIO` × `schedule_conservativeness`
+    /// 1.0), its floor (× `SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR` 0.14) and the decode steps it takes
+    /// to fall from one to the other (`SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS`): SGLang 0.5.3's
+    /// `global_config.py` and `Scheduler.__init__`.
+    pub const NEW_TOKEN_RATIO_INIT: f64 = 0.7;
+    pub const NEW_TOKEN_RATIO_MIN: f64 = 0.7 * 0.14;
+    pub const NEW_TOKEN_RATIO_DECAY_STEPS: f64 = 600.0;
+    /// A request's output tokens counted at admission are clipped to this
+    /// (`SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION`).
+    pub const CLIP_MAX_NEW_TOKENS: u64 = 4096;
 
     /// `chunked_prefill_size`: 2,048 below 35 GiB, 4,096 below 60, 8,192 below 160, else 16,384.
     pub fn chunked_prefill_size(gpu_mib: f64) -> u32 {
@@ -152,6 +163,11 @@ impl Engine {
             block_size,
             max_model_len,
             prefix_caching: true,
+            admission: match self {
+                Engine::Vllm => Admission::Prompt,
+                Engine::Sglang => Admission::NewTokenRatio,
+                Engine::Trtllm => Admission::WholeSequence,
+            },
         }
     }
 

@@ -192,3 +192,48 @@ fn censored_ttft_counts_two_timeouts_at_their_timeout() {
     assert_eq!(e.p50, 500.223);
     assert_eq!(e.p99, sum.all.e2e_ms.p99);
 }
+
+/// Two requests sent together, each 2,000 prompt tokens and 4,000 output tokens, on a KV pool of
+/// 8,000–11,999 tokens: both prompts fit at once, both whole sequences do not.
+fn two_long_answers(admission: sim_core::scenario::Admission) -> (f64, f64, sim_core::Summary) {
+    let mut s = common::llama8b("", ONE);
+    s.scheduler.admission = admission;
+    // the smallest memory share whose pool holds 8,000 tokens
+    let (model, gpu) = (s.model_spec().unwrap(), s.gpu_spec().unwrap());
+    let mut util = 0.2;
+    loop {
+        s.gpu_memory_utilization = util;
+        let cap = sim_core::HbmPlan::new(&s, &model, &gpu).map_or(0, |p| p.kv_capacity_tokens);
+        if cap >= 8000 {
+            assert!(cap < 12_000, "pool of {cap} tokens");
+            break;
+        }
+        assert!(util < 0.9, "no share gives a pool of 8,000 tokens");
+        util += 0.001;
+    }
+    let mut sim = common::with_trace(&s, "arrival_s,input_len,output_len\n0,2000,4000\n0,2000,4000\n");
+    let sum = sim.run_to_end();
+    assert_eq!(sum.all.requests.completed, 2);
+    (sum.all.ttft_ms.max, sum.all.e2e_ms.max, sum)
+}
+
+#[test]
+fn a_whole_sequence_admission_holds_a_request_until_another_s_answer_is_done() {
+    use sim_core::scenario::Admission;
+    // vLLM admits both prompts at once: the second's TTFT is one step of two prompts, and when
+    // the pool runs out the newest is preempted and recomputed
+    let (ttft, _, on_prompt) = two_long_answers(Admission::Prompt);
+    assert!(ttft < 1000.0, "both prefilled together: {ttft} ms");
+    assert!(on_prompt.all.requests.preempted > 0, "{:?}", on_prompt.all.requests);
+    // TensorRT-LLM's GUARANTEED_NO_EVICT: the second waits for the whole first request (its
+    // 4,000 tokens) before it starts; nothing is preempted
+    let (ttft, e2e, whole) = two_long_answers(Admission::WholeSequence);
+    assert_eq!(whole.all.requests.preempted, 0);
+    let first_e2e = whole.all.e2e_ms.p50.min(e2e);
+    assert!(ttft > first_e2e * 0.99, "second TTFT {ttft} ms against the first's E2E {first_e2e} ms");
+    // SGLang counts a new request's output whole (≤ 4,096), the running ones' by a ratio of 0.7
+    // at first: 2,000 + 4,000 + 0.7 × 4,000 is over the pool, so it waits as well
+    let (ttft, _, ratio) = two_long_answers(Admission::NewTokenRatio);
+    assert!(ttft > 1000.0, "{ttft} ms");
+    assert_eq!(ratio.all.requests.preempted, 0);
+}

@@ -42,6 +42,38 @@ impl KvLayout {
     }
 }
 
+/// What a waiting request needs free in the KV pool to be admitted (docs/model.md §4,
+/// "Admission").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Admission {
+    /// Room for its prompt (its first chunk); a sequence that cannot grow later is preempted
+    /// (vLLM).
+    Prompt,
+    /// Room for its whole sequence, prompt and every output token, beside what the running
+    /// sequences still need to finish: nothing is ever preempted (TensorRT-LLM's default
+    /// `GUARANTEED_NO_EVICT` capacity scheduler).
+    WholeSequence,
+    /// Room for its prompt and its output tokens (at most 4,096), beside the running sequences'
+    /// remaining output times the new-token ratio, which starts at 0.7, falls by 0.001 per
+    /// decode step to 0.098 and is reset when the server idles (SGLang's `PrefillAdder`).
+    NewTokenRatio,
+}
+
+impl Admission {
+    /// The names files use.
+    pub const NAMES: [&'static str; 3] = ["prompt", "whole_sequence", "new_token_ratio"];
+
+    /// The name files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Admission::Prompt => Self::NAMES[0],
+            Admission::WholeSequence => Self::NAMES[1],
+            Admission::NewTokenRatio => Self::NAMES[2],
+        }
+    }
+}
+
 /// The scheduler as a run uses it, every field set. A file may leave out the fields an engine
 /// profile sets ([`SchedulerDefaults`]); [`SchedulerFile`] reads it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -76,6 +108,8 @@ pub struct SchedulerConfig {
     /// Keep the KV blocks of shared prompt prefixes and reuse them (vLLM's automatic prefix
     /// caching); paged KV and continuous batching only.
     pub prefix_caching: bool,
+    /// What a waiting request needs free in the KV pool to be admitted (continuous batching).
+    pub admission: Admission,
 }
 
 /// The scheduler settings an engine profile gives a scenario that leaves them out. Each field is
@@ -93,6 +127,7 @@ pub struct SchedulerDefaults {
     /// Prefix caching where the engine enables it (all three do by default); it has an effect
     /// only with paged KV under continuous batching (`Scenario::caches_prefixes`).
     pub prefix_caching: bool,
+    pub admission: Admission,
 }
 
 impl SchedulerDefaults {
@@ -106,6 +141,7 @@ impl SchedulerDefaults {
         s.block_size = self.block_size;
         s.max_model_len = self.max_model_len;
         s.prefix_caching = self.prefix_caching;
+        s.admission = self.admission;
     }
 
     /// Choosing a profile in place of one whose defaults were `was`: each profile setting of `s`
@@ -131,6 +167,7 @@ impl SchedulerDefaults {
         take(&mut s.block_size, was.block_size, self.block_size);
         let len = take(&mut s.max_model_len, was.max_model_len, self.max_model_len);
         take(&mut s.prefix_caching, was.prefix_caching, self.prefix_caching);
+        take(&mut s.admission, was.admission, self.admission);
         if unchunked && s.max_num_batched_tokens < s.max_model_len {
             if len && !budget {
                 s.max_model_len = s.max_num_batched_tokens;
@@ -175,6 +212,8 @@ pub struct SchedulerFile {
     retry_on_oom: bool,
     #[serde(default)]
     prefix_caching: Option<bool>,
+    #[serde(default)]
+    admission: Option<Admission>,
 }
 
 impl Default for SchedulerFile {
@@ -204,6 +243,7 @@ impl SchedulerFile {
             restart_s: self.restart_s,
             retry_on_oom: self.retry_on_oom,
             prefix_caching: self.prefix_caching.unwrap_or(d.prefix_caching),
+            admission: self.admission.unwrap_or(d.admission),
         }
     }
 }

@@ -260,6 +260,10 @@ pub const SETTINGS: &[Setting] = &[
         .log()
         .profile(|d| n(d.block_size)),
     toggle(id!("prefix_caching"), "scheduler.prefix_caching").profile(|d| Value::Bool(d.prefix_caching)),
+    select(id!("admission"), "scheduler.admission", || names(&sc::Admission::NAMES))
+        .file_only()
+        .no_lock()
+        .profile(|d| Value::Text(d.admission.name().to_string())),
     int(id!("max_model_len"), "scheduler.max_model_len", Unit::Tokens, 2.0, 1e7, (256.0, 131072.0))
         .log()
         .max_of(context)

@@ -60,6 +60,9 @@ pub(crate) struct DecodeGroup {
     pub last_decode_end: Micros,
     /// (step it finishes at, slot, join id); stale entries are skipped.
     finishes: BinaryHeap<Reverse<(u64, u32, u64)>>,
+    /// Σ over members of the step count `k` at which each finishes: Σ of their output tokens
+    /// still to come is `finish_sum − n × k` ([`DecodeGroup::outputs_to_come`]).
+    finish_sum: u64,
     next_join_id: u64,
     growth: Growth,
     /// Members whose tokens are still below the window, per class and block phase.
@@ -86,6 +89,7 @@ impl DecodeGroup {
             fresh: Vec::new(),
             last_decode_end: 0,
             finishes: BinaryHeap::new(),
+            finish_sum: 0,
             next_join_id: 1,
             growth,
             window_phase_count: if growth.window > 0 { vec![vec![0; block as usize]; classes] } else { Vec::new() },
@@ -183,6 +187,7 @@ impl DecodeGroup {
         self.next_join_id += 1;
         let finish = self.k + (r.output - r.generated) as u64;
         self.finishes.push(Reverse((finish, h.slot, r.join_id)));
+        self.finish_sum += finish;
         let class = r.class as usize;
         self.n += 1;
         self.n_class[class] += 1;
@@ -206,6 +211,7 @@ impl DecodeGroup {
     /// entry goes stale.
     pub fn leave(&mut self, h: Handle, r: &mut Req) {
         let class = r.class as usize;
+        self.finish_sum -= r.dec_k0 + (r.output - r.dec_gen0) as u64;
         self.n -= 1;
         self.n_class[class] -= 1;
         self.ctx_sum -= self.tokens(r);
@@ -248,6 +254,11 @@ impl DecodeGroup {
             self.n_in_window -= 1;
             self.window_phase_count[class][phase] -= 1;
         }
+    }
+
+    /// Output tokens the members have still to emit (each up to its output length).
+    pub fn outputs_to_come(&self) -> u64 {
+        self.finish_sum.saturating_sub(self.n * self.k)
     }
 
     /// The next member (slot, join id) due to finish by now, if any; may be stale.

@@ -15,6 +15,8 @@ use super::state::State;
 use super::time::Micros;
 use super::view::AdmitStop;
 use crate::perf::BatchWork;
+use crate::profile::sglang::CLIP_MAX_NEW_TOKENS;
+use crate::scenario::Admission;
 
 /// A prefill chunk an iteration computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +139,9 @@ struct Planner<'a, S: State> {
     /// Σ min(tokens, window) over the members, and the members below the window.
     window_ctx_sum: u64,
     in_window: u64,
+    /// Tokens the admitted sequences may still need, as the scheduler's admission counts them
+    /// (`Admission`: 0 for `Prompt`); a waiting request is admitted only beside them.
+    reserved: u64,
 }
 
 impl PlanContext {
@@ -177,9 +182,30 @@ impl PlanScratch {
         plan.stop = AdmitStop::QueueEmpty;
         let g = st.group();
         let (n, ctx_sum, window_ctx_sum, in_window) = (g.n, g.ctx_sum, g.window_ctx_sum, g.n_in_window);
-        Planner { r: st, pool, s: t, plan, n, ctx_sum, window_ctx_sum, in_window }.run();
+        let reserved = reserved_tokens(st);
+        Planner { r: st, pool, s: t, plan, n, ctx_sum, window_ctx_sum, in_window, reserved }.run();
         &self.plan
     }
+}
+
+/// What the running sequences may still need, as the replica's admission counts it: nothing
+/// (`Prompt`: vLLM admits on the prompt alone); every token still to come, the rest of the
+/// prompts being prefilled and every output token (`WholeSequence`: TensorRT-LLM's
+/// `GUARANTEED_NO_EVICT`); the rest of the prompts and the new-token ratio's share of the
+/// outputs (`NewTokenRatio`: SGLang's `PrefillAdder` offset).
+fn reserved_tokens(st: &impl State) -> u64 {
+    let ratio = match st.sched().admission {
+        Admission::Prompt => return 0,
+        Admission::WholeSequence => 1.0,
+        Admission::NewTokenRatio => st.new_token_ratio(),
+    };
+    let (mut prompts, mut outputs) = (0u64, st.group().outputs_to_come());
+    for &h in st.prefilling() {
+        let r = &st.reqs()[h];
+        prompts += u64::from(r.prefill_target.saturating_sub(r.prefilled));
+        outputs += u64::from(r.output.saturating_sub(r.generated));
+    }
+    prompts + (ratio * outputs as f64).ceil() as u64
 }
 
 fn reset<T: Copy>(v: &mut Vec<T>, len: usize, value: T) {
@@ -280,8 +306,13 @@ impl<S: State> Planner<'_, S> {
                 self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched().max_num_batched_tokens as u64 };
                 break;
             }
-            if !self.admissible(&c, done, n, pin) {
-                self.plan.stop = self.stop_for(if c.ready > 0 { done + n } else { n }, budget);
+            let owed = self.owed(&c, target - done - n);
+            let reservation = self.reservation_refused(&c, done, n, owed);
+            if reservation.is_some() || !self.admissible(&c, done, n, pin) {
+                self.plan.stop = match reservation {
+                    Some(stop) => stop,
+                    None => self.stop_for(if c.ready > 0 { done + n } else { n }, budget),
+                };
                 if self.s.blocked.len() > 1 {
                     self.s.blocked[c.lane] = true;
                     self.s.dirty = true;
@@ -310,11 +341,40 @@ impl<S: State> Planner<'_, S> {
             let units = if paged { self.pool.units_for(done + n) - own } else { 0 };
             self.pool.take(c.class, units);
             self.chunk(c.h, self.r.reqs()[c.h].id, c.class as u16, done as u32, c.target, n, true, units);
+            self.reserved += owed;
             budget -= n;
         }
         if budget == 0 && self.peek().is_some() {
             self.plan.stop = AdmitStop::TokenBudget { budget: self.r.sched().max_num_batched_tokens as u64 };
         }
+    }
+
+    /// Tokens candidate `c` may still need once admitted with `prompt_rest` prompt tokens after
+    /// its first chunk, as the admission counts them: none (`Prompt`), the rest of its prompt
+    /// and all its output (`WholeSequence`), or with its output clipped to 4,096
+    /// (`NewTokenRatio`: SGLang counts a new request's output whole, not by the ratio).
+    fn owed(&self, c: &Candidate, prompt_rest: u64) -> u64 {
+        let r = &self.r.reqs()[c.h];
+        let output = u64::from(r.output.saturating_sub(r.generated));
+        match self.r.sched().admission {
+            Admission::Prompt => 0,
+            Admission::WholeSequence => prompt_rest + output,
+            Admission::NewTokenRatio => prompt_rest + output.min(CLIP_MAX_NEW_TOKENS),
+        }
+    }
+
+    /// Whether the pool's free units, beside what the admitted sequences may still need, leave
+    /// no room for candidate `c`'s first chunk (`done` tokens there already, `n` more) and the
+    /// `owed` tokens after it: the stop that says so. A server with nothing running takes it
+    /// anyway (a sequence longer than the whole pool would otherwise wait forever).
+    fn reservation_refused(&self, c: &Candidate, done: u64, n: u64, owed: u64) -> Option<AdmitStop> {
+        if owed == 0 && self.reserved == 0 || !self.pool.paged() || self.pool.seqs() == 0 {
+            return None;
+        }
+        let held = if c.ready > 0 { 0 } else { self.pool.units_for(done) };
+        let need = self.pool.units_for(done + n) - held + self.pool.units_for(self.reserved + owed);
+        let free = self.pool.free();
+        (need > free).then_some(AdmitStop::KvMemory { need_units: need, free_units: free })
     }
 
     /// Why a waiting prompt whose first chunk is `tokens` long is not admitted now.
@@ -338,7 +398,9 @@ impl<S: State> Planner<'_, S> {
     fn fits_whole(&self, c: &Candidate, budget: u64) -> bool {
         let (done, pin) = self.hit_of(c);
         let rest = c.target as u64 - done;
-        rest <= budget && self.admissible(c, done, rest, pin)
+        rest <= budget
+            && self.admissible(c, done, rest, pin)
+            && self.reservation_refused(c, done, rest, self.owed(c, 0)).is_none()
     }
 
     /// Whether the pool can take candidate `c` with `done` tokens there already (cached, or

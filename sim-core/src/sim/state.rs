@@ -43,6 +43,9 @@ pub(crate) trait State {
     fn last_step(&self) -> &StepInfo;
     /// Why the last plan admitted no more waiting prompts, and whether it preempted.
     fn last_stop(&self) -> (AdmitStop, bool);
+    /// SGLang's admission: the share of the running sequences' remaining output it counts as
+    /// taken (falls from 0.7 to 0.098 over 600 decode steps, back to 0.7 when idle).
+    fn new_token_ratio(&self) -> f64;
 
     /// KV units a running request holds now (without the cached blocks it shares).
     #[inline]

@@ -37,6 +37,7 @@ use crate::frontend::StepJitter;
 use crate::memory::HbmPlan;
 use crate::metrics::{LatencyHist, Outcome};
 use crate::perf::StepModel;
+use crate::profile::sglang::NEW_TOKEN_RATIO_INIT;
 use crate::scenario::{Scenario, SchedulerConfig};
 use crate::speculative::Speculation;
 use std::collections::BTreeMap;
@@ -112,6 +113,9 @@ pub(crate) struct Replica {
     spec: Option<Speculation>,
     /// Each iteration's time varied (`engine.step_jitter`), from the replica's own stream.
     jitter: Option<StepJitter>,
+    /// SGLang's admission (`Admission::NewTokenRatio`): the share of the running sequences'
+    /// remaining output counted as taken.
+    new_token_ratio: f64,
     /// Prefix caching: each open conversation's chain here, by the driver's session slot.
     session_chains: Vec<Option<u32>>,
     out: Vec<Effect>,
@@ -185,6 +189,7 @@ impl Replica {
             plan_observer: None,
             spec,
             jitter: StepJitter::new(&scenario.engine, scenario.seed, index),
+            new_token_ratio: NEW_TOKEN_RATIO_INIT,
             session_chains: Vec::new(),
             out: Vec::new(),
             spare_prefills: Vec::new(),
@@ -197,6 +202,8 @@ impl Replica {
     /// Request `id` of `class`, sent by its client at `way.sent`, arrives at `now` (its prompt
     /// starting with a shared prefix or a conversation's history, `prefix`): it is queued (with
     /// its timeout) or rejected.
+    // the driver's one call per arrival: each argument is a fact of the request it hands over
+    #[allow(clippy::too_many_arguments)]
     pub fn admit_arrival(
         &mut self,
         now: Micros,
@@ -279,6 +286,10 @@ impl Replica {
     /// Every event of the instant `now` is in: start the next iteration if the GPU is free.
     pub fn schedule(&mut self, now: Micros) {
         self.now = now;
+        // SGLang resets its new-token ratio when it finds nothing running
+        if self.step.is_none() && self.pool.seqs() == 0 {
+            self.new_token_ratio = NEW_TOKEN_RATIO_INIT;
+        }
         self.try_start_step();
     }
 
@@ -518,6 +529,10 @@ impl State for Replica {
     #[inline]
     fn last_step(&self) -> &StepInfo {
         &self.last_step
+    }
+    #[inline]
+    fn new_token_ratio(&self) -> f64 {
+        self.new_token_ratio
     }
     fn last_stop(&self) -> (AdmitStop, bool) {
         match &self.planning {

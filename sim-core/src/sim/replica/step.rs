@@ -5,6 +5,7 @@
 use super::{InFlightStep, Replica};
 use crate::metrics::Outcome;
 use crate::perf::BatchWork;
+use crate::profile::sglang::{NEW_TOKEN_RATIO_DECAY_STEPS, NEW_TOKEN_RATIO_INIT, NEW_TOKEN_RATIO_MIN};
 use crate::scenario::Batching;
 use crate::sim::events::{Effect, Wakeup};
 use crate::sim::requests::{Handle, Phase};
@@ -66,6 +67,9 @@ impl Replica {
         }
         if step.decode {
             self.decode_step_end();
+            // SGLang's new-token ratio falls a step's share toward its floor after each decode
+            let fall = (NEW_TOKEN_RATIO_INIT - NEW_TOKEN_RATIO_MIN) / NEW_TOKEN_RATIO_DECAY_STEPS;
+            self.new_token_ratio = (self.new_token_ratio - fall).max(NEW_TOKEN_RATIO_MIN);
         }
         for &(h, n) in &step.prefills {
             let Some(r) = self.reqs.get(h) else { continue };
