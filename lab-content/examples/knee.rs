@@ -43,7 +43,7 @@ fn main() {
 
 /// A 640 × 400 chart: users on x (0–160), TTFT in seconds on y.
 fn svg(measured: &[(f64, f64)], lab: &[(f64, f64)], alone: &[(f64, f64)], knee: f64) -> String {
-    let (w, h, left, right, top, bottom) = (640.0, 400.0, 64.0, 24.0, 40.0, 52.0);
+    let (w, h, left, right, top, bottom) = (640.0, 400.0, 64.0, 24.0, 52.0, 52.0);
     let x_max = 160.0;
     let y_max = lab.iter().chain(alone).chain(measured).map(|p| p.1 / 1000.0).fold(0.0, f64::max);
     let y_max = (y_max / 5.0).ceil() * 5.0;
@@ -54,7 +54,8 @@ fn svg(measured: &[(f64, f64)], lab: &[(f64, f64)], alone: &[(f64, f64)], knee: 
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"{w}\" height=\"{h}\" fill=\"#fff\"/>\n\
-         <text x=\"{left}\" y=\"22\" font-size=\"14\" font-weight=\"bold\">Mean TTFT against closed-loop users — SGLang 0.5, Qwen3-32B bf16, 2 × H100, 2,048 in / 512 out</text>\n"
+         <text x=\"{left}\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Mean TTFT against closed-loop users</text>\n\
+         <text x=\"{left}\" y=\"34\" font-size=\"12\" fill=\"#444\">SGLang 0.5, Qwen3-32B bf16 on 2 × H100, 2,048-token prompts, 512-token answers</text>\n"
     );
     // axes, ticks, grid
     for i in 0..=8 {

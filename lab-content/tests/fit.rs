@@ -59,6 +59,30 @@ fn a_fit_recovers_the_constants_that_produced_the_measurements() {
 }
 
 #[test]
+fn a_fit_recovers_the_front_end_that_produced_the_measurements() {
+    // a slower front end than the default (8 ms on the way in, 6 ms back): one user's TTFT
+    // carries both ways; TPOT neither. The GPU's constants stay the defaults'.
+    let truth = EngineConfig { request_latency_ms: 8.0, stream_latency_ms: 6.0, ..Default::default() };
+    let mut rows = Vec::new();
+    for tp in [1, 4] {
+        for (isl, osl) in [(128, 48), (2048, 16), (512, 32)] {
+            let mut r = row(tp, isl, osl, 1);
+            let (ttft, tpot) = predict(&r, &truth).expect("replayable");
+            r.ttft_ms = ttft;
+            r.tpot_ms = tpot;
+            rows.push(r);
+        }
+    }
+    let params: Vec<_> = ["request_latency_ms", "stream_latency_ms"].iter().map(|n| param(n).unwrap()).collect();
+    let f = fit(&rows, &EngineConfig::default(), &params, 200);
+    assert!(f.before.ttft_median_abs > 0.05, "the defaults start off: {:?}", f.before);
+    // one user: only their sum shows in TTFT, so the fit finds the sum (14 ms)
+    let sum = f.engine.request_latency_ms + f.engine.stream_latency_ms;
+    assert!((sum / 14.0 - 1.0).abs() < 0.05, "ways in and out {sum} ms, produced with 14");
+    assert!(f.after.ttft_median_abs < 0.01, "{:?}", f.after);
+}
+
+#[test]
 fn a_vllm_bench_serve_result_is_read_with_the_server_it_does_not_record() {
     let json = r#"{"backend":"vllm","model_id":"meta-llama/Llama-3.1-8B-Instruct","num_prompts":200,
         "request_rate":"inf","burstiness":1.0,"max_concurrency":16,"duration":30.1,"completed":200,
