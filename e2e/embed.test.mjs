@@ -121,9 +121,11 @@ describe('embedding', { timeout: 300_000 }, () => {
       assert.equal(await key('key-ttft'), await panel('metric-ttft-p99'), `run ${run}: TTFT p99`);
       assert.equal(await key('key-goodput'), await panel('metric-goodput'), `run ${run}: goodput`);
       assert.equal(await text(`${tid(`key-numbers-${run}`)} .key-run`), run.toUpperCase());
-      row[run] = await key('key-ttft');
+      row[run] = [await key('key-ttft'), await key('key-goodput')];
     }
-    assert.notEqual(row.a, row.b, 'A and B show their own numbers');
+    // (both runs' completed requests waited at most the preset's queue timeout, so their TTFT
+    // p99 can meet near it; B's four sequences at a time serve far fewer within the SLO)
+    assert.notDeepEqual(row.a, row.b, 'A and B show their own numbers');
     // B's key numbers sit right above B's stage
     const order = await page.evaluate(() => {
       const keys = document.querySelector('[data-testid="key-numbers-b"]').getBoundingClientRect();
