@@ -20,7 +20,7 @@
 //! Each draws from its own seeded stream, so a run stays a pure function of its scenario.
 
 use crate::scenario::EngineConfig;
-use crate::sim::Micros;
+use crate::sim::time::Micros;
 use crate::workload::{class_rng, ClassRng};
 use rand::{Rng, RngCore};
 

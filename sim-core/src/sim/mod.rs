@@ -41,7 +41,7 @@ mod replica;
 mod requests;
 mod state;
 mod static_batch;
-mod time;
+pub(crate) mod time;
 mod transfer;
 mod view;
 
