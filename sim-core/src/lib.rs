@@ -9,6 +9,7 @@
 //! No wall clock, no I/O, no UI: the browser app and the CLI drive it and serialise at the edge.
 //! The same scenario and seed give the same numbers natively and in wasm.
 
+pub mod ceiling;
 pub mod cluster;
 pub mod disagg;
 pub mod frontend;
