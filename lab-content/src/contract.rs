@@ -278,6 +278,22 @@ impl Contract {
         for (field, op, metric, unit, target) in TARGETS.iter().chain([&KV_HEADROOM]) {
             line(field, *op, target(self), metric.of(&s), Some(*metric), unit);
         }
+        // SLO attainment as DistServe counts it, per class: with several classes each must
+        // meet the share on its own (a class of few requests cannot hide behind a large one)
+        if s.classes.len() > 1 {
+            for (name, c) in &s.classes {
+                let field = format!("acceptance.min_slo_attainment[{name}]");
+                let measured = c.goodput.slo_attainment;
+                line(
+                    &field,
+                    Op::AtLeast,
+                    self.acceptance.min_slo_attainment,
+                    measured,
+                    None,
+                    "of the class's requests",
+                );
+            }
+        }
         let pass = lines.iter().all(|l| l.pass);
         ContractReport { pass, lines, summary: s, scenario }
     }
@@ -285,3 +301,19 @@ impl Contract {
 
 /// A complete example contract (also the lab's starting point).
 pub const EXAMPLE: &str = include_str!("../data/contract-chat.json");
+
+/// The example contracts by name: a chat assistant on one H100's budget (the lab's starting
+/// point), chat with shared system prompts and conversations on a 2026 mixture-of-experts
+/// model, retrieval-augmented answers over long documents, and chat beside batch jobs in
+/// isolated queues.
+pub const EXAMPLES: [(&str, &str); 4] = [
+    ("chat", EXAMPLE),
+    ("chat-moe", include_str!("../data/contract-chat-moe.json")),
+    ("rag", include_str!("../data/contract-rag.json")),
+    ("mixed", include_str!("../data/contract-mixed.json")),
+];
+
+/// The example contract named `name`.
+pub fn example(name: &str) -> Option<&'static str> {
+    EXAMPLES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
