@@ -11,6 +11,7 @@ use std::process::ExitCode;
 mod bench;
 mod fit;
 mod lessons;
+mod plan;
 mod table;
 
 /// The usage text; the sweep knobs come from sim-core's settings table.
@@ -38,7 +39,8 @@ USAGE:
                               --check: exit 2 if one does not hold (>= 80% of seeds) and the
                               lesson's explanation does not name it
   llmsim check <contract.json>    run a resource contract's acceptance test (exit 0 pass, 1 fail)
-  llmsim contract             print an example resource contract
+  llmsim contract [NAME]      print an example resource contract (chat, chat-moe, rag, mixed)
+{}
   llmsim presets              list built-in scenarios
   llmsim show PRESET          print a preset's scenario JSON, every field written out (the engine
                               profile's scheduler defaults too)
@@ -48,7 +50,8 @@ USAGE:
 Exit codes: 0 ok, 1 contract failed, 2 bad input or an output that could not be written (message on stderr).",
         params.join(" | "),
         bench::USAGE,
-        fit::USAGE
+        fit::USAGE,
+        plan::USAGE
     )
 }
 
@@ -96,9 +99,15 @@ fn run(args: &[String]) -> Result<(), Fail> {
         "sweep" => cmd_sweep(rest),
         "check" => cmd_check(rest).map(|_| ()),
         "contract" => {
-            print!("{}", lab_content::contract::EXAMPLE);
+            let name = rest.first().map_or("chat", String::as_str);
+            let text = lab_content::contract::example(name).ok_or_else(|| {
+                let names: Vec<&str> = lab_content::contract::EXAMPLES.iter().map(|(n, _)| *n).collect();
+                Fail(format!("contract: no example `{name}` (the examples: {})", names.join(", ")))
+            })?;
+            print!("{text}");
             Ok(())
         }
+        "plan" => plan::cmd_plan(rest),
         "presets" => {
             let w = PRESETS.iter().map(|p| p.id.len()).max().unwrap_or(0);
             for p in PRESETS {
@@ -176,8 +185,8 @@ fn find_preset(name: &str) -> Result<&'static presets::Preset, Fail> {
 }
 
 /// Trace paths are read relative to the scenario file; built-in trace names need no file.
-struct FileTraces {
-    base: Option<PathBuf>,
+pub(crate) struct FileTraces {
+    pub(crate) base: Option<PathBuf>,
 }
 
 impl TraceLoader for FileTraces {

@@ -15,5 +15,6 @@ pub mod contract;
 pub mod exercise;
 pub mod fit;
 pub mod lessons;
+pub mod plan;
 pub mod sweep;
 pub mod trust;

@@ -1,0 +1,1005 @@
+//! The capacity planner: from a resource contract to the cheapest configuration that meets it.
+//!
+//! A contract fixes the model, the request limits, the SLOs, the acceptance rules and the
+//! traffic (`workload`); the planner chooses the rest — GPU type, tensor parallelism, engine,
+//! the scheduler's caps, colocated or a prefill/decode split, the router, and how many
+//! replicas — and answers with the cheapest configuration whose contract `llmsim check`
+//! accepts, why each cheaper one failed, and the Pareto fronts around it.
+//!
+//! # Method
+//!
+//! Roughly as DistServe and Vidur-Search do it:
+//!
+//! 1. **Candidates**: GPU × tensor parallelism × engine × `max_num_seqs` (the memory-safe
+//!    limit — `max_num_seqs` sequences of the longest allowed length fit the KV pool — and the
+//!    two powers of two below it) × `max_num_batched_tokens` (the engine's default and 2,048)
+//!    × colocated or split (1P1D, 1P2D, 2P1D) × router (with shared prefixes: prefix affinity
+//!    too). A *unit* is one replica, or one split group.
+//! 2. **Analytic pruning**, no simulation: a unit whose weights and one longest sequence do not
+//!    fit is out (`Bound::Weights`); the roofline ceiling (`sim_core::ceiling`) bounds the share
+//!    of the contract's load one unit can carry, hence the fewest units and the least cost;
+//!    a candidate whose least cost is not below the best found so far is not simulated.
+//! 3. **Capacity by bisection**: the share `x` of the contract's load one unit carries while
+//!    passing every acceptance rule (the contract's rules with the goodput floor and the rate
+//!    limit scaled by `x`) — probes on the same seed, so the same random numbers at every `x`,
+//!    bisected in log space until the bracket is within 3%. Units = ⌈1 / x⌉.
+//! 4. **A confirming run** of the whole cluster, with its router, at the full load: the
+//!    contract check itself (one or two more units if it fails).
+//!
+//! Before bisecting, a candidate is first probed at the share it would carry with the most
+//! units that still cost less than the best so far: if it fails there it cannot win, and that
+//! failed run is the record of *which constraint bound first* (`bound::classify`).
+//!
+//! # Determinism
+//!
+//! Every probe, capacity and confirmation is a function of the candidate and the share only
+//! (cached by them). The search finds the cheapest cost `B`; the answer — the best, the cheaper
+//! candidates rejected at the most units below `B`, the Pareto fronts of the candidates whose
+//! least cost is within 1.5 × `B` (least cost first, at most `PARETO_RUNS` more runs) — is then
+//! computed from `B` alone, whatever order the candidates were tried in.
+
+pub mod bound;
+pub mod launch;
+#[cfg(test)]
+mod tests;
+
+use crate::contract::{CheckLine, Contract};
+use bound::{Bound, Evidence};
+use serde::Serialize;
+use sim_core::ceiling::Ceiling;
+use sim_core::profile::Engine;
+use sim_core::scenario::{Arrival, DisaggConfig, GpuRef, Policy, Scenario, ScenarioError};
+use sim_core::sim::TraceLoader;
+use std::collections::HashMap;
+
+/// Candidates whose least cost is within this multiple of the cheapest are evaluated for the
+/// Pareto fronts.
+pub const PARETO_SPAN: f64 = 1.5;
+/// Most runs spent on the Pareto fronts' candidates beyond the search (a count, so the same
+/// contract gives the same fronts).
+pub const PARETO_RUNS: u64 = 300;
+/// The capacity bisection stops when its bracket is within this ratio.
+pub const BISECTION_RATIO: f64 = 1.03;
+/// Tensor-parallel degrees searched.
+pub const TP_DEGREES: [u32; 4] = [1, 2, 4, 8];
+/// Prefill/decode splits searched (prefill replicas, decode replicas per unit).
+pub const SPLITS: [(u32, u32); 3] = [(1, 1), (1, 2), (2, 1)];
+/// The KV link of a split: 400 Gb/s RDMA between nodes, GB/s per direction.
+pub const SPLIT_LINK_GBPS: f64 = 50.0;
+/// The fewest requests a probe simulates (fewer when the contract's workload has fewer).
+pub const MIN_PROBE_REQUESTS: u64 = 300;
+
+/// What the planner may choose from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanOptions {
+    /// GPU ids to consider (`None`: the whole catalogue).
+    pub gpus: Option<Vec<String>>,
+    /// Most GPUs of the whole configuration.
+    pub max_gpus: u32,
+    pub engines: Vec<Engine>,
+    /// Also consider prefill/decode splits.
+    pub splits: bool,
+    /// Skip candidates that cannot beat the best so far (false: evaluate every candidate, for
+    /// checking the pruned search against the exhaustive one).
+    pub prune: bool,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions { gpus: None, max_gpus: 64, engines: Engine::ALL.to_vec(), splits: true, prune: true }
+    }
+}
+
+/// Colocated replicas, or prefill/decode split groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Layout {
+    Colocated,
+    Split { prefill: u32, decode: u32 },
+}
+
+/// One configuration of a unit (a replica or a split group), the units not yet counted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Candidate {
+    pub gpu: String,
+    pub tp: u32,
+    pub engine: Engine,
+    pub max_num_seqs: u32,
+    pub max_num_batched_tokens: u32,
+    pub layout: Layout,
+    /// How the router spreads requests over units (read with more than one).
+    pub router: Policy,
+    /// Price of one GPU-hour.
+    pub usd_per_gpu_hour: f64,
+}
+
+impl Candidate {
+    /// GPUs of one unit.
+    pub fn unit_gpus(&self) -> u32 {
+        self.tp
+            * match self.layout {
+                Layout::Colocated => 1,
+                Layout::Split { prefill, decode } => prefill + decode,
+            }
+    }
+
+    pub fn usd_per_hour(&self, units: u32) -> f64 {
+        f64::from(units * self.unit_gpus()) * self.usd_per_gpu_hour
+    }
+
+    /// A short name: `2 × h100-sxm tp1 vllm seqs 64 tokens 8192`.
+    pub fn label(&self, units: u32) -> String {
+        let layout = match self.layout {
+            Layout::Colocated => format!("{units} ×"),
+            Layout::Split { prefill, decode } => format!("{}P{}D ×", prefill * units, decode * units),
+        };
+        format!(
+            "{layout} {} tp{} {} seqs {} tokens {}{}",
+            self.gpu,
+            self.tp,
+            self.engine.name(),
+            self.max_num_seqs,
+            self.max_num_batched_tokens,
+            if self.router == Policy::PrefixAffinity { " prefix-affinity" } else { "" }
+        )
+    }
+
+    /// The probe key: what a one-unit run depends on (the router only splits a unit's prompts
+    /// over its prefill replicas).
+    fn unit_key(&self) -> String {
+        let router = match self.layout {
+            Layout::Split { prefill, .. } if prefill > 1 => self.router.name(),
+            _ => "",
+        };
+        format!(
+            "{}/{}/{}/{}/{}/{:?}/{router}",
+            self.gpu,
+            self.tp,
+            self.engine.name(),
+            self.max_num_seqs,
+            self.max_num_batched_tokens,
+            self.layout
+        )
+    }
+}
+
+/// A failed acceptance line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Fail {
+    pub rule: String,
+    pub measured: f64,
+    pub target: f64,
+}
+
+/// An acceptance line's margin: how far the measured value is inside its target, as a share
+/// of the target (negative: outside).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Slack {
+    pub rule: String,
+    pub measured: f64,
+    pub target: f64,
+    pub slack: f64,
+}
+
+fn fails_of(lines: &[CheckLine]) -> Vec<Fail> {
+    lines
+        .iter()
+        .filter(|l| !l.pass)
+        .map(|l| Fail { rule: l.field.clone(), measured: l.measured, target: l.target })
+        .collect()
+}
+
+fn slack_of(lines: &[CheckLine]) -> Vec<Slack> {
+    lines
+        .iter()
+        .map(|l| {
+            let t = if l.target.abs() > 1e-12 { l.target.abs() } else { 1.0 };
+            let slack = match l.op {
+                sim_core::Op::AtMost => (l.target - l.measured) / t,
+                _ => (l.measured - l.target) / t,
+            };
+            Slack { rule: l.field.clone(), measured: l.measured, target: l.target, slack }
+        })
+        .collect()
+}
+
+/// One run's outcome, as much of it as the search keeps.
+#[derive(Clone, Debug)]
+struct Probe {
+    pass: bool,
+    fails: Vec<Fail>,
+    bound: Bound,
+    evidence: Evidence,
+    ttft_p99_ms: f64,
+    tpot_p50_ms: f64,
+    usd_per_million_good_tokens: f64,
+    slack: Vec<Slack>,
+}
+
+/// A configuration that met the contract.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Feasible {
+    pub candidate: Candidate,
+    pub units: u32,
+    pub gpus: u32,
+    /// Share of the contract's load one unit carries within every rule (bisected).
+    pub unit_capacity: f64,
+    pub usd_per_hour: f64,
+    pub usd_per_million_good_tokens: f64,
+    pub ttft_p99_ms: f64,
+    /// Output tokens per second per GPU at the unit's capacity.
+    pub tokens_per_s_per_gpu: f64,
+    /// Output tokens per second a user sees at the unit's capacity (1 / TPOT p50).
+    pub tokens_per_s_per_user: f64,
+}
+
+/// A configuration cheaper than the best that failed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rejected {
+    pub candidate: Candidate,
+    pub units: u32,
+    pub usd_per_hour: f64,
+    pub bound: Bound,
+    /// The bound's sentence in English.
+    pub why: String,
+    pub evidence: Evidence,
+    pub fails: Vec<Fail>,
+}
+
+/// A configuration left out before any run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Excluded {
+    pub gpu: String,
+    pub tp: u32,
+    pub bound: Bound,
+    pub why: String,
+}
+
+/// The planner's answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanAnswer {
+    pub best: Option<Best>,
+    pub next_cheaper: Option<NextCheaper>,
+    /// Cheaper configurations that failed, most expensive first (one per candidate).
+    pub rejected: Vec<Rejected>,
+    pub pareto: Pareto,
+    /// When nothing passes: the constraint no candidate met, and the closest candidate.
+    pub infeasible: Option<Infeasible>,
+    /// GPU × parallelism pairs left out by memory or the GPU budget.
+    pub excluded: Vec<Excluded>,
+    /// Candidates considered (every unit configuration, with those left out by memory).
+    pub searched: u64,
+    /// Simulation runs made.
+    pub simulated: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Best {
+    /// A complete contract `llmsim check` accepts.
+    pub contract: Contract,
+    pub usd_per_hour: f64,
+    pub usd_per_million_good_tokens: f64,
+    pub launch: Vec<String>,
+    pub plan: Feasible,
+    /// Each acceptance line's margin in the confirming run.
+    pub slack: Vec<Slack>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NextCheaper {
+    pub contract: Contract,
+    pub usd_per_hour: f64,
+    pub fails: Vec<Fail>,
+    pub bound: Bound,
+    pub why: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Pareto {
+    /// Cost against p99 TTFT: no other point is both cheaper and faster.
+    pub cost_ttft: Vec<Feasible>,
+    /// Tokens/s per GPU against tokens/s per user.
+    pub gpu_user: Vec<Feasible>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Infeasible {
+    /// The constraint that bound most candidates at the most units allowed.
+    pub bound: Bound,
+    pub why: String,
+    /// The candidate with the fewest failed lines at the most units allowed.
+    pub closest: Option<Rejected>,
+}
+
+/// Where the search is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Finding the cheapest cost.
+    Search,
+    /// Evaluating what the answer reports around it.
+    Answer,
+    Done,
+}
+
+/// The search so far.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Progress {
+    pub phase: Phase,
+    /// Candidates tried (of `total`).
+    pub tried: usize,
+    pub total: usize,
+    pub simulated: u64,
+    pub best_usd_per_hour: Option<f64>,
+    pub best_label: Option<String>,
+}
+
+struct Cand {
+    c: Candidate,
+    /// Share of the load one unit carries at most (the roofline).
+    ceiling: f64,
+    /// The fewest units (ceiling) and their cost.
+    min_units: u32,
+    min_cost: f64,
+    max_units: u32,
+}
+
+/// The search, a candidate at a time (`step`), so that a page can show progress and cancel.
+pub struct Planner<'a> {
+    contract: Contract,
+    traces: &'a dyn TraceLoader,
+    cands: Vec<Cand>,
+    /// Candidate indices, least cost first.
+    order: Vec<usize>,
+    next: usize,
+    phase: Phase,
+    excluded: Vec<Excluded>,
+    searched: u64,
+    simulated: u64,
+    probes: HashMap<(String, u64), Probe>,
+    capacities: HashMap<String, Option<f64>>,
+    confirmed: HashMap<(usize, u32), Probe>,
+    feasible: HashMap<usize, Feasible>,
+    /// Cheapest so far: (cost, candidate, units).
+    best: Option<(f64, usize, u32)>,
+    /// Runs made when the Pareto fronts' evaluation began.
+    pareto_from: u64,
+    prune: bool,
+    /// Mean output tokens per second of the contract's load.
+    output_rate: f64,
+    workload_requests: u64,
+}
+
+/// The contract's load scaled by `x`: every class's rate (users, trace speed) and its request
+/// count (at least `MIN_PROBE_REQUESTS`, at most the contract's), the same seed.
+fn scaled(s: &Scenario, x: f64) -> Scenario {
+    let mut s = s.clone();
+    for c in &mut s.classes {
+        match &mut c.arrival {
+            Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. } => *rate_per_s *= x,
+            Arrival::ClosedLoop { users, .. } => *users = ((*users as f64 * x).round() as u32).max(1),
+            Arrival::Trace { speedup, .. } => *speedup *= x,
+        }
+        if let Some(n) = c.num_requests {
+            let floor = n.min(MIN_PROBE_REQUESTS);
+            c.num_requests = Some(((n as f64 * x).round() as u64).clamp(floor, n));
+        }
+    }
+    s
+}
+
+fn engine_budget(e: Engine, gpu: &sim_core::GpuSpec, context: u32) -> u32 {
+    e.defaults(Some(gpu), context).max_num_batched_tokens
+}
+
+impl<'a> Planner<'a> {
+    pub fn new(
+        contract: &Contract,
+        opts: &PlanOptions,
+        traces: &'a dyn TraceLoader,
+    ) -> Result<Planner<'a>, ScenarioError> {
+        let base = contract.scenario()?;
+        let model = base.model_spec()?;
+        let gpus: Vec<sim_core::GpuSpec> = match &opts.gpus {
+            None => sim_core::catalog::gpus(),
+            Some(ids) => {
+                let mut v = Vec::new();
+                for id in ids {
+                    v.push(sim_core::catalog::find_gpu(id).ok_or_else(|| {
+                        ScenarioError::one(
+                            "gpus",
+                            format!("names `{id}`, which is not a catalogue GPU (`llmsim gpus` lists them)"),
+                        )
+                    })?);
+                }
+                v
+            }
+        };
+        let engines = if opts.engines.is_empty() { Engine::ALL.to_vec() } else { opts.engines.clone() };
+        let shares_prefixes = base.classes.iter().any(|c| c.prefix.is_some() || c.session.is_some());
+        let l = &contract.request_limits;
+        let max_len = u64::from(l.max_input_tokens) + u64::from(l.max_output_tokens);
+        let (mut p_tokens, mut o_tokens, mut rate) = (0.0, 0.0, 0.0);
+        for c in &base.classes {
+            let r = match &c.arrival {
+                Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. } => *rate_per_s,
+                _ => 1.0,
+            };
+            let prefix = c.prefix.as_ref().map_or(0.0, |p| f64::from(p.shared_tokens));
+            p_tokens += r * (c.input_tokens.as_ref().map_or(0.0, |d| d.typical()) + prefix);
+            o_tokens += r * c.output_tokens.as_ref().map_or(0.0, |d| d.typical());
+            rate += r;
+        }
+        let (mean_in, mean_out) = if rate > 0.0 { (p_tokens / rate, o_tokens / rate) } else { (1.0, 1.0) };
+        let total_rate = crate::sweep::offered_rate(&base);
+        let mut cands = Vec::new();
+        let mut excluded = Vec::new();
+        let mut searched = 0u64;
+        let mut seen = std::collections::HashSet::new();
+        for gpu in &gpus {
+            for tp in TP_DEGREES {
+                for &engine in &engines {
+                    // the unit's scenario with the engine's defaults and the contract's limits
+                    let mut s = base.clone();
+                    s.gpu = GpuRef::Id(gpu.id.clone());
+                    s.num_gpus = tp;
+                    if contract.resources.gpu != gpu.id {
+                        s.gpu_usd_per_hour = None;
+                    }
+                    s.replicas = 1;
+                    s.disaggregation = None;
+                    s.set_engine_profile(engine);
+                    s.gpu_memory_utilization = contract.resources.gpu_memory_utilization;
+                    s.scheduler.max_model_len = max_len as u32;
+                    s.scheduler.max_num_seqs = 1;
+                    let budgets = {
+                        let d = engine_budget(engine, gpu, model.max_context).max(2048);
+                        if d > 2048 {
+                            vec![d, 2048]
+                        } else {
+                            vec![d]
+                        }
+                    };
+                    s.scheduler.max_num_batched_tokens = budgets[0];
+                    searched += 1;
+                    let plan = match Ceiling::of(&s, mean_in, mean_out) {
+                        Ok((_, plan)) => plan,
+                        Err(e) => {
+                            if engine == engines[0] {
+                                excluded.push(Excluded {
+                                    gpu: gpu.id.clone(),
+                                    tp,
+                                    bound: Bound::Weights,
+                                    why: e.errors.first().map_or_else(String::new, |f| f.to_string()),
+                                });
+                            }
+                            continue;
+                        }
+                    };
+                    let safe = if plan.kv_bytes_per_token > 0.0 {
+                        (plan.kv_capacity_bytes / (max_len as f64 * plan.kv_bytes_per_token)).floor()
+                    } else {
+                        4096.0
+                    };
+                    if !plan.starts() || !plan.fits() || safe < 1.0 {
+                        if engine == engines[0] {
+                            excluded.push(Excluded {
+                                gpu: gpu.id.clone(),
+                                tp,
+                                bound: Bound::Weights,
+                                why: format!(
+                                    "{:.1} GiB of weights leave {:.1} GiB of KV per replica: not one sequence of {max_len} tokens",
+                                    plan.weights_bytes / f64::from(1u32 << 30) * f64::from(tp),
+                                    plan.kv_capacity_bytes / f64::from(1u32 << 30)
+                                ),
+                            });
+                        }
+                        continue;
+                    }
+                    let safe = (safe as u32).min(engine.defaults(Some(gpu), model.max_context).max_num_seqs).min(4096);
+                    let mut seqs = vec![safe];
+                    let mut p = 1u32 << (31 - safe.leading_zeros());
+                    if p == safe {
+                        p /= 2;
+                    }
+                    while seqs.len() < 3 && p >= 8 {
+                        seqs.push(p);
+                        p /= 2;
+                    }
+                    let mut layouts = vec![Layout::Colocated];
+                    if opts.splits && base.speculative.is_none() && !base.scheduler.overcommit {
+                        layouts.extend(SPLITS.iter().map(|&(prefill, decode)| Layout::Split { prefill, decode }));
+                    }
+                    let routers: &[Policy] = if shares_prefixes {
+                        &[Policy::LeastOutstanding, Policy::PrefixAffinity]
+                    } else {
+                        &[Policy::LeastOutstanding]
+                    };
+                    for &n in &seqs {
+                        for &mnbt in &budgets {
+                            let mut u = s.clone();
+                            u.scheduler.max_num_seqs = n;
+                            u.scheduler.max_num_batched_tokens =
+                                if u.scheduler.chunked_prefill { mnbt.max(n) } else { mnbt.max(max_len as u32) };
+                            if !seen.insert((gpu.id.clone(), tp, engine.name(), n, u.scheduler.max_num_batched_tokens))
+                            {
+                                continue;
+                            }
+                            let Ok((ceiling, _)) = Ceiling::of(&u, mean_in, mean_out) else { continue };
+                            let unit_rate = ceiling.requests_per_s(mean_in, mean_out);
+                            for &layout in &layouts {
+                                for &router in routers {
+                                    let c = Candidate {
+                                        gpu: gpu.id.clone(),
+                                        tp,
+                                        engine,
+                                        max_num_seqs: n,
+                                        max_num_batched_tokens: u.scheduler.max_num_batched_tokens,
+                                        layout,
+                                        router,
+                                        usd_per_gpu_hour: u.usd_per_hour_per_gpu(),
+                                    };
+                                    // a split unit's ceiling: its prefill pool's prompts and
+                                    // its decode pool's tokens
+                                    let share = match layout {
+                                        Layout::Colocated => unit_rate,
+                                        Layout::Split { prefill, decode } => (ceiling.prefill_tokens_per_s
+                                            * f64::from(prefill)
+                                            / mean_in.max(1e-9))
+                                        .min(ceiling.decode_tokens_per_s * f64::from(decode) / mean_out.max(1e-9)),
+                                    } / total_rate.max(1e-9);
+                                    let max_units = opts.max_gpus / c.unit_gpus();
+                                    if max_units == 0 {
+                                        continue;
+                                    }
+                                    let min_units = ((1.0 / share.max(1e-9)).ceil() as u32).max(1);
+                                    if min_units > max_units {
+                                        continue;
+                                    }
+                                    searched += 1;
+                                    cands.push(Cand {
+                                        min_cost: c.usd_per_hour(min_units),
+                                        c,
+                                        ceiling: share,
+                                        min_units,
+                                        max_units,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..cands.len()).collect();
+        order.sort_by(|&a, &b| cands[a].min_cost.total_cmp(&cands[b].min_cost).then(a.cmp(&b)));
+        Ok(Planner {
+            contract: contract.clone(),
+            traces,
+            cands,
+            order,
+            next: 0,
+            phase: Phase::Search,
+            excluded,
+            searched,
+            simulated: 0,
+            probes: HashMap::new(),
+            capacities: HashMap::new(),
+            confirmed: HashMap::new(),
+            feasible: HashMap::new(),
+            best: None,
+            pareto_from: 0,
+            prune: opts.prune,
+            output_rate: o_tokens.max(0.0),
+            workload_requests: base.classes.iter().filter_map(|c| c.num_requests).sum(),
+        })
+    }
+
+    pub fn progress(&self) -> Progress {
+        Progress {
+            phase: self.phase,
+            tried: if self.next > self.order.len() { self.next - self.order.len() } else { self.next },
+            total: self.order.len(),
+            simulated: self.simulated,
+            best_usd_per_hour: self.best.map(|b| b.0),
+            best_label: self.best.map(|(_, i, u)| self.cands[i].c.label(u)),
+        }
+    }
+
+    /// Runs the whole search.
+    pub fn run(mut self) -> PlanAnswer {
+        while self.step() {}
+        self.answer()
+    }
+
+    /// The contract of candidate `c` with `units` units at the load share `x` (1: the
+    /// contract's whole load; a unit's probe: one unit at its share).
+    pub fn contract_for(&self, c: &Candidate, units: u32, x: f64) -> Contract {
+        let mut k = self.contract.clone();
+        k.resources.gpu = c.gpu.clone();
+        k.resources.num_gpus = c.tp;
+        if self.contract.resources.gpu != c.gpu {
+            k.resources.gpu_usd_per_hour = None;
+        }
+        k.request_limits.max_concurrency = c.max_num_seqs;
+        if let Some(r) = &mut k.request_limits.max_rate_per_s {
+            *r *= x;
+        }
+        if let Some(g) = &mut k.slo.goodput_min_req_s {
+            *g *= x;
+        }
+        let mut w = if x == 1.0 { k.workload.clone() } else { scaled(&k.workload, x) };
+        w.gpu = GpuRef::Id(c.gpu.clone());
+        w.num_gpus = c.tp;
+        w.gpu_usd_per_hour = None;
+        w.set_engine_profile(c.engine);
+        w.scheduler.max_num_seqs = c.max_num_seqs;
+        w.scheduler.max_num_batched_tokens = c.max_num_batched_tokens;
+        w.router.policy = c.router;
+        match c.layout {
+            Layout::Colocated => {
+                w.replicas = units;
+                w.disaggregation = None;
+            }
+            Layout::Split { prefill, decode } => {
+                w.replicas = 1;
+                w.disaggregation = Some(DisaggConfig {
+                    prefill_replicas: prefill * units,
+                    decode_replicas: decode * units,
+                    kv_link_gbps: SPLIT_LINK_GBPS,
+                    kv_link_latency_us: 0.0,
+                });
+            }
+        }
+        k.workload = w;
+        k
+    }
+
+    fn run_contract(&mut self, k: &Contract) -> Probe {
+        self.simulated += 1;
+        match k.check(self.traces) {
+            Ok(r) => {
+                let (bound, evidence) = bound::classify(&r, &r.scenario);
+                Probe {
+                    pass: r.pass,
+                    fails: fails_of(&r.lines),
+                    bound,
+                    evidence,
+                    ttft_p99_ms: r.summary.all.ttft_ms.p99,
+                    tpot_p50_ms: r.summary.all.tpot_ms.p50,
+                    usd_per_million_good_tokens: r.summary.cost.usd_per_million_good_tokens,
+                    slack: slack_of(&r.lines),
+                }
+            }
+            Err(e) => Probe {
+                pass: false,
+                fails: e
+                    .errors
+                    .iter()
+                    .map(|f| Fail { rule: f.field.clone(), measured: f64::NAN, target: f64::NAN })
+                    .collect(),
+                bound: Bound::Weights,
+                evidence: Evidence::default(),
+                ttft_p99_ms: f64::NAN,
+                tpot_p50_ms: f64::NAN,
+                usd_per_million_good_tokens: f64::NAN,
+                slack: Vec::new(),
+            },
+        }
+    }
+
+    /// One unit of candidate `i` at share `x` (cached).
+    fn probe(&mut self, i: usize, x: f64) -> Probe {
+        let key = (self.cands[i].c.unit_key(), x.to_bits());
+        if let Some(p) = self.probes.get(&key) {
+            return p.clone();
+        }
+        let k = self.contract_for(&self.cands[i].c.clone(), 1, x);
+        let p = self.run_contract(&k);
+        self.probes.insert(key, p.clone());
+        p
+    }
+
+    /// The share of the load one unit of candidate `i` carries within every rule, bisected in
+    /// log space below the roofline's share (`None`: it fails even at 1/256 of it).
+    fn capacity(&mut self, i: usize) -> Option<f64> {
+        let key = self.cands[i].c.unit_key();
+        if let Some(c) = self.capacities.get(&key) {
+            return *c;
+        }
+        let top = self.cands[i].ceiling;
+        // the bracket: the roofline's share above, and below it the first of top/4, top/16,
+        // top/64, top/256 that passes
+        let mut hi = top;
+        let mut lo = top / 4.0;
+        let mut found = false;
+        for _ in 0..4 {
+            if self.probe(i, lo).pass {
+                found = true;
+                break;
+            }
+            hi = lo;
+            lo /= 4.0;
+        }
+        let cap = if !found {
+            None
+        } else if hi == top && self.probe(i, hi).pass {
+            Some(hi)
+        } else {
+            while hi / lo > BISECTION_RATIO {
+                let mid = (lo * hi).sqrt();
+                if self.probe(i, mid).pass {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            Some(lo)
+        };
+        self.capacities.insert(key, cap);
+        cap
+    }
+
+    /// The whole cluster of candidate `i` with `units` units at the contract's load (cached).
+    fn confirm(&mut self, i: usize, units: u32) -> Probe {
+        if let Some(p) = self.confirmed.get(&(i, units)) {
+            return p.clone();
+        }
+        let k = self.contract_for(&self.cands[i].c.clone(), units, 1.0);
+        let p = self.run_contract(&k);
+        self.confirmed.insert((i, units), p.clone());
+        p
+    }
+
+    /// Capacity, units and the confirming run of candidate `i`.
+    fn evaluate(&mut self, i: usize) {
+        if self.feasible.contains_key(&i) {
+            return;
+        }
+        let Some(cap) = self.capacity(i) else { return };
+        let c = &self.cands[i];
+        let first = ((1.0 / cap).ceil() as u32).max(1);
+        let max_units = c.max_units;
+        for units in first..=(first + 2).min(max_units) {
+            let p = self.confirm(i, units);
+            if p.pass {
+                let c = &self.cands[i].c;
+                let gpus = units * c.unit_gpus();
+                let f = Feasible {
+                    candidate: c.clone(),
+                    units,
+                    gpus,
+                    unit_capacity: cap,
+                    usd_per_hour: c.usd_per_hour(units),
+                    usd_per_million_good_tokens: p.usd_per_million_good_tokens,
+                    ttft_p99_ms: p.ttft_p99_ms,
+                    tokens_per_s_per_gpu: cap * self.output_rate / f64::from(c.unit_gpus()),
+                    tokens_per_s_per_user: {
+                        let at = self.probe(i, cap);
+                        if at.tpot_p50_ms > 0.0 {
+                            1000.0 / at.tpot_p50_ms
+                        } else {
+                            0.0
+                        }
+                    },
+                };
+                let cost = f.usd_per_hour;
+                if self.best.is_none_or(|(b, bi, _)| cost < b || (cost == b && i < bi)) {
+                    self.best = Some((cost, i, units));
+                }
+                self.feasible.insert(i, f);
+                return;
+            }
+        }
+    }
+
+    /// The most units of candidate `i` that cost less than `cost`.
+    fn units_below(&self, i: usize, cost: f64) -> u32 {
+        let c = &self.cands[i];
+        let per = c.c.usd_per_hour(1);
+        let mut u = (cost / per).ceil() as u32;
+        while u > 0 && c.c.usd_per_hour(u) >= cost {
+            u -= 1;
+        }
+        u.min(c.max_units)
+    }
+
+    /// Does one candidate's work; false when the search is over.
+    pub fn step(&mut self) -> bool {
+        match self.phase {
+            Phase::Search => {
+                let Some(&i) = self.order.get(self.next) else {
+                    self.phase = Phase::Answer;
+                    self.next = 0;
+                    return !self.order.is_empty() && self.best.is_some();
+                };
+                self.next += 1;
+                let c = &self.cands[i];
+                match self.best {
+                    _ if !self.prune => self.evaluate(i),
+                    Some((b, _, _)) if c.min_cost >= b => {
+                        // least cost first: nothing after this one can be cheaper
+                        self.phase = Phase::Answer;
+                        self.next = 0;
+                    }
+                    Some((b, _, _)) => {
+                        let units = self.units_below(i, b);
+                        if units >= self.cands[i].min_units && self.probe(i, 1.0 / f64::from(units)).pass {
+                            self.evaluate(i);
+                        }
+                    }
+                    None => self.evaluate(i),
+                }
+                true
+            }
+            Phase::Answer => {
+                let Some((b, _, _)) = self.best else {
+                    self.phase = Phase::Done;
+                    return false;
+                };
+                // first every cheaper candidate's run at its most units below the best's cost
+                // (why it is not the answer), then the Pareto fronts' candidates, least cost
+                // first, within `PARETO_SPAN` and `PARETO_RUNS`
+                let rejected_pass = self.next < self.order.len();
+                let k = if rejected_pass { self.next } else { self.next - self.order.len() };
+                let Some(&i) = self.order.get(k) else {
+                    self.phase = Phase::Done;
+                    return false;
+                };
+                self.next += 1;
+                let c = &self.cands[i];
+                if rejected_pass {
+                    if c.min_cost >= b {
+                        self.next = self.order.len();
+                        self.pareto_from = self.simulated;
+                        return true;
+                    }
+                    let units = self.units_below(i, b);
+                    if units >= c.min_units && units >= 1 {
+                        self.probe(i, 1.0 / f64::from(units));
+                    }
+                    return true;
+                }
+                if c.min_cost > b * PARETO_SPAN || self.simulated - self.pareto_from >= PARETO_RUNS {
+                    self.phase = Phase::Done;
+                    return false;
+                }
+                self.evaluate(i);
+                true
+            }
+            Phase::Done => false,
+        }
+    }
+
+    fn rejected_at(&mut self, i: usize, units: u32) -> Rejected {
+        let p = self.probe(i, 1.0 / f64::from(units.max(1)));
+        let c = self.cands[i].c.clone();
+        Rejected {
+            usd_per_hour: c.usd_per_hour(units),
+            candidate: c,
+            units,
+            bound: p.bound,
+            why: bound::explain(p.bound, &p.evidence),
+            evidence: p.evidence,
+            fails: p.fails,
+        }
+    }
+
+    /// The answer, from the cheapest cost found (deterministic: see the module's notes).
+    pub fn answer(mut self) -> PlanAnswer {
+        let order = self.order.clone();
+        let Some((b, bi, bu)) = self.best else {
+            // nothing passed: every candidate at the most units allowed
+            let mut tally: HashMap<Bound, u32> = HashMap::new();
+            let mut closest: Option<Rejected> = None;
+            for &i in order.iter().take(64) {
+                let u = self.cands[i].max_units;
+                let r = self.rejected_at(i, u);
+                *tally.entry(r.bound).or_default() += 1;
+                if closest.as_ref().is_none_or(|c| r.fails.len() < c.fails.len()) {
+                    closest = Some(r);
+                }
+            }
+            let bound = Bound::ALL
+                .into_iter()
+                .max_by_key(|b| (tally.get(b).copied().unwrap_or(0), std::cmp::Reverse(*b)))
+                .filter(|b| tally.contains_key(b))
+                .unwrap_or(Bound::Weights);
+            let why = match &closest {
+                Some(c) => c.why.clone(),
+                None => "no GPU of the search holds the weights and one sequence of the longest allowed length".into(),
+            };
+            return PlanAnswer {
+                best: None,
+                next_cheaper: None,
+                rejected: Vec::new(),
+                pareto: Pareto { cost_ttft: Vec::new(), gpu_user: Vec::new() },
+                infeasible: Some(Infeasible { bound, why, closest }),
+                excluded: self.excluded,
+                searched: self.searched,
+                simulated: self.simulated,
+            };
+        };
+        // cheaper candidates, each at its most units below the best's cost
+        let mut rejected = Vec::new();
+        for &i in &order {
+            if self.cands[i].min_cost >= b {
+                break;
+            }
+            let units = self.units_below(i, b);
+            if units == 0 || units < self.cands[i].min_units {
+                continue;
+            }
+            rejected.push(self.rejected_at(i, units));
+        }
+        // the best itself with one unit fewer
+        if bu > 1 {
+            let mut r = self.rejected_at(bi, bu - 1);
+            r.usd_per_hour = self.cands[bi].c.usd_per_hour(bu - 1);
+            rejected.push(r);
+        }
+        rejected.sort_by(|a, b| b.usd_per_hour.total_cmp(&a.usd_per_hour).then(a.fails.len().cmp(&b.fails.len())));
+        let next_cheaper = rejected.first().map(|r| {
+            let k = self.contract_for(&r.candidate, r.units, 1.0);
+            let p = self.run_contract(&k);
+            NextCheaper {
+                usd_per_hour: r.usd_per_hour,
+                fails: p.fails.clone(),
+                bound: p.bound,
+                why: bound::explain(p.bound, &p.evidence),
+                contract: k,
+            }
+        });
+        let best_f = self.feasible[&bi].clone();
+        let best_contract = self.contract_for(&self.cands[bi].c.clone(), bu, 1.0);
+        let best_run = self.confirm(bi, bu);
+        let mut all: Vec<(usize, Feasible)> = self.feasible.iter().map(|(i, f)| (*i, f.clone())).collect();
+        all.sort_by_key(|(i, _)| *i);
+        let all: Vec<Feasible> =
+            all.into_iter().filter(|(i, _)| self.cands[*i].min_cost <= b * PARETO_SPAN).map(|(_, f)| f).collect();
+        let front = |a: &dyn Fn(&Feasible) -> (f64, f64)| -> Vec<Feasible> {
+            // minimise both coordinates
+            let mut pts: Vec<&Feasible> = all.iter().collect();
+            pts.sort_by(|p, q| {
+                let (p0, p1) = a(p);
+                let (q0, q1) = a(q);
+                p0.total_cmp(&q0).then(p1.total_cmp(&q1))
+            });
+            let mut out: Vec<Feasible> = Vec::new();
+            let mut low = f64::INFINITY;
+            for p in pts {
+                let (_, y) = a(p);
+                if y < low {
+                    low = y;
+                    out.push(p.clone());
+                }
+            }
+            out
+        };
+        let cost_ttft = front(&|f| (f.usd_per_hour, f.ttft_p99_ms));
+        let gpu_user = front(&|f| (-f.tokens_per_s_per_gpu, -f.tokens_per_s_per_user));
+        let launch = launch::commands(&best_contract.scenario().unwrap_or_else(|_| best_contract.workload.clone()));
+        PlanAnswer {
+            best: Some(Best {
+                usd_per_hour: best_f.usd_per_hour,
+                usd_per_million_good_tokens: best_run.usd_per_million_good_tokens,
+                launch,
+                plan: best_f,
+                slack: best_run.slack,
+                contract: best_contract,
+            }),
+            next_cheaper,
+            rejected,
+            pareto: Pareto { cost_ttft, gpu_user },
+            infeasible: None,
+            excluded: self.excluded,
+            searched: self.searched,
+            simulated: self.simulated,
+        }
+    }
+
+    /// Requests of the contract's workload (for progress messages).
+    pub fn workload_requests(&self) -> u64 {
+        self.workload_requests
+    }
+}

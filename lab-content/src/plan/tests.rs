@@ -1,0 +1,117 @@
+use super::*;
+use crate::contract::EXAMPLE;
+use sim_core::sim::BuiltinTraces;
+
+fn example() -> Contract {
+    Contract::from_json(EXAMPLE).unwrap()
+}
+
+fn small() -> PlanOptions {
+    PlanOptions {
+        gpus: Some(vec!["l4".into(), "a100-80gb".into(), "h100-sxm".into()]),
+        max_gpus: 8,
+        engines: vec![Engine::Vllm],
+        splits: false,
+        prune: true,
+    }
+}
+
+fn plan(c: &Contract, o: &PlanOptions) -> PlanAnswer {
+    Planner::new(c, o, &BuiltinTraces).unwrap().run()
+}
+
+/// The best passes the acceptance test as `llmsim check` runs it, read back from its JSON; the
+/// next cheaper fails it, on the lines the answer gives.
+#[test]
+fn the_best_passes_and_the_next_cheaper_fails_for_the_reason_given() {
+    let a = plan(&example(), &small());
+    let best = a.best.expect("the example contract can be met");
+    let text = best.contract.to_json_pretty();
+    let back = Contract::from_json(&text).expect("the best's contract reads back");
+    let report = back.check(&BuiltinTraces).unwrap();
+    assert!(report.pass, "{:?}", report.lines.iter().filter(|l| !l.pass).collect::<Vec<_>>());
+    assert!((report.summary.cost.usd_per_hour - best.usd_per_hour).abs() < 1e-9);
+    let next = a.next_cheaper.expect("a cheaper configuration was tried");
+    assert!(next.usd_per_hour < best.usd_per_hour);
+    let back = Contract::from_json(&next.contract.to_json_pretty()).unwrap();
+    let report = back.check(&BuiltinTraces).unwrap();
+    assert!(!report.pass);
+    let failed: Vec<&str> = report.lines.iter().filter(|l| !l.pass).map(|l| l.field.as_str()).collect();
+    let given: Vec<&str> = next.fails.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(failed, given);
+    assert!(!given.is_empty());
+}
+
+/// On a small search space the pruned search finds the optimum that evaluating every candidate
+/// finds.
+#[test]
+fn pruning_keeps_the_optimum() {
+    let c = example();
+    let pruned = plan(&c, &small());
+    let all = plan(&c, &PlanOptions { prune: false, ..small() });
+    let (p, e) = (pruned.best.unwrap(), all.best.unwrap());
+    assert_eq!(p.usd_per_hour, e.usd_per_hour);
+    assert_eq!(p.plan.candidate, e.plan.candidate);
+    assert_eq!(p.plan.units, e.plan.units);
+    assert!(pruned.simulated < all.simulated, "{} vs {}", pruned.simulated, all.simulated);
+}
+
+/// The same contract gives the same answer.
+#[test]
+fn deterministic() {
+    let c = example();
+    let a = serde_json::to_string(&plan(&c, &small())).unwrap();
+    let b = serde_json::to_string(&plan(&c, &small())).unwrap();
+    assert_eq!(a, b);
+}
+
+/// Every candidate cheaper than the best was tried and failed at the most units that stay
+/// cheaper; the best's own configuration with one unit fewer is among them when it has more
+/// than one.
+#[test]
+fn every_cheaper_candidate_is_explained() {
+    let mut c = example();
+    // twice the load: more than one small GPU
+    for k in &mut c.workload.classes {
+        if let Arrival::Poisson { rate_per_s } = &mut k.arrival {
+            *rate_per_s *= 2.0;
+        }
+    }
+    c.request_limits.max_rate_per_s = Some(20.0);
+    c.slo.goodput_min_req_s = Some(14.0);
+    let a = plan(&c, &small());
+    let best = a.best.unwrap();
+    for r in &a.rejected {
+        assert!(r.usd_per_hour < best.usd_per_hour);
+        assert!(!r.fails.is_empty(), "{}", r.candidate.label(r.units));
+    }
+    if best.plan.units > 1 {
+        assert!(a.rejected.iter().any(|r| r.candidate == best.plan.candidate && r.units == best.plan.units - 1));
+    }
+}
+
+/// A TPOT target below any GPU's decode step: nothing passes, and the answer says decode
+/// bandwidth bound it.
+#[test]
+fn an_impossible_contract_names_its_constraint() {
+    let mut c = example();
+    c.slo.tpot_p99_ms = Some(0.5);
+    for k in &mut c.workload.classes {
+        k.slo.tpot_ms = Some(0.5);
+    }
+    let a = plan(&c, &PlanOptions { gpus: Some(vec!["l4".into(), "h100-sxm".into()]), ..small() });
+    assert!(a.best.is_none());
+    let i = a.infeasible.unwrap();
+    assert_eq!(i.bound, Bound::DecodeBandwidth, "{}", i.why);
+    assert!(i.closest.is_some());
+}
+
+/// Every example contract reads, and the four have plans.
+#[test]
+fn examples_plan() {
+    for (name, text) in crate::contract::EXAMPLES {
+        let c = Contract::from_json(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let a = Planner::new(&c, &PlanOptions::default(), &BuiltinTraces).unwrap().run();
+        assert!(a.best.is_some(), "{name}: {:?}", a.infeasible.map(|i| i.why));
+    }
+}
