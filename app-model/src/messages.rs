@@ -274,7 +274,6 @@ pub fn problem_message(p: &Problem, label: Arg, unit: &'static str) -> Msg {
         }
         Problem::TracePrefixUnset { line } => of("msg.trace_prefix_unset").num("line", *line as f64),
         Problem::TraceSessionId { line } => of("msg.trace_session_id").num("line", *line as f64),
-        Problem::SessionPrefix => of("msg.session_prefix"),
         Problem::TraceEmpty => of("msg.trace_empty"),
         Problem::NoRateToScale => Msg::new("msg.no_rate_to_scale"),
         Problem::SweepEnds { .. } => Msg::new("msg.sweep_ends"),

@@ -109,7 +109,6 @@ fn every_problem() -> Vec<Problem> {
         Problem::TracePrefixGroup { line: 4, max: 99_999, got: None },
         Problem::TracePrefixUnset { line: 2 },
         Problem::TraceSessionId { line: 2 },
-        Problem::SessionPrefix,
         Problem::TraceEmpty,
         Problem::NoRateToScale,
         Problem::SweepEnds { from: 0.0, to: 1.0 },

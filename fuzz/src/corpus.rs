@@ -79,14 +79,26 @@ pub fn seeds() -> Vec<(String, Input)> {
     for (name, csv) in BUILTIN_TRACES {
         out.push((format!("trace-{name}"), Input::Trace { scenario: trace_json.clone(), csv: csv.to_string() }));
     }
-    // the first built-in trace as conversations: rows three by three share a `session_id`
-    if let Some((name, csv)) = BUILTIN_TRACES.first() {
-        let lines = csv.lines().enumerate().map(|(i, l)| match i {
+    // the first built-in trace as conversations: rows three by three share a `session_id`; then
+    // the same after one of three shared prefixes, each row naming its group
+    if let Some((name, text)) = BUILTIN_TRACES.first() {
+        let lines = text.lines().enumerate().map(|(i, l)| match i {
             0 => format!("{l},session_id"),
             _ => format!("{l},{}", (i - 1) / 3),
         });
         let csv = lines.collect::<Vec<_>>().join("\n");
         out.push((format!("trace-sessions-{name}"), Input::Trace { scenario: trace_json.clone(), csv }));
+        let lines = text.lines().enumerate().map(|(i, l)| match i {
+            0 => format!("{l},prefix_group,session_id"),
+            _ => format!("{l},{},{}", (i - 1) % 3, (i - 1) / 3),
+        });
+        let csv = lines.collect::<Vec<_>>().join("\n");
+        let mut v: serde_json::Value = serde_json::from_str(&trace_json).unwrap_or_default();
+        if let Some(c) = v.pointer_mut("/classes/0") {
+            c["prefix"] = serde_json::json!({ "shared_tokens": 200, "groups": 3 });
+        }
+        let scenario = serde_json::to_string_pretty(&v).unwrap_or_default();
+        out.push((format!("trace-sessions-prefix-{name}"), Input::Trace { scenario, csv }));
     }
     out
 }

@@ -80,9 +80,6 @@ pub enum Problem {
     TracePrefixUnset { line: usize },
     /// A trace line whose `session_id` is not a whole number.
     TraceSessionId { line: usize },
-    /// Conversations (`classes[i].session`, a trace's `session_id`) with shared prefixes
-    /// (`classes[i].prefix`, a trace's `prefix_group`): a conversation's history is its prefix.
-    SessionPrefix,
     /// A trace without requests.
     TraceEmpty,
     /// A sweep over a workload without an open-loop rate.
@@ -201,7 +198,6 @@ impl Problem {
             Problem::TracePrefixGroup { .. } => "trace_prefix_group",
             Problem::TracePrefixUnset { .. } => "trace_prefix_unset",
             Problem::TraceSessionId { .. } => "trace_session_id",
-            Problem::SessionPrefix => "session_prefix",
             Problem::TraceEmpty => "trace_empty",
             Problem::NoRateToScale => "no_rate_to_scale",
             Problem::SweepEnds { .. } => "sweep_ends",
@@ -324,10 +320,6 @@ impl fmt::Display for Problem {
                 "line {line}: has a prefix_group column, which needs the class's prefix (its shared_tokens and groups)"
             ),
             Problem::TraceSessionId { line } => write!(f, "line {line}: session_id must be a whole number"),
-            Problem::SessionPrefix => write!(
-                f,
-                "cannot be combined with shared prefixes (a conversation's history is its prefix): leave out the prefix or the session"
-            ),
             Problem::TraceEmpty => write!(f, "has no requests"),
             Problem::NoRateToScale => write!(f, "have no open-loop rate to scale"),
             Problem::SweepEnds { from, to } => {

@@ -20,16 +20,27 @@
 //! send the next message before reading the answer). A trace's conversation sends all its rows,
 //! whether or not an earlier turn failed: they are what its user sent.
 //!
+//! A class with shared prefixes (`classes[i].prefix`) and a `session` sends conversations that
+//! start with one of its groups' prefixes: each conversation belongs to one group, drawn from
+//! its own stream when it starts (a trace's: its first row's `prefix_group`, or the class's
+//! draw for it). Its input lengths count the shared prefix, as a single request's do: the first
+//! turn's prompt is the drawn length raised to the prefix and one token more, and a later
+//! turn's new input is the drawn length raised so, less the prefix. So turn k's prompt is the
+//! shared prefix, then every earlier turn's new input and answer, then its own new input.
+//!
 //! With prefix caching a conversation's history is a prefix of its next prompt: each replica
-//! keeps a chain of the conversation's blocks (`sim::prefix`), grown by each turn that ends there.
+//! keeps a chain of the conversation's blocks (`sim::prefix`), grown by each turn that ends there
+//! (after its group's chain, which every conversation and request of the group shares).
 
 use crate::scenario::Scenario;
 use crate::workload::{class_rng, ClassRng, LenSampler};
+use rand::Rng;
 use std::collections::VecDeque;
 
 pub use crate::scenario::{SessionConfig, MAX_THINK_MS, MAX_TURNS};
 
-/// The turns of conversation `index` of class `class` (its stream's first draw).
+/// The turns of conversation `index` of class `class` (its stream's first draw; its group,
+/// with shared prefixes, is the second).
 fn turns_of(seed: u64, class: usize, index: u64, turns: &LenSampler) -> (u32, ClassRng) {
     let mut rng = class_rng(seed, class, 16 + index);
     let n = turns.sample(&mut rng).clamp(1, MAX_TURNS);
@@ -58,6 +69,8 @@ struct Open {
     held: VecDeque<(u32, u32)>,
     /// A trace's `session_id` (to find it again), `None` for config sessions.
     trace_id: Option<u64>,
+    /// The class's shared prefix it starts with (`None`: the class has none).
+    group: Option<u32>,
 }
 
 /// What the driver does after a turn ended.
@@ -84,6 +97,8 @@ pub(crate) struct Sessions {
     trace_rows: Vec<std::collections::BTreeMap<u64, u32>>,
     /// Per class: open trace conversations by `session_id`.
     trace_open: Vec<std::collections::BTreeMap<u64, u32>>,
+    /// Per class: its shared prefixes (tokens, groups), if it has them.
+    prefix: Vec<Option<(u32, u32)>>,
     seed: u64,
 }
 
@@ -97,6 +112,7 @@ impl Sessions {
             turns: s.classes.iter().map(|c| c.session.as_ref().map(|sc| LenSampler::new(&sc.turns))).collect(),
             trace_open: vec![Default::default(); n],
             trace_rows,
+            prefix: s.classes.iter().map(|c| c.prefix.map(|p| (p.shared_tokens, p.groups.max(1)))).collect(),
             seed: s.seed,
         }
     }
@@ -119,12 +135,14 @@ impl Sessions {
         }
     }
 
-    /// A session class's arrival: a conversation starts with this request. Returns its slot.
+    /// A session class's arrival: a conversation starts with this request (its prompt, the
+    /// shared prefix included). Returns its slot.
     pub fn start(&mut self, class: usize, input: u32, output: u32, think_ms: f64) -> u32 {
         let k = self.started[class];
         self.started[class] += 1;
         let sampler = self.turns[class].as_ref().expect("a session class");
-        let (turns, rng) = turns_of(self.seed, class, k, sampler);
+        let (turns, mut rng) = turns_of(self.seed, class, k, sampler);
+        let group = self.prefix[class].map(|(_, groups)| rng.random_range(0..groups));
         self.alloc(Open {
             class: class as u16,
             left: turns - 1,
@@ -134,21 +152,32 @@ impl Sessions {
             in_flight: true,
             held: VecDeque::new(),
             trace_id: None,
+            group,
         })
     }
 
-    /// A trace row of conversation `id`: its slot and the prompt to send now (history + new
-    /// input), or `None` when it is held until the previous turn's answer.
-    pub fn trace_row(&mut self, class: usize, id: u64, input: u32, output: u32) -> Option<(u32, u32)> {
+    /// A trace row of conversation `id` (starting with shared prefix `group` if it is the
+    /// first): its slot and the prompt to send now (history + new input), or `None` when it is
+    /// held until the previous turn's answer.
+    pub fn trace_row(
+        &mut self,
+        class: usize,
+        id: u64,
+        input: u32,
+        output: u32,
+        group: Option<u32>,
+    ) -> Option<(u32, u32)> {
         if let Some(&slot) = self.trace_open[class].get(&id) {
+            let new = self.new_input(class, input);
             let o = self.open[slot as usize].as_mut().expect("open");
             o.left -= 1;
             if o.in_flight {
+                // as the trace gives it (`next_turn` takes the prefix out)
                 o.held.push_back((input, output));
                 return None;
             }
             o.in_flight = true;
-            let prompt = o.history.saturating_add(input);
+            let prompt = o.history.saturating_add(new);
             o.history = prompt.saturating_add(output);
             return Some((slot, prompt));
         }
@@ -162,6 +191,7 @@ impl Sessions {
             in_flight: true,
             held: VecDeque::new(),
             trace_id: Some(id),
+            group: group.filter(|_| self.prefix[class].is_some()),
         });
         self.trace_open[class].insert(id, slot);
         Some((slot, input))
@@ -188,6 +218,21 @@ impl Sessions {
         }
     }
 
+    /// The shared prefix conversation `slot` starts with (`None` without one).
+    pub fn group(&self, slot: u32) -> Option<u32> {
+        self.open[slot as usize].as_ref().and_then(|o| o.group)
+    }
+
+    /// A later turn's new input from its drawn (or a trace row's) length, which counts the
+    /// class's shared prefix as a single request's does: raised to the prefix and one token
+    /// more, less the prefix.
+    fn new_input(&self, class: usize, input: u32) -> u32 {
+        match self.prefix[class] {
+            Some((shared, _)) => input.max(shared.saturating_add(1)) - shared,
+            None => input,
+        }
+    }
+
     /// The next turn of conversation `slot` is sent: (class, prompt, output). A config
     /// conversation draws its new input and answer from its stream with the class's samplers.
     pub fn next_turn(
@@ -204,6 +249,9 @@ impl Sessions {
             }
             None => o.held.pop_front().expect("a held row"),
         };
+        let class = o.class as usize;
+        let input = self.new_input(class, input);
+        let o = self.open[slot as usize].as_mut().expect("an open conversation");
         let prompt = o.history.saturating_add(input);
         o.history = prompt.saturating_add(output);
         (o.class as usize, prompt, output)

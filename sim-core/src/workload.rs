@@ -46,10 +46,6 @@ impl Trace {
         let idx = |name: &str| cols.iter().position(|c| *c == name);
         let ig = idx("prefix_group");
         let is = idx("session_id");
-        if let (Some(_), Some(_)) = (ig, is) {
-            // a conversation's history is its prefix: the two cannot be combined
-            return Err(ScenarioError::one(field, Problem::SessionPrefix));
-        }
         let (Some(ia), Some(ii), Some(io)) = (idx("arrival_s"), idx("input_len"), idx("output_len")) else {
             return Err(ScenarioError::one(field, Problem::TraceHeader { header }));
         };

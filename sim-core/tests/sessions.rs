@@ -1,7 +1,8 @@
 //! Multi-turn conversations (`classes[i].session`, a trace's `session_id`): a hand-worked
 //! conversation (its prompts, its think times, the blocks its turns find cached), a failed turn
 //! ending its conversation, a trace's held turns, the same conversations under any router,
-//! session affinity, conservation at every event on random clusters, and the messages.
+//! session affinity, conversations after a shared prefix (by hand, deterministic, a trace's),
+//! conservation at every event on random clusters, and the messages.
 
 mod common;
 use proptest::prelude::*;
@@ -152,6 +153,104 @@ fn session_affinity_keeps_a_conversation_where_its_history_is() {
     }
 }
 
+/// `chat(…)` whose prompts start with one of `groups` shared prefixes of `shared` tokens.
+fn with_prefix(class: &str, shared: u32, groups: u32) -> String {
+    class.replace(
+        r#""session""#,
+        &format!(r#""prefix": {{ "shared_tokens": {shared}, "groups": {groups} }}, "session""#),
+    )
+}
+
+#[test]
+fn conversations_after_a_shared_prefix_find_the_group_and_their_history() {
+    // one replica, blocks of 16, a 64-token prefix (4 blocks) of one group; 2 conversations of
+    // 2 turns, each turn 100 input tokens (the prefix and 36 new ones) and 50 answered
+    let class = |rate: f64| with_prefix(&chat(rate, 2, r#"{ "kind": "fixed", "value": 2 }"#, 1000.0, 100, 50), 64, 1);
+    // apart (seed 11 sends the second 0.43 s after the first, long after its prefill)
+    let s = common::llama8b(CACHING, &class(0.5));
+    let (sum, mut recs) = run_checked(&s);
+    recs.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
+    // turn 1: 64 + 36; turn 2: the prefix, turn 1's 36 and 50, then 36 new = 186
+    let mut prompts: Vec<u32> = recs.iter().map(|r| r.input_tokens).collect();
+    prompts.sort_unstable();
+    assert_eq!(prompts, vec![100, 100, 186, 186]);
+    assert!(recs[1].arrival_s > recs[0].arrival_s + 0.4 && recs[1].input_tokens == 100, "{recs:?}");
+    // the first turn finds nothing; the second conversation's first turn finds the group's 4
+    // blocks (64 tokens); each second turn finds the prefix and its history but the answer's
+    // last token, ⌊(100 + 50 − 1) / 16⌋ = 9 blocks (144 tokens)
+    let pc = sum.all.prefix_cache.expect("prefix caching reports");
+    assert_eq!(pc.cached_tokens, 64 + 2 * 144);
+    assert_eq!(pc.hit_rate, 352.0 / 572.0);
+    assert_eq!(pc.evicted_blocks, 0);
+    let hits: Vec<f64> = recs.iter().map(|r| r.ttft_ms.unwrap()).collect();
+    assert!(hits[1] < hits[0], "the second conversation's first turn computes 36 tokens, not 100");
+
+    // together (both sent within microseconds, prefilled in one step): neither first turn finds
+    // the prefix, the second to cache it takes the first's blocks instead of its own copies,
+    // and each second turn still finds its history behind the group's prefix
+    let s = common::llama8b(CACHING, &class(1e6));
+    let (sum, recs) = run_checked(&s);
+    assert_eq!(recs.len(), 4);
+    let pc = sum.all.prefix_cache.unwrap();
+    assert_eq!((pc.cached_tokens, pc.hit_rate), (2 * 144, 288.0 / 572.0));
+}
+
+#[test]
+fn conversations_after_a_shared_prefix_are_deterministic_and_their_own() {
+    // 3 groups of a 512-token prefix: the same seed gives the same run; each conversation's
+    // turns, lengths and group come from its own stream, so every router sends the same prompts
+    let class = with_prefix(
+        &chat(6.0, 60, r#"{ "kind": "uniform", "min": 1, "max": 5 }"#, 300.0, 700, 60)
+            .replace(r#""kind": "fixed", "value": 700"#, r#""kind": "uniform", "min": 520, "max": 900"#),
+        512,
+        3,
+    );
+    let base = common::llama8b(CACHING, &class);
+    let json = |s: &Scenario| serde_json::to_string(&common::run(s)).unwrap();
+    assert_eq!(json(&base), json(&base));
+    let mut seen = None;
+    for policy in [Policy::RoundRobin, Policy::PrefixAffinity] {
+        let mut s = base.clone();
+        s.replicas = 2;
+        s.router.policy = policy;
+        let (sum, recs) = run_checked(&s);
+        assert_eq!(json(&s), serde_json::to_string(&sum).unwrap(), "{policy:?}: the same run twice");
+        let mut prompts: Vec<(u32, u32)> = recs.iter().map(|r| (r.input_tokens, r.output_tokens)).collect();
+        prompts.sort_unstable();
+        assert!(prompts.iter().all(|&(i, _)| i > 512), "every prompt starts with the prefix");
+        match &seen {
+            None => seen = Some((prompts, sum.all.prefix_cache.unwrap().hit_rate)),
+            Some((p, rr)) => {
+                assert_eq!(&prompts, p, "{policy:?}");
+                // prefix affinity keeps a conversation where its history is
+                assert!(sum.all.prefix_cache.unwrap().hit_rate > *rr + 0.1, "{policy:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_trace_conversation_keeps_its_first_rows_prefix_group() {
+    // conversation 7 starts in group 1 (its later row's column is not read again); each row's
+    // input_len counts the 64-token prefix, so its second turn adds 80 − 64 = 16 new tokens
+    let csv = "arrival_s,input_len,output_len,prefix_group,session_id\n0,100,50,1,7\n2,80,10,0,7\n3,100,10,1,8\n";
+    let class = r#"{ "name": "chat", "arrival": { "kind": "trace", "path": "t.csv" },
+        "prefix": { "shared_tokens": 64, "groups": 2 } }"#;
+    let s = common::llama8b(CACHING, class);
+    let mut sim = common::with_trace(&s, csv);
+    let recs = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = recs.clone();
+    sim.set_request_sink(Box::new(move |r: &RequestRecord| sink.borrow_mut().push(r.clone())));
+    let sum = sim.run_to_end();
+    sim.check_invariants().unwrap();
+    let mut recs = recs.borrow().clone();
+    recs.sort_by_key(|r| r.id);
+    assert_eq!(recs.iter().map(|r| r.input_tokens).collect::<Vec<_>>(), vec![100, 166, 100]);
+    // turn 2 finds the prefix and its history, ⌊149 / 16⌋ = 9 blocks; conversation 8 (group 1)
+    // the group's 4
+    assert_eq!(sum.all.prefix_cache.unwrap().cached_tokens, 9 * 16 + 4 * 16);
+}
+
 #[test]
 fn bad_sessions_are_named() {
     let check = |class: &str, field: &str, code: &str| {
@@ -167,24 +266,13 @@ fn bad_sessions_are_named() {
     check(&turns(r#"{ "kind": "lognormal", "mean": 3, "sigma": 4 }"#), "classes[0].session.turns.sigma", "range");
     let think = chat(1.0, 5, r#"{ "kind": "fixed", "value": 2 }"#, -1.0, 10, 10);
     check(&think, "classes[0].session.think_time_ms", "range");
-    let with_prefix = turns(r#"{ "kind": "fixed", "value": 2 }"#)
-        .replace(r#""session""#, r#""prefix": { "shared_tokens": 4, "groups": 2 }, "session""#);
-    check(&with_prefix, "classes[0].session", "session_prefix");
     let trace = r#"{ "name": "t", "arrival": { "kind": "trace", "path": "t.csv" },
         "session": { "turns": { "kind": "fixed", "value": 2 }, "think_time_ms": 0 } }"#;
     check(trace, "classes[0].session", "given_by_trace");
-    // a trace with both columns, and a session id that is no number
+    // a session id that is no number
     let class = r#"{ "name": "chat", "arrival": { "kind": "trace", "path": "t.csv" } }"#;
     let s = common::llama8b("", class);
     let traces = |csv: &str| common::MemTraces(vec![("t.csv", csv.to_string())]);
-    let e = sim_core::Simulation::with_options(
-        &s,
-        &traces("arrival_s,input_len,output_len,prefix_group,session_id\n0,10,10,0,1\n"),
-        Default::default(),
-    )
-    .err()
-    .unwrap();
-    assert_eq!(e.errors[0].problem.code(), "session_prefix", "{e}");
     let e = sim_core::Simulation::with_options(
         &s,
         &traces("arrival_s,input_len,output_len,session_id\n0,10,10,x\n"),
@@ -207,12 +295,15 @@ fn arb_sessions() -> impl Strategy<Value = Scenario> {
         (1u32..=3, 0usize..Policy::ALL.len(), any::<bool>(), any::<bool>(), 0u8..3),
         (1u64..40, 1u32..5, 0.0f64..300.0, 1u32..600, 1u32..200, any::<u64>()),
         (0.23f64..0.5, any::<bool>(), any::<bool>(), prop::option::of(50.0f64..2000.0)),
+        // with shared prefixes: (tokens, groups), each conversation after one of them
+        prop::option::weighted(0.5, (1u32..1500, 1u32..4)),
     )
         .prop_map(
             |(
                 (replicas, policy, caching, chunked, layout),
                 (n, turns, think, input, output, seed),
                 (mem, pd, overcommit, timeout),
+                prefix,
             )| {
                 let class = chat(
                     20.0,
@@ -226,6 +317,10 @@ fn arb_sessions() -> impl Strategy<Value = Scenario> {
                     &format!(r#""kind": "fixed", "value": {output}"#),
                     &format!(r#""kind": "uniform", "min": 1, "max": {output}"#),
                 );
+                let class = match prefix {
+                    Some((shared, groups)) => with_prefix(&class, shared, groups),
+                    None => class,
+                };
                 let mut s = common::llama8b("", &class);
                 let sch = &mut s.scheduler;
                 (sch.prefix_caching, sch.chunked_prefill) = (caching, chunked);
@@ -256,7 +351,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     /// At every event: requests conserved per replica and overall, KV within every pool, a
-    /// conversation's cached blocks counted once (the replicas' own checks). At the end: every
+    /// conversation's cached blocks, and its group's prefix before them, counted once (the
+    /// replicas' own checks). At the end: every
     /// request sent ended once, as many as the conversations planned less the turns given up,
     /// and output tokens counted equal to those delivered.
     #[test]

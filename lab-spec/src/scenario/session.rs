@@ -20,8 +20,9 @@ pub struct SessionConfig {
     pub think_time_ms: f64,
 }
 
-/// Checks each class's `session`: a conversation cannot also start with a shared prefix, a
-/// trace class gives its conversations by its `session_id` column, and the ranges.
+/// Checks each class's `session`: a trace class gives its conversations by its `session_id`
+/// column, and the ranges. (With the class's `prefix` too, each conversation starts with one of
+/// its groups' shared prefixes: `sim_core::session`.)
 pub(crate) fn check(s: &Scenario, errors: &mut Vec<FieldError>) {
     for (i, c) in s.classes.iter().enumerate() {
         let Some(sc) = &c.session else { continue };
@@ -29,9 +30,6 @@ pub(crate) fn check(s: &Scenario, errors: &mut Vec<FieldError>) {
         if matches!(c.arrival, Arrival::Trace { .. }) {
             errors.push(FieldError::new(&p, Problem::GivenByTrace));
             continue;
-        }
-        if c.prefix.is_some() {
-            errors.push(FieldError::new(&p, Problem::SessionPrefix));
         }
         let max = MAX_TURNS as f64;
         let mut range = |field: &str, x: f64, lo: f64, hi: f64| {

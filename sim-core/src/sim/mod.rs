@@ -373,13 +373,16 @@ impl Simulation {
                 if let Some(sessions) = self.sessions.as_mut() {
                     if let Some(id) = row_session {
                         // a trace's turn: sent now, or held until the previous turn's answer
-                        match sessions.trace_row(c, id, input, output) {
-                            Some((slot, prompt)) => (prefix, input) = (Prefix::Session(slot), prompt),
+                        match sessions.trace_row(c, id, input, output, group) {
+                            Some((slot, prompt)) => {
+                                (prefix, input) = (Prefix::Session { slot, group: sessions.group(slot) }, prompt)
+                            }
                             None => return self.end_of_instant(time),
                         }
                     } else if sessions.is_session_class(c) {
                         let think = self.scenario.classes[c].session.as_ref().map_or(0.0, |s| s.think_time_ms);
-                        prefix = Prefix::Session(sessions.start(c, input, output, think));
+                        let slot = sessions.start(c, input, output, think);
+                        prefix = Prefix::Session { slot, group: sessions.group(slot) };
                     }
                 }
                 match self.through_front_end(time, c, input, output, prefix) {
@@ -391,7 +394,8 @@ impl Simulation {
                 let sessions = self.sessions.as_mut().expect("turns only with conversations");
                 let sources = &self.sources;
                 let (c, prompt, output) = sessions.next_turn(slot, |c, rng| sources[c].turn_lengths(rng));
-                match self.through_front_end(time, c, prompt, output, Prefix::Session(slot)) {
+                let prefix = Prefix::Session { slot, group: sessions.group(slot) };
+                match self.through_front_end(time, c, prompt, output, prefix) {
                     Some(at) => at,
                     None => return self.end_of_instant(time),
                 }

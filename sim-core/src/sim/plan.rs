@@ -328,11 +328,14 @@ impl<S: State> Planner<'_, S> {
             }
             if done > 0 && c.ready == 0 {
                 self.pool.pin(c.class, pin);
-                let held = (done / self.r.cache().map_or(1, |k| k.block())) as u32;
-                let chain = c.chain.expect("a hit has a chain");
-                match self.s.pins.iter_mut().find(|p| p.0 == chain) {
-                    Some(p) => p.1 = p.1.max(held),
-                    None => self.s.pins.push((chain, held)),
+                let cache = self.r.cache().expect("a hit has a cache");
+                let held = (done / cache.block()) as u32;
+                // by chain: a conversation's pins its group's prefix and its own blocks
+                for (chain, held) in cache.parts(c.chain.expect("a hit has a chain"), held).into_iter().flatten() {
+                    match self.s.pins.iter_mut().find(|p| p.0 == chain) {
+                        Some(p) => p.1 = p.1.max(held),
+                        None => self.s.pins.push((chain, held)),
+                    }
                 }
             }
             self.pool.admit_seq(c.class, target);
@@ -421,11 +424,11 @@ impl<S: State> Planner<'_, S> {
             return (c.ready as u64, 0);
         }
         let (Some(cache), Some(id)) = (self.r.cache(), c.chain) else { return (0, 0) };
-        let (cached, held, _) = cache.state(id);
+        let pins = &self.s.pins;
+        let (cached, held) = cache.view(id, |chain| pins.iter().find(|p| p.0 == chain).map_or(0, |p| p.1));
         if cached == 0 {
             return (0, 0);
         }
-        let held = self.s.pins.iter().find(|p| p.0 == id).map_or(held, |p| p.1.max(held));
         let b = cache.block();
         let (cached, held) = (cached as u64, held as u64);
         let pin = self.pool.units_for(cached * b) - self.pool.units_for(held.min(cached) * b);

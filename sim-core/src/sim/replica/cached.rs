@@ -9,30 +9,37 @@ use std::collections::BTreeMap;
 
 impl Replica {
     /// Prefix caching: blocks of the shared prefix or the conversation `prefix` of a request
-    /// of `class` this replica has cached (referenced or not); 0 without one.
+    /// of `class` this replica has cached (referenced or not); 0 without one. A conversation
+    /// with no chain here finds its group's prefix.
     pub fn cached_prefix_blocks(&self, class: usize, prefix: Prefix) -> u32 {
         let Some(c) = &self.cache else { return 0 };
         let id = match prefix {
             Prefix::None => None,
             Prefix::Group(g) => c.chain_of(class, g),
-            Prefix::Session(slot) => self.session_chains.get(slot as usize).copied().flatten(),
+            Prefix::Session { slot, group } => self
+                .session_chains
+                .get(slot as usize)
+                .copied()
+                .flatten()
+                .or_else(|| group.and_then(|g| c.chain_of(class, g))),
         };
         id.map_or(0, |id| c.state(id).0)
     }
 
     /// Prefix caching: the chain a request's prompt starts with (a conversation's is made here
-    /// at its first turn on this replica).
+    /// at its first turn on this replica, after its group's chain when it has one).
     pub(super) fn chain_for(&mut self, class: usize, prefix: Prefix) -> Option<u32> {
         let cache = self.cache.as_mut()?;
         match prefix {
             Prefix::None => None,
             Prefix::Group(g) => cache.chain_of(class, g),
-            Prefix::Session(slot) => {
+            Prefix::Session { slot, group } => {
                 let slot = slot as usize;
                 if self.session_chains.len() <= slot {
                     self.session_chains.resize(slot + 1, None);
                 }
-                Some(*self.session_chains[slot].get_or_insert_with(|| cache.new_session_chain(class)))
+                let parent = group.and_then(|g| cache.chain_of(class, g));
+                Some(*self.session_chains[slot].get_or_insert_with(|| cache.new_session_chain(class, parent)))
             }
         }
     }
@@ -51,20 +58,66 @@ impl Replica {
     /// gone. Called before the turn's KV is released.
     pub(super) fn keep_session_blocks(&mut self, h: Handle, tokens: u64) {
         let r = &self.reqs[h];
-        let (Some(cache), Some(id)) = (self.cache.as_mut(), r.prefix_chain) else { return };
+        let (Some(cache), Some(id)) = (self.cache.as_ref(), r.prefix_chain) else { return };
         if !cache.is_session(id) || !self.pool.paged() {
             return;
         }
         let b = cache.block();
-        let from = r.cached_blocks;
         // the blocks it holds: those it references and its own
-        let to = ((tokens / b) as u32).min(from + (r.units * self.pool.unit_tokens() / b) as u32);
-        if cache.extend(id, from, to) {
-            let moved = self.pool.units_for(to as u64 * b) - self.pool.units_for(from as u64 * b);
-            let r = &mut self.reqs[h];
-            r.units -= moved;
-            r.cached_blocks = to;
+        let to = ((tokens / b) as u32).min(r.cached_blocks + (r.units * self.pool.unit_tokens() / b) as u32);
+        self.adopt_group_blocks(h, to);
+        let (cache, from) = (self.cache.as_mut().expect("a cache"), self.reqs[h].cached_blocks);
+        let now = cache.extend(id, from, to);
+        self.moved_to_cache(h, from, now);
+    }
+
+    /// Prefix caching: a running request referencing `from` blocks of its chain now references
+    /// `now`: the blocks between, its own until now, are the chain's.
+    fn moved_to_cache(&mut self, h: Handle, from: u32, now: u32) {
+        if now <= from {
+            return;
         }
+        let b = self.cache.as_ref().expect("a cache").block();
+        let moved = self.pool.units_for(now as u64 * b) - self.pool.units_for(from as u64 * b);
+        let r = &mut self.reqs[h];
+        r.units -= moved;
+        r.cached_blocks = now;
+    }
+
+    /// Prefix caching: a conversation's turn after a group's prefix that computed blocks of the
+    /// group's prefix itself, which another sequence cached meanwhile, takes the cached ones
+    /// (its copies are freed), so its history can hang after them. It holds its blocks up to
+    /// `to`.
+    fn adopt_group_blocks(&mut self, h: Handle, to: u32) {
+        let (class, from, id) = {
+            let r = &self.reqs[h];
+            (r.class as usize, r.cached_blocks, r.prefix_chain)
+        };
+        let (Some(cache), Some(id)) = (self.cache.as_mut(), id) else { return };
+        let Some(upto) = cache.adoptable(id, from).filter(|&u| u <= to) else { return };
+        if self.pool.evict_due() > 0 {
+            return; // (never between iterations) the pool's cached units are not yet the chains'
+        }
+        let b = cache.block();
+        let pool = &mut self.pool;
+        let units = |pool: &crate::sim::kv::KvPool, n: u32| pool.units_for(n as u64 * b);
+        if from > 0 {
+            let (before, now) = cache.release(id, from);
+            let freed = units(pool, before) - units(pool, now);
+            if freed > 0 {
+                pool.unpin(class, freed);
+            }
+        }
+        let before = cache.reference(id, upto);
+        let pin = units(pool, upto).saturating_sub(units(pool, before));
+        if pin > 0 {
+            pool.pin(class, pin);
+        }
+        let copies = units(pool, upto) - units(pool, from);
+        pool.release(class, copies);
+        let r = &mut self.reqs[h];
+        r.units -= copies;
+        r.cached_blocks = upto;
     }
 
     /// Prefix caching: a request referencing `blocks` cached blocks of its chain is admitted
@@ -81,22 +134,20 @@ impl Replica {
         self.reqs[h].cached_blocks = blocks;
     }
 
-    /// Prefix caching: a prompt computed past its shared prefix offers its blocks to its chain.
+    /// Prefix caching: a prompt computed past its shared prefix (or a conversation's turn, past
+    /// its history so far) offers its blocks to its chain.
     pub(super) fn publish_prefix(&mut self, h: Handle) {
         let r = &self.reqs[h];
-        let (Some(cache), Some(id)) = (self.cache.as_mut(), r.prefix_chain) else { return };
+        let (Some(cache), Some(id)) = (self.cache.as_ref(), r.prefix_chain) else { return };
         let (_, _, full) = cache.state(id);
         let b = cache.block();
         if r.cached_blocks >= full || (r.prefilled as u64) < full as u64 * b {
             return;
         }
-        let from = r.cached_blocks;
-        if cache.publish(id, from) {
-            let moved = self.pool.units_for(full as u64 * b) - self.pool.units_for(from as u64 * b);
-            let r = &mut self.reqs[h];
-            r.units -= moved;
-            r.cached_blocks = full;
-        }
+        self.adopt_group_blocks(h, full);
+        let (cache, from) = (self.cache.as_mut().expect("a cache"), self.reqs[h].cached_blocks);
+        let now = cache.publish(id, from);
+        self.moved_to_cache(h, from, now);
     }
 
     /// Removes from their chains the cached blocks the pool took back for allocations.
@@ -123,10 +174,15 @@ impl Replica {
             if r.phase == Phase::Queued {
                 return Err(format!("request {} is queued and references cached blocks", r.id));
             }
-            *refs.entry((r.prefix_chain.unwrap_or(u32::MAX), r.cached_blocks)).or_insert(0) += 1;
+            let Some(id) = r.prefix_chain else {
+                return Err(format!("request {} references cached blocks of no chain", r.id));
+            };
+            for (chain, blocks) in cache.parts(id, r.cached_blocks).into_iter().flatten() {
+                *refs.entry((chain, blocks)).or_insert(0) += 1;
+            }
         }
         let (mut held_units, mut free_units, mut counted) = (0, 0, 0);
-        for (id, _, cached, held) in cache.cached_chains() {
+        for (id, _, start, cached, held) in cache.cached_chains() {
             for (blocks, n) in cache.refs(id) {
                 if refs.get(&(id, blocks)) != Some(&n) {
                     return Err(format!(
@@ -139,7 +195,10 @@ impl Replica {
             if held > cached {
                 return Err(format!("chain {id} holds {held} blocks of {cached} cached"));
             }
-            held_units += self.pool.units_for(held as u64 * b);
+            if !cache.parent_held(id) {
+                return Err(format!("chain {id} is referenced past its group's prefix, which is not held"));
+            }
+            held_units += self.pool.units_for(held as u64 * b) - self.pool.units_for(start as u64 * b);
             free_units += self.pool.units_for(cached as u64 * b) - self.pool.units_for(held as u64 * b);
         }
         if counted != refs.len() {

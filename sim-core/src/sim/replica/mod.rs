@@ -217,7 +217,7 @@ impl Replica {
         self.now = now;
         let h = self.reqs.alloc(id, class, way.sent, input, output);
         self.reqs[h].to_client = way.to_client;
-        if let Prefix::Session(slot) = prefix {
+        if let Prefix::Session { slot, .. } = prefix {
             self.reqs[h].session = Some(slot);
         }
         self.reqs[h].prefix_chain = self.chain_for(class, prefix);
