@@ -24,7 +24,9 @@
 //!    limit scaled by `x`) — probes on the same seed, so the same random numbers at every `x`,
 //!    bisected in log space until the bracket is within 3%. Units = ⌈1 / x⌉.
 //! 4. **A confirming run** of the whole cluster, with its router, at the full load: the
-//!    contract check itself (one or two more units if it fails).
+//!    contract check itself, on the contract's seed and the next two (`CONFIRM_SEEDS`: a
+//!    configuration that passes one draw of the traffic by luck is not an answer); one or two
+//!    more units if it fails.
 //!
 //! Before bisecting, a candidate is first probed at the share it would carry with the most
 //! units that still cost less than the best so far: if it fails there it cannot win, and that
@@ -58,6 +60,12 @@ pub const PARETO_SPAN: f64 = 1.5;
 /// Most runs spent on the Pareto fronts' candidates beyond the search (a count, so the same
 /// contract gives the same fronts).
 pub const PARETO_RUNS: u64 = 300;
+/// The most runs the search makes before it has found any configuration that passes (then it
+/// answers with what bound the candidates tried).
+pub const SEARCH_RUNS: u64 = 1500;
+/// A configuration is confirmed on the contract's seed and the seeds after it, this many in all
+/// (every run must pass).
+pub const CONFIRM_SEEDS: u64 = 3;
 /// The capacity bisection stops when its bracket is within this ratio.
 pub const BISECTION_RATIO: f64 = 1.03;
 /// Tensor-parallel degrees searched.
@@ -852,7 +860,23 @@ impl<'a> Planner<'a> {
             return p.clone();
         }
         let k = self.contract_for(&self.cands[i].c.clone(), units, 1.0);
-        let p = self.run_contract(&k);
+        let mut p = self.run_contract(&k);
+        // a configuration that passes on the contract's seed alone may be one lucky draw: it
+        // must pass on the next seeds too
+        for extra in 1..CONFIRM_SEEDS {
+            if !p.pass {
+                break;
+            }
+            let mut other = k.clone();
+            other.workload.seed = k.workload.seed.wrapping_add(extra);
+            let q = self.run_contract(&other);
+            if !q.pass {
+                p.pass = false;
+                p.fails = q.fails;
+                p.bound = q.bound;
+                p.evidence = q.evidence;
+            }
+        }
         self.confirmed.insert((i, units), p.clone());
         p
     }
@@ -937,6 +961,7 @@ impl<'a> Planner<'a> {
                             self.evaluate(i);
                         }
                     }
+                    None if self.simulated >= SEARCH_RUNS => return self.end_search(),
                     None => self.evaluate(i),
                 }
                 true
@@ -1050,6 +1075,7 @@ impl<'a> Planner<'a> {
             rejected.push(self.rejected_at(bi, bu - 1));
         }
         sort_rejected(&mut rejected);
+        rejected.dedup_by(|a, b| a.candidate == b.candidate && a.units == b.units);
         // the most expensive of them, checked as a whole cluster (`llmsim check` fails it)
         let mut next_cheaper = None;
         for r in rejected.iter().take(3) {
