@@ -19,6 +19,7 @@ mod speculative_crowd;
 mod tp_vs_replicas;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
+mod what_limits;
 
 use lab_content::lessons::{find, Outcome};
 use sim_core::{Scenario, Summary};
@@ -46,6 +47,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("long-outputs", long_outputs::check),
     ("quantization", quantization::check),
     ("tp-vs-replicas", tp_vs_replicas::check),
+    ("what-limits", what_limits::check),
 ];
 
 /// Whether `sentence` of `lesson` is true of these runs; `None` for a sentence no check knows.
