@@ -299,9 +299,9 @@ fn status(st: State) -> AnyView {
     };
     view! {
         <div class="plan-status">
-            {move || (st.run.with(|r| r.phase != RunPhase::Idle)).then(|| kit::progress("plan-progress", share, label))}
+            {kit::progress("plan-progress", share, label)}
             <p
-                class="small"
+                class="sr-only"
                 aria-live="polite"
                 data-testid="plan-state"
                 data-phase=text(Box::new(move || st.run.with(|r| r.phase.id().to_string())))
@@ -421,8 +421,8 @@ fn rejected(o: &Outcome) -> AnyView {
                 <tr data-testid="plan-rejected-row" data-bound=r.why.bound.clone()>
                     <th scope="row"><code class="small">{r.label.clone()}</code></th>
                     <td class="num">{format::usd(r.usd_per_hour)}</td>
-                    <td>{r.why.name(PAGE)}</td>
-                    <td class="small">{r.why.said(PAGE)}<span class="muted">" ("{fails}")"</span></td>
+                    <td class="bound">{r.why.name(PAGE)}</td>
+                    <td class="small why">{r.why.said(PAGE)}<span class="muted">" ("{fails}")"</span></td>
                 </tr>
             }
         })

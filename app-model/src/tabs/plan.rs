@@ -367,8 +367,12 @@ pub fn rule_value(rule: &str, v: f64) -> String {
         format::pct(v)
     } else if rule.contains("usd") {
         format::usd(v)
+    } else if rule.contains("req_s") || rule.contains("rate_per_s") {
+        format!("{} req/s", format::rate(v))
+    } else if (v - v.round()).abs() < 1e-9 {
+        format::int(v.max(0.0) as u64)
     } else {
-        format::plain(v)
+        format!("{v:.1}")
     }
 }
 
@@ -687,6 +691,9 @@ mod tests {
         assert!(said.contains("running=65") && said.contains(&format::ms(1782.0)), "{said}");
         assert_eq!(rule_value("slo.ttft_p99_ms", 105.0), format::ms(105.0));
         assert_eq!(rule_value("acceptance.min_slo_attainment", 0.99), format::pct(0.99));
+        assert_eq!(rule_value("request_limits.max_concurrency", 147.362959), "147.4");
+        assert_eq!(rule_value("request_limits.max_concurrency", 147.0), "147");
+        assert_eq!(rule_value("slo.goodput_min_req_s", 8.04), format!("{} req/s", format::rate(8.04)));
         assert_eq!(slack_cells(&Keys, &Slack { rule: "x.y".into(), measured: 1.0, target: 2.0, slack: 0.5 })[0], "x.y");
         assert!(figure(None, &Keys).items.contains(&Item::Note("features.plan.chart_empty".into())));
     }
