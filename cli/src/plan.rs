@@ -160,18 +160,38 @@ fn print_table(contract: &Contract, a: &PlanAnswer, seconds: f64, first: Option<
         println!("      bound by {}: {}", n.bound.label(), n.why);
     }
     if !a.rejected.is_empty() {
-        println!("CHEAPER, AND WHY NOT (the constraint that bound first):");
-        for r in a.rejected.iter().take(12) {
-            println!(
-                "  ${:>8.2}/h  {:<58} {:<26} {}",
-                r.usd_per_hour,
-                r.candidate.label(r.units),
-                r.bound.label(),
-                r.why
-            );
+        println!("CHEAPER, AND WHY NOT (the constraint that bound first; engines and token budgets that fail alike on one line):");
+        // one line per GPU, parallelism, layout, units, cap and constraint
+        let mut lines: Vec<(String, f64, String, String, Vec<String>)> = Vec::new();
+        for r in &a.rejected {
+            let c = &r.candidate;
+            let key = format!("{}|{}|{:?}|{}|{}|{:?}", c.gpu, c.tp, c.layout, r.units, c.max_num_seqs, r.bound);
+            let variant = format!("{} {}", c.engine.name(), c.max_num_batched_tokens);
+            match lines.iter_mut().find(|l| l.0 == key) {
+                Some(l) => l.4.push(variant),
+                None => {
+                    let label = match c.layout {
+                        lab_content::plan::Layout::Colocated => format!("{} × {} tp{}", r.units, c.gpu, c.tp),
+                        lab_content::plan::Layout::Split { prefill, decode } => {
+                            format!("{}P{}D × {} tp{}", prefill * r.units, decode * r.units, c.gpu, c.tp)
+                        }
+                    };
+                    lines.push((
+                        key,
+                        r.usd_per_hour,
+                        format!("{label} seqs {}", c.max_num_seqs),
+                        r.bound.label().to_string() + ": " + &r.why,
+                        vec![variant],
+                    ));
+                }
+            }
         }
-        if a.rejected.len() > 12 {
-            println!("  … {} more (--format json lists them)", a.rejected.len() - 12);
+        for (_, usd, label, why, variants) in lines.iter().take(15) {
+            println!("  ${usd:>8.2}/h  {label:<32} [{}]", variants.join(", "));
+            println!("              {why}");
+        }
+        if lines.len() > 15 {
+            println!("  … {} more (--format json lists every candidate)", lines.len() - 15);
         }
         let mut tally: Vec<(bound::Bound, usize)> =
             bound::Bound::ALL.iter().map(|b| (*b, a.rejected.iter().filter(|r| r.bound == *b).count())).collect();
@@ -180,6 +200,16 @@ fn print_table(contract: &Contract, a: &PlanAnswer, seconds: f64, first: Option<
         println!(
             "  bound by: {}",
             tally.iter().map(|(b, n)| format!("{} {n}", b.label())).collect::<Vec<_>>().join(", ")
+        );
+    }
+    if !a.excluded.is_empty() {
+        let first = &a.excluded[0];
+        println!(
+            "LEFT OUT BY MEMORY: {} GPU × parallelism pairs (e.g. {} × {}: {})",
+            a.excluded.len(),
+            first.tp,
+            first.gpu,
+            first.why
         );
     }
     if let Some(i) = &a.infeasible {

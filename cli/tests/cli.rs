@@ -679,3 +679,54 @@ fn speculative_figures_are_printed_and_bad_values_named() {
     assert!(err.contains("speculative.draft_model must be one of") && err.contains("\"tiny\""), "{err}");
     assert!(err.contains("speculative needs continuous batching"), "{err}");
 }
+
+/// `llmsim plan --format json` has the shape the issue names, and its best contract is one
+/// `llmsim check` accepts (exit 0); bad flags exit 2 naming the flag and what it takes.
+#[test]
+fn plan_answers_with_a_contract_check_accepts() {
+    let (code, out, err) = llmsim(&[
+        "plan",
+        "--example",
+        "chat",
+        "--format",
+        "json",
+        "--gpus",
+        "l4,h100-sxm",
+        "--engines",
+        "vllm",
+        "--no-split",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for k in ["usd_per_hour", "usd_per_million_good_tokens"] {
+        assert!(v["best"][k].as_f64().unwrap() > 0.0, "best.{k}");
+    }
+    assert!(v["best"]["launch"].as_array().unwrap().iter().any(|l| l.as_str().unwrap().starts_with("vllm serve ")));
+    assert!(v["pareto"]["cost_ttft"].is_array() && v["pareto"]["gpu_user"].is_array());
+    for k in ["searched", "simulated"] {
+        assert!(v[k].as_u64().unwrap() > 0, "{k}");
+    }
+    assert!(v["seconds"].is_f64());
+    let next = &v["next_cheaper"];
+    assert!(next.is_null() || next["fails"].as_array().is_some_and(|f| !f.is_empty()));
+    let best = tmp("plan-best.json");
+    std::fs::write(&best, serde_json::to_string_pretty(&v["best"]["contract"]).unwrap()).unwrap();
+    let (code, out, err) = llmsim(&["check", best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    if !next.is_null() {
+        let path = tmp("plan-next.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&next["contract"]).unwrap()).unwrap();
+        assert_eq!(llmsim(&["check", path.to_str().unwrap()]).0, 1);
+    }
+    for (args, says) in [
+        (vec!["plan", "--example", "nope"], "chat, chat-moe, rag, mixed"),
+        (vec!["plan", "--example", "chat", "--gpus", "h1000"], "--gpus names `h1000`"),
+        (vec!["plan", "--example", "chat", "--max-gpus", "0"], "--max-gpus is a whole number from 1 to 4096"),
+        (vec!["plan", "--example", "chat", "--engines", "tgi"], "the engines are vllm, sglang, trtllm"),
+        (vec!["plan"], "plan needs one contract file"),
+    ] {
+        let (code, _, err) = llmsim(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

@@ -244,6 +244,25 @@ impl Contract {
         Ok(s)
     }
 
+    /// The acceptance lines that read a summary number, as goals on it (`llmsim check`'s lines
+    /// but the two request limits, which read the memory plan and the offered load): the
+    /// contract's targets, the KV headroom, and with several classes each class's SLO
+    /// attainment.
+    pub fn goals(&self) -> Vec<(sim_core::metric::MetricRef, Op, f64)> {
+        use sim_core::metric::MetricRef;
+        let mut out: Vec<(MetricRef, Op, f64)> = TARGETS
+            .iter()
+            .chain([&KV_HEADROOM])
+            .filter_map(|(_, op, metric, _, target)| target(self).map(|t| (MetricRef::all(*metric), *op, t)))
+            .collect();
+        if let (Some(t), true) = (self.acceptance.min_slo_attainment, self.workload.classes.len() > 1) {
+            for c in &self.workload.classes {
+                out.push((MetricRef::class(Metric::SloAttainment, c.name.clone()), Op::AtLeast, t));
+            }
+        }
+        out
+    }
+
     /// Runs the acceptance test.
     pub fn check(&self, traces: &dyn TraceLoader) -> Result<ContractReport, ScenarioError> {
         let scenario = self.scenario()?;

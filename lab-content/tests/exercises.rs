@@ -316,3 +316,32 @@ fn split_the_work_needs_the_right_ratio_not_more_colocated_replicas() {
     let m = six.median.unwrap();
     assert!(m > 1.3 * reference, "six colocated ${m:.3} vs the reference ${reference:.3}");
 }
+
+/// `meet-contract`'s reference is the planner's answer to the contract, and its contract
+/// passes `llmsim check`; the planner's next cheaper configuration fails the exercise too.
+#[test]
+fn meet_contract_reference_is_the_planners() {
+    use lab_content::contract::{example, Contract};
+    use lab_content::plan::{PlanOptions, Planner};
+    use sim_core::sim::BuiltinTraces;
+    let ex = exercise("meet-contract");
+    let c = Contract::from_json(example("rag").unwrap()).unwrap();
+    let a = Planner::new(&c, &PlanOptions::default(), &BuiltinTraces).unwrap().run();
+    let best = a.best.expect("the contract can be met");
+    assert!(best.usd_per_hour <= lab_content::exercise::MEET_CONTRACT_USD_PER_HOUR);
+    let planned = best.contract.scenario().unwrap();
+    let reference = ex.reference_scenario().unwrap();
+    assert_eq!(reference.gpu, planned.gpu);
+    assert_eq!(reference.num_gpus, planned.num_gpus);
+    assert_eq!(reference.replica_count(), planned.replica_count());
+    assert_eq!(reference.engine_profile, planned.engine_profile);
+    assert_eq!(reference.scheduler.max_num_seqs, planned.scheduler.max_num_seqs);
+    assert_eq!(reference.scheduler.max_num_batched_tokens, planned.scheduler.max_num_batched_tokens);
+    assert!(Contract::from_json(&best.contract.to_json_pretty()).unwrap().check(&BuiltinTraces).unwrap().pass);
+    // the exercise's check reads the same lines: the next cheaper configuration fails it
+    let next = a.next_cheaper.expect("a cheaper configuration was tried").contract.scenario().unwrap();
+    assert!(
+        !ex.check(&Simulation::new(&next).unwrap().run_to_end()).pass,
+        "the planner's next cheaper passes the exercise"
+    );
+}

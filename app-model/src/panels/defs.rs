@@ -47,7 +47,7 @@ pub fn of_metric(m: sim_core::Metric) -> String {
 
 /// The metrics the page names in words (a lesson's runs table, an exercise's goals), with the key
 /// of each name: one table, read by the metric. A metric without a row is shown by its path.
-pub const NAMES: [(sim_core::Metric, &str); 15] = {
+pub const NAMES: [(sim_core::Metric, &str); 18] = {
     use sim_core::metric::{Count, Latency, Metric, Stat};
     [
         (Metric::Latency(Latency::Ttft, Stat::P99), "features.num.ttft_p99"),
@@ -65,6 +65,9 @@ pub const NAMES: [(sim_core::Metric, &str); 15] = {
         (Metric::Requests(Count::OomRestarts), "features.num.oom"),
         (Metric::PeakRunning, "features.num.peak_running"),
         (Metric::KvPeakBytes, "features.num.kv_peak"),
+        (Metric::ErrorRate, "features.num.error_rate"),
+        (Metric::KvFreeAtPeak, "features.num.kv_free_peak"),
+        (Metric::UsdPerHour, "features.num.cost_hour"),
     ]
 };
 

@@ -13,7 +13,15 @@ fn cheapest() -> Objective {
 
 /// The built-in exercises.
 pub fn exercises() -> Vec<Exercise> {
-    vec![mixed_20(), chat_cheapest(), speculative_users(), cache_prompts(), route_documents(), split_the_work()]
+    vec![
+        mixed_20(),
+        chat_cheapest(),
+        speculative_users(),
+        cache_prompts(),
+        route_documents(),
+        split_the_work(),
+        meet_contract(),
+    ]
 }
 
 /// Lesson 13's traffic under memory pressure: chat at 10 req/s on one H100, each prompt (about
@@ -217,5 +225,44 @@ fn split_the_work() -> Exercise {
         objective: Some(cheapest()),
         // two of the four replicas run prompts only, the other two decode
         reference: vec![Change::new("disaggregation.prefill_replicas", 2)],
+    }
+}
+
+/// The most an hour of the `meet-contract` exercise's configuration may cost.
+pub const MEET_CONTRACT_USD_PER_HOUR: f64 = 4.0;
+
+/// The long-prompt contract (`llmsim contract rag`): questions over retrieved documents of
+/// about 12,000 tokens at 3 req/s, TTFT p99 ≤ 3 s, TPOT p99 ≤ 40 ms, on one H100 as the
+/// contract names it, which misses it. Meet every line `llmsim check` reads from a run for less
+/// than $4 an hour: the GPU, its count, replicas, the engine and the caps are the learner's. The
+/// reference is the planner's answer (`llmsim plan --example rag`; a test holds the two
+/// together): two MI300X replicas, each at the most sequences of the longest allowed length its
+/// KV pool holds.
+fn meet_contract() -> Exercise {
+    let c = crate::contract::Contract::from_json(crate::contract::example("rag").expect("example"))
+        .expect("the example contract reads");
+    let mut s = c.scenario().expect("the example contract's scenario");
+    s.name = Some("Meet the contract for less".into());
+    let mut goals: Vec<Goal> = c.goals().into_iter().map(|(m, op, v)| goal(m, op, v)).collect();
+    goals.push(goal(MetricRef::all(Metric::UsdPerHour), Op::AtMost, MEET_CONTRACT_USD_PER_HOUR));
+    Exercise {
+        id: "meet-contract".into(),
+        scenario: s,
+        allowed: ids(&[
+            "gpu",
+            "num_gpus",
+            "replicas",
+            "engine_profile",
+            "scheduler.max_num_seqs",
+            "scheduler.max_num_batched_tokens",
+            "router.policy",
+        ]),
+        goals,
+        objective: Some(cheapest()),
+        reference: vec![
+            Change::new("gpu", "mi300x"),
+            Change::new("replicas", 2),
+            Change::new("scheduler.max_num_seqs", 38),
+        ],
     }
 }

@@ -10,7 +10,7 @@
 mod builtin;
 mod result_code;
 
-pub use builtin::exercises;
+pub use builtin::{exercises, MEET_CONTRACT_USD_PER_HOUR};
 pub use result_code::{
     claim_round, clean_name, ClaimLine, CodeChange, CodeCheck, CodeProblem, ResultCode, CLAIM_DIGITS, CODE_VERSION,
     NAME_CHARS,

@@ -39,6 +39,7 @@ mod speculative_crowd;
 mod tp_vs_replicas;
 mod tpot_vs_itl;
 mod ttft_vs_tpot;
+mod what_limits;
 
 pub use change::{apply_to, Change, ChangeError, Classes};
 pub use cost_per_good_token::{CostGpu, COST_GPUS};
@@ -71,6 +72,7 @@ pub const LESSONS: &[Lesson] = &[
     long_outputs::LESSON,
     quantization::LESSON,
     tp_vs_replicas::LESSON,
+    what_limits::LESSON,
 ];
 
 /// The seed the page opens a lesson with (the presets' seed).

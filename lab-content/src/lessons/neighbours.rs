@@ -60,6 +60,7 @@ pub const LIMITS: &[(&str, &[&str])] = &[
     ("prefix-caching", &["next-model"]),
     ("disaggregation", &["load-0.7", "next-gpu", "next-model"]),
     ("quantization", &["next-gpu"]),
+    ("what-limits", &["default-caps", "next-model"]),
 ];
 
 /// The sentence of a lesson's explanation that names where it stops holding.

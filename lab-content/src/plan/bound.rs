@@ -20,11 +20,11 @@
 //! 7. **Cost** — every latency held, but the price per good token or the goodput floor did not.
 
 use crate::contract::ContractReport;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim_core::Scenario;
 
 /// A binding constraint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Bound {
     /// The weights and one sequence of the longest allowed length do not fit the GPUs.
@@ -90,7 +90,7 @@ impl Bound {
 }
 
 /// The numbers a binding constraint was read from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     /// Peak KV use, share of the pool.
     pub kv_peak: f64,

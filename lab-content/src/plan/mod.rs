@@ -24,7 +24,9 @@
 //!    limit scaled by `x`) — probes on the same seed, so the same random numbers at every `x`,
 //!    bisected in log space until the bracket is within 3%. Units = ⌈1 / x⌉.
 //! 4. **A confirming run** of the whole cluster, with its router, at the full load: the
-//!    contract check itself (one or two more units if it fails).
+//!    contract check itself, on the contract's seed and the next two (`CONFIRM_SEEDS`: a
+//!    configuration that passes one draw of the traffic by luck is not an answer); one or two
+//!    more units if it fails.
 //!
 //! Before bisecting, a candidate is first probed at the share it would carry with the most
 //! units that still cost less than the best so far: if it fails there it cannot win, and that
@@ -45,7 +47,7 @@ mod tests;
 
 use crate::contract::{CheckLine, Contract};
 use bound::{Bound, Evidence};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim_core::ceiling::Ceiling;
 use sim_core::profile::Engine;
 use sim_core::scenario::{Arrival, DisaggConfig, GpuRef, Policy, Scenario, ScenarioError};
@@ -58,6 +60,12 @@ pub const PARETO_SPAN: f64 = 1.5;
 /// Most runs spent on the Pareto fronts' candidates beyond the search (a count, so the same
 /// contract gives the same fronts).
 pub const PARETO_RUNS: u64 = 300;
+/// The most runs the search makes before it has found any configuration that passes (then it
+/// answers with what bound the candidates tried).
+pub const SEARCH_RUNS: u64 = 1500;
+/// A configuration is confirmed on the contract's seed and the seeds after it, this many in all
+/// (every run must pass).
+pub const CONFIRM_SEEDS: u64 = 3;
 /// The capacity bisection stops when its bracket is within this ratio.
 pub const BISECTION_RATIO: f64 = 1.03;
 /// Tensor-parallel degrees searched.
@@ -82,16 +90,21 @@ pub struct PlanOptions {
     /// Skip candidates that cannot beat the best so far (false: evaluate every candidate, for
     /// checking the pruned search against the exhaustive one).
     pub prune: bool,
+    /// `(k, n)`: this search is worker `k` of `n`, and takes every `n`-th candidate of the
+    /// least-cost order from the `k`-th. Its search phase then ends by waiting for
+    /// [`Planner::begin_answer`] with the cheapest cost of all workers; the workers' answers
+    /// join in [`PlanAnswer::merge`].
+    pub shard: Option<(u32, u32)>,
 }
 
 impl Default for PlanOptions {
     fn default() -> Self {
-        PlanOptions { gpus: None, max_gpus: 64, engines: Engine::ALL.to_vec(), splits: true, prune: true }
+        PlanOptions { gpus: None, max_gpus: 64, engines: Engine::ALL.to_vec(), splits: true, prune: true, shard: None }
     }
 }
 
 /// Colocated replicas, or prefill/decode split groups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Layout {
     Colocated,
@@ -99,7 +112,7 @@ pub enum Layout {
 }
 
 /// One configuration of a unit (a replica or a split group), the units not yet counted.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
     pub gpu: String,
     pub tp: u32,
@@ -164,7 +177,7 @@ impl Candidate {
 }
 
 /// A failed acceptance line.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fail {
     pub rule: String,
     pub measured: f64,
@@ -173,7 +186,7 @@ pub struct Fail {
 
 /// An acceptance line's margin: how far the measured value is inside its target, as a share
 /// of the target (negative: outside).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Slack {
     pub rule: String,
     pub measured: f64,
@@ -217,9 +230,11 @@ struct Probe {
 }
 
 /// A configuration that met the contract.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Feasible {
     pub candidate: Candidate,
+    /// The candidate's rank in the least-cost order (the tie-break between equal costs).
+    pub rank: usize,
     pub units: u32,
     pub gpus: u32,
     /// Share of the contract's load one unit carries within every rule (bisected).
@@ -234,7 +249,7 @@ pub struct Feasible {
 }
 
 /// A configuration cheaper than the best that failed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rejected {
     pub candidate: Candidate,
     pub units: u32,
@@ -247,7 +262,7 @@ pub struct Rejected {
 }
 
 /// A configuration left out before any run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Excluded {
     pub gpu: String,
     pub tp: u32,
@@ -256,7 +271,7 @@ pub struct Excluded {
 }
 
 /// The planner's answer.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PlanAnswer {
     pub best: Option<Best>,
     pub next_cheaper: Option<NextCheaper>,
@@ -267,13 +282,15 @@ pub struct PlanAnswer {
     pub infeasible: Option<Infeasible>,
     /// GPU × parallelism pairs left out by memory or the GPU budget.
     pub excluded: Vec<Excluded>,
+    /// Every configuration that met the contract, of those evaluated (the fronts' points).
+    pub evaluated: Vec<Feasible>,
     /// Candidates considered (every unit configuration, with those left out by memory).
     pub searched: u64,
     /// Simulation runs made.
     pub simulated: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Best {
     /// A complete contract `llmsim check` accepts.
     pub contract: Contract,
@@ -285,7 +302,7 @@ pub struct Best {
     pub slack: Vec<Slack>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct NextCheaper {
     pub contract: Contract,
     pub usd_per_hour: f64,
@@ -294,7 +311,7 @@ pub struct NextCheaper {
     pub why: String,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Pareto {
     /// Cost against p99 TTFT: no other point is both cheaper and faster.
     pub cost_ttft: Vec<Feasible>,
@@ -302,7 +319,7 @@ pub struct Pareto {
     pub gpu_user: Vec<Feasible>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Infeasible {
     /// The constraint that bound most candidates at the most units allowed.
     pub bound: Bound,
@@ -312,18 +329,20 @@ pub struct Infeasible {
 }
 
 /// Where the search is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Finding the cheapest cost.
     Search,
+    /// A worker's search is over; it waits for the cheapest cost of all workers.
+    Waiting,
     /// Evaluating what the answer reports around it.
     Answer,
     Done,
 }
 
 /// The search so far.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     pub phase: Phase,
     /// Candidates tried (of `total`).
@@ -331,11 +350,29 @@ pub struct Progress {
     pub total: usize,
     pub simulated: u64,
     pub best_usd_per_hour: Option<f64>,
+    /// The best's rank in the least-cost order (what `offer_best` takes with its cost).
+    pub best_rank: Option<usize>,
     pub best_label: Option<String>,
+}
+
+/// A cost to beat: a configuration's cost and its candidate's rank in the least-cost order
+/// (of two at the same cost, the earlier wins, whichever worker found it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Mark {
+    cost: f64,
+    rank: usize,
+}
+
+impl Mark {
+    fn beats(self, other: Mark) -> bool {
+        self.cost < other.cost || (self.cost == other.cost && self.rank < other.rank)
+    }
 }
 
 struct Cand {
     c: Candidate,
+    /// Position in the least-cost order of all candidates (before a worker takes its share).
+    rank: usize,
     /// Share of the load one unit carries at most (the roofline).
     ceiling: f64,
     /// The fewest units (ceiling) and their cost.
@@ -362,6 +399,9 @@ pub struct Planner<'a> {
     feasible: HashMap<usize, Feasible>,
     /// Cheapest so far: (cost, candidate, units).
     best: Option<(f64, usize, u32)>,
+    /// The cheapest another worker found.
+    offered: Option<Mark>,
+    sharded: bool,
     /// Runs made when the Pareto fronts' evaluation began.
     pareto_from: u64,
     prune: bool,
@@ -419,19 +459,32 @@ impl<'a> Planner<'a> {
         let shares_prefixes = base.classes.iter().any(|c| c.prefix.is_some() || c.session.is_some());
         let l = &contract.request_limits;
         let max_len = u64::from(l.max_input_tokens) + u64::from(l.max_output_tokens);
-        let (mut p_tokens, mut o_tokens, mut rate) = (0.0, 0.0, 0.0);
+        // The load in requests per second and their mean prompt (the part to prefill) and
+        // answer, for the roofline: a conversation sends its turns' count of requests, each
+        // turn's prompt the history and new input; with prefix caching only the new tokens
+        // count (the history and the shared prefix can be cached), so the ceiling stays an
+        // upper bound. A closed loop's users send at most one request per think time.
+        let caching = base.could_cache_prefixes();
+        let (mut p_tokens, mut o_tokens, mut requests) = (0.0, 0.0, 0.0);
         for c in &base.classes {
             let r = match &c.arrival {
                 Arrival::Poisson { rate_per_s } | Arrival::Bursty { rate_per_s, .. } => *rate_per_s,
-                _ => 1.0,
+                Arrival::ClosedLoop { users, think_time_ms } => f64::from(*users) / (think_time_ms / 1000.0).max(1.0),
+                Arrival::Trace { speedup, .. } => *speedup,
             };
-            let prefix = c.prefix.as_ref().map_or(0.0, |p| f64::from(p.shared_tokens));
-            p_tokens += r * (c.input_tokens.as_ref().map_or(0.0, |d| d.typical()) + prefix);
-            o_tokens += r * c.output_tokens.as_ref().map_or(0.0, |d| d.typical());
-            rate += r;
+            let turns = c.session.as_ref().map_or(1.0, |s| s.turns.typical().max(1.0));
+            let input = c.input_tokens.as_ref().map_or(1.0, |d| d.typical());
+            let shared = c.prefix.as_ref().map_or(0.0, |p| f64::from(p.shared_tokens)).min(input - 1.0).max(0.0);
+            let output = c.output_tokens.as_ref().map_or(1.0, |d| d.typical());
+            let new = input - shared;
+            let whole = input + (turns - 1.0) / 2.0 * (new + output);
+            let prefill = if caching { new } else { whole };
+            p_tokens += r * turns * prefill;
+            o_tokens += r * turns * output;
+            requests += r * turns;
         }
-        let (mean_in, mean_out) = if rate > 0.0 { (p_tokens / rate, o_tokens / rate) } else { (1.0, 1.0) };
-        let total_rate = crate::sweep::offered_rate(&base);
+        let (mean_in, mean_out) = if requests > 0.0 { (p_tokens / requests, o_tokens / requests) } else { (1.0, 1.0) };
+        let total_rate = requests;
         let mut cands = Vec::new();
         let mut excluded = Vec::new();
         let mut searched = 0u64;
@@ -558,6 +611,7 @@ impl<'a> Planner<'a> {
                                     }
                                     searched += 1;
                                     cands.push(Cand {
+                                        rank: 0,
                                         min_cost: c.usd_per_hour(min_units),
                                         c,
                                         ceiling: share,
@@ -573,6 +627,13 @@ impl<'a> Planner<'a> {
         }
         let mut order: Vec<usize> = (0..cands.len()).collect();
         order.sort_by(|&a, &b| cands[a].min_cost.total_cmp(&cands[b].min_cost).then(a.cmp(&b)));
+        for (rank, &i) in order.iter().enumerate() {
+            cands[i].rank = rank;
+        }
+        if let Some((k, n)) = opts.shard {
+            let n = n.max(1) as usize;
+            order = order.into_iter().enumerate().filter(|(p, _)| p % n == k as usize % n).map(|(_, i)| i).collect();
+        }
         Ok(Planner {
             contract: contract.clone(),
             traces,
@@ -588,11 +649,53 @@ impl<'a> Planner<'a> {
             confirmed: HashMap::new(),
             feasible: HashMap::new(),
             best: None,
+            offered: None,
+            sharded: opts.shard.is_some(),
             pareto_from: 0,
             prune: opts.prune,
             output_rate: o_tokens.max(0.0),
             workload_requests: base.classes.iter().filter_map(|c| c.num_requests).sum(),
         })
+    }
+
+    /// The cost to beat: the cheapest this search found or another worker offered.
+    fn bound(&self) -> Option<Mark> {
+        let own = self.best.map(|(cost, i, _)| Mark { cost, rank: self.cands[i].rank });
+        match (own, self.offered) {
+            (Some(a), Some(b)) => Some(if b.beats(a) { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Another worker's best (its cost and rank, from its `progress`): candidates that cannot
+    /// beat it are skipped.
+    pub fn offer_best(&mut self, usd_per_hour: f64, rank: usize) {
+        let m = Mark { cost: usd_per_hour, rank };
+        if usd_per_hour.is_finite() && self.offered.is_none_or(|o| m.beats(o)) {
+            self.offered = Some(m);
+        }
+    }
+
+    /// A worker's answer phase, with the best of all workers (cost and rank).
+    pub fn begin_answer(&mut self, best: Option<(f64, usize)>) {
+        if let Some((cost, rank)) = best {
+            self.offer_best(cost, rank);
+        }
+        if self.phase == Phase::Waiting {
+            self.phase = Phase::Answer;
+            self.next = 0;
+        }
+    }
+
+    fn end_search(&mut self) -> bool {
+        self.next = 0;
+        if self.sharded {
+            self.phase = Phase::Waiting;
+            false
+        } else {
+            self.phase = Phase::Answer;
+            self.bound().is_some() && !self.order.is_empty()
+        }
     }
 
     pub fn progress(&self) -> Progress {
@@ -602,6 +705,7 @@ impl<'a> Planner<'a> {
             total: self.order.len(),
             simulated: self.simulated,
             best_usd_per_hour: self.best.map(|b| b.0),
+            best_rank: self.best.map(|(_, i, _)| self.cands[i].rank),
             best_label: self.best.map(|(_, i, u)| self.cands[i].c.label(u)),
         }
     }
@@ -721,9 +825,19 @@ impl<'a> Planner<'a> {
             hi = lo;
             lo /= 4.0;
         }
+        if found && hi == top {
+            // the load's estimate can be off (closed loops, traces): look above the roofline's
+            // share until a probe fails
+            let mut k = 0;
+            while k < 4 && self.probe(i, hi).pass {
+                lo = hi;
+                hi *= 4.0;
+                k += 1;
+            }
+        }
         let cap = if !found {
             None
-        } else if hi == top && self.probe(i, hi).pass {
+        } else if self.probe(i, hi).pass {
             Some(hi)
         } else {
             while hi / lo > BISECTION_RATIO {
@@ -746,7 +860,23 @@ impl<'a> Planner<'a> {
             return p.clone();
         }
         let k = self.contract_for(&self.cands[i].c.clone(), units, 1.0);
-        let p = self.run_contract(&k);
+        let mut p = self.run_contract(&k);
+        // a configuration that passes on the contract's seed alone may be one lucky draw: it
+        // must pass on the next seeds too
+        for extra in 1..CONFIRM_SEEDS {
+            if !p.pass {
+                break;
+            }
+            let mut other = k.clone();
+            other.workload.seed = k.workload.seed.wrapping_add(extra);
+            let q = self.run_contract(&other);
+            if !q.pass {
+                p.pass = false;
+                p.fails = q.fails;
+                p.bound = q.bound;
+                p.evidence = q.evidence;
+            }
+        }
         self.confirmed.insert((i, units), p.clone());
         p
     }
@@ -767,6 +897,7 @@ impl<'a> Planner<'a> {
                 let gpus = units * c.unit_gpus();
                 let f = Feasible {
                     candidate: c.clone(),
+                    rank: self.cands[i].rank,
                     units,
                     gpus,
                     unit_capacity: cap,
@@ -784,7 +915,8 @@ impl<'a> Planner<'a> {
                     },
                 };
                 let cost = f.usd_per_hour;
-                if self.best.is_none_or(|(b, bi, _)| cost < b || (cost == b && i < bi)) {
+                let mark = Mark { cost, rank: self.cands[i].rank };
+                if self.bound().is_none_or(|b| mark.beats(b)) {
                     self.best = Some((cost, i, units));
                 }
                 self.feasible.insert(i, f);
@@ -793,12 +925,17 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The most units of candidate `i` that cost less than `cost`.
-    fn units_below(&self, i: usize, cost: f64) -> u32 {
+    /// Whether candidate `i` at its least cost could beat `b`.
+    fn could_beat(&self, i: usize, b: Mark) -> bool {
+        Mark { cost: self.cands[i].min_cost, rank: self.cands[i].rank }.beats(b)
+    }
+
+    /// The most units of candidate `i` that beat `b`.
+    fn units_below(&self, i: usize, b: Mark) -> u32 {
         let c = &self.cands[i];
         let per = c.c.usd_per_hour(1);
-        let mut u = (cost / per).ceil() as u32;
-        while u > 0 && c.c.usd_per_hour(u) >= cost {
+        let mut u = (b.cost / per).ceil() as u32 + 1;
+        while u > 0 && !(Mark { cost: c.c.usd_per_hour(u), rank: c.rank }.beats(b)) {
             u -= 1;
         }
         u.min(c.max_units)
@@ -809,31 +946,29 @@ impl<'a> Planner<'a> {
         match self.phase {
             Phase::Search => {
                 let Some(&i) = self.order.get(self.next) else {
-                    self.phase = Phase::Answer;
-                    self.next = 0;
-                    return !self.order.is_empty() && self.best.is_some();
+                    return self.end_search();
                 };
                 self.next += 1;
-                let c = &self.cands[i];
-                match self.best {
+                match self.bound() {
                     _ if !self.prune => self.evaluate(i),
-                    Some((b, _, _)) if c.min_cost >= b => {
+                    Some(b) if !self.could_beat(i, b) => {
                         // least cost first: nothing after this one can be cheaper
-                        self.phase = Phase::Answer;
-                        self.next = 0;
+                        return self.end_search();
                     }
-                    Some((b, _, _)) => {
+                    Some(b) => {
                         let units = self.units_below(i, b);
                         if units >= self.cands[i].min_units && self.probe(i, 1.0 / f64::from(units)).pass {
                             self.evaluate(i);
                         }
                     }
+                    None if self.simulated >= SEARCH_RUNS => return self.end_search(),
                     None => self.evaluate(i),
                 }
                 true
             }
+            Phase::Waiting => false,
             Phase::Answer => {
-                let Some((b, _, _)) = self.best else {
+                let Some(b) = self.bound() else {
                     self.phase = Phase::Done;
                     return false;
                 };
@@ -849,7 +984,7 @@ impl<'a> Planner<'a> {
                 self.next += 1;
                 let c = &self.cands[i];
                 if rejected_pass {
-                    if c.min_cost >= b {
+                    if !self.could_beat(i, b) {
                         self.next = self.order.len();
                         self.pareto_from = self.simulated;
                         return true;
@@ -860,7 +995,7 @@ impl<'a> Planner<'a> {
                     }
                     return true;
                 }
-                if c.min_cost > b * PARETO_SPAN || self.simulated - self.pareto_from >= PARETO_RUNS {
+                if c.min_cost > b.cost * PARETO_SPAN || self.simulated - self.pareto_from >= PARETO_RUNS {
                     self.phase = Phase::Done;
                     return false;
                 }
@@ -888,7 +1023,7 @@ impl<'a> Planner<'a> {
     /// The answer, from the cheapest cost found (deterministic: see the module's notes).
     pub fn answer(mut self) -> PlanAnswer {
         let order = self.order.clone();
-        let Some((b, bi, bu)) = self.best else {
+        let Some(b) = self.bound() else {
             // nothing passed: every candidate at the most units allowed
             let mut tally: HashMap<Bound, u32> = HashMap::new();
             let mut closest: Option<Rejected> = None;
@@ -916,14 +1051,15 @@ impl<'a> Planner<'a> {
                 pareto: Pareto { cost_ttft: Vec::new(), gpu_user: Vec::new() },
                 infeasible: Some(Infeasible { bound, why, closest }),
                 excluded: self.excluded,
+                evaluated: Vec::new(),
                 searched: self.searched,
                 simulated: self.simulated,
             };
         };
-        // cheaper candidates, each at its most units below the best's cost
+        // cheaper candidates, each at its most units below the cheapest cost
         let mut rejected = Vec::new();
         for &i in &order {
-            if self.cands[i].min_cost >= b {
+            if !self.could_beat(i, b) {
                 break;
             }
             let units = self.units_below(i, b);
@@ -932,67 +1068,55 @@ impl<'a> Planner<'a> {
             }
             rejected.push(self.rejected_at(i, units));
         }
+        // this search's best is the answer's unless another worker found a cheaper one
+        let best = self.best.filter(|(cost, i, _)| Mark { cost: *cost, rank: self.cands[*i].rank } == b);
         // the best itself with one unit fewer
-        if bu > 1 {
-            let mut r = self.rejected_at(bi, bu - 1);
-            r.usd_per_hour = self.cands[bi].c.usd_per_hour(bu - 1);
-            rejected.push(r);
+        if let Some((_, bi, bu)) = best.filter(|(_, _, u)| *u > 1) {
+            rejected.push(self.rejected_at(bi, bu - 1));
         }
-        rejected.sort_by(|a, b| b.usd_per_hour.total_cmp(&a.usd_per_hour).then(a.fails.len().cmp(&b.fails.len())));
-        let next_cheaper = rejected.first().map(|r| {
+        sort_rejected(&mut rejected);
+        rejected.dedup_by(|a, b| a.candidate == b.candidate && a.units == b.units);
+        // the most expensive of them, checked as a whole cluster (`llmsim check` fails it)
+        let mut next_cheaper = None;
+        for r in rejected.iter().take(3) {
             let k = self.contract_for(&r.candidate, r.units, 1.0);
             let p = self.run_contract(&k);
-            NextCheaper {
-                usd_per_hour: r.usd_per_hour,
-                fails: p.fails.clone(),
-                bound: p.bound,
-                why: bound::explain(p.bound, &p.evidence),
-                contract: k,
+            if !p.pass {
+                next_cheaper = Some(NextCheaper {
+                    usd_per_hour: r.usd_per_hour,
+                    fails: p.fails.clone(),
+                    bound: p.bound,
+                    why: bound::explain(p.bound, &p.evidence),
+                    contract: k,
+                });
+                break;
+            }
+        }
+        let best = best.map(|(_, bi, bu)| {
+            let plan = self.feasible[&bi].clone();
+            let contract = self.contract_for(&self.cands[bi].c.clone(), bu, 1.0);
+            let run = self.confirm(bi, bu);
+            Best {
+                usd_per_hour: plan.usd_per_hour,
+                usd_per_million_good_tokens: run.usd_per_million_good_tokens,
+                launch: launch::commands(&contract.scenario().unwrap_or_else(|_| contract.workload.clone())),
+                plan,
+                slack: run.slack,
+                contract,
             }
         });
-        let best_f = self.feasible[&bi].clone();
-        let best_contract = self.contract_for(&self.cands[bi].c.clone(), bu, 1.0);
-        let best_run = self.confirm(bi, bu);
         let mut all: Vec<(usize, Feasible)> = self.feasible.iter().map(|(i, f)| (*i, f.clone())).collect();
         all.sort_by_key(|(i, _)| *i);
-        let all: Vec<Feasible> =
-            all.into_iter().filter(|(i, _)| self.cands[*i].min_cost <= b * PARETO_SPAN).map(|(_, f)| f).collect();
-        let front = |a: &dyn Fn(&Feasible) -> (f64, f64)| -> Vec<Feasible> {
-            // minimise both coordinates
-            let mut pts: Vec<&Feasible> = all.iter().collect();
-            pts.sort_by(|p, q| {
-                let (p0, p1) = a(p);
-                let (q0, q1) = a(q);
-                p0.total_cmp(&q0).then(p1.total_cmp(&q1))
-            });
-            let mut out: Vec<Feasible> = Vec::new();
-            let mut low = f64::INFINITY;
-            for p in pts {
-                let (_, y) = a(p);
-                if y < low {
-                    low = y;
-                    out.push(p.clone());
-                }
-            }
-            out
-        };
-        let cost_ttft = front(&|f| (f.usd_per_hour, f.ttft_p99_ms));
-        let gpu_user = front(&|f| (-f.tokens_per_s_per_gpu, -f.tokens_per_s_per_user));
-        let launch = launch::commands(&best_contract.scenario().unwrap_or_else(|_| best_contract.workload.clone()));
+        let evaluated: Vec<Feasible> =
+            all.into_iter().filter(|(i, _)| self.cands[*i].min_cost <= b.cost * PARETO_SPAN).map(|(_, f)| f).collect();
         PlanAnswer {
-            best: Some(Best {
-                usd_per_hour: best_f.usd_per_hour,
-                usd_per_million_good_tokens: best_run.usd_per_million_good_tokens,
-                launch,
-                plan: best_f,
-                slack: best_run.slack,
-                contract: best_contract,
-            }),
+            best,
             next_cheaper,
             rejected,
-            pareto: Pareto { cost_ttft, gpu_user },
+            pareto: fronts(&evaluated),
             infeasible: None,
             excluded: self.excluded,
+            evaluated,
             searched: self.searched,
             simulated: self.simulated,
         }
@@ -1001,5 +1125,103 @@ impl<'a> Planner<'a> {
     /// Requests of the contract's workload (for progress messages).
     pub fn workload_requests(&self) -> u64 {
         self.workload_requests
+    }
+}
+
+fn sort_rejected(r: &mut [Rejected]) {
+    r.sort_by(|a, b| {
+        b.usd_per_hour
+            .total_cmp(&a.usd_per_hour)
+            .then(a.fails.len().cmp(&b.fails.len()))
+            .then_with(|| a.candidate.label(a.units).cmp(&b.candidate.label(b.units)))
+    });
+}
+
+/// The Pareto fronts of `all`: cost against p99 TTFT (both the less the better), and tokens/s
+/// per GPU against tokens/s per user (both the more the better).
+fn fronts(all: &[Feasible]) -> Pareto {
+    let front = |a: &dyn Fn(&Feasible) -> (f64, f64)| -> Vec<Feasible> {
+        let mut pts: Vec<&Feasible> = all.iter().collect();
+        pts.sort_by(|p, q| {
+            let (p0, p1) = a(p);
+            let (q0, q1) = a(q);
+            p0.total_cmp(&q0)
+                .then(p1.total_cmp(&q1))
+                .then_with(|| p.candidate.label(p.units).cmp(&q.candidate.label(q.units)))
+        });
+        let mut out: Vec<Feasible> = Vec::new();
+        let mut low = f64::INFINITY;
+        for p in pts {
+            let (_, y) = a(p);
+            if y < low {
+                low = y;
+                out.push(p.clone());
+            }
+        }
+        out
+    };
+    Pareto {
+        cost_ttft: front(&|f| (f.usd_per_hour, f.ttft_p99_ms)),
+        gpu_user: front(&|f| (-f.tokens_per_s_per_gpu, -f.tokens_per_s_per_user)),
+    }
+}
+
+impl PlanAnswer {
+    /// The answer of several workers' searches (`PlanOptions::shard`), each given the cheapest
+    /// cost of all before its answer phase.
+    pub fn merge(parts: Vec<PlanAnswer>) -> PlanAnswer {
+        let simulated = parts.iter().map(|p| p.simulated).sum();
+        let searched = parts.iter().map(|p| p.searched).max().unwrap_or(0);
+        let excluded = parts.first().map(|p| p.excluded.clone()).unwrap_or_default();
+        let mut best: Option<Best> = None;
+        let mut next: Option<NextCheaper> = None;
+        let mut rejected = Vec::new();
+        let mut evaluated = Vec::new();
+        let mut infeasible: Option<Infeasible> = None;
+        for p in parts {
+            if let Some(b) = p.best {
+                let better = best.as_ref().is_none_or(|c| {
+                    b.usd_per_hour < c.usd_per_hour || (b.usd_per_hour == c.usd_per_hour && b.plan.rank < c.plan.rank)
+                });
+                if better {
+                    best = Some(b);
+                }
+            }
+            if let Some(n) = p.next_cheaper {
+                if next.as_ref().is_none_or(|c| n.usd_per_hour > c.usd_per_hour) {
+                    next = Some(n);
+                }
+            }
+            rejected.extend(p.rejected);
+            evaluated.extend(p.evaluated);
+            if let Some(i) = p.infeasible {
+                let fewer = |i: &Infeasible| i.closest.as_ref().map_or(usize::MAX, |c| c.fails.len());
+                if infeasible.as_ref().is_none_or(|c| fewer(&i) < fewer(c)) {
+                    infeasible = Some(i);
+                }
+            }
+        }
+        if let Some(b) = &best {
+            rejected.retain(|r| r.usd_per_hour < b.usd_per_hour);
+            next = next.filter(|n| n.usd_per_hour < b.usd_per_hour);
+            infeasible = None;
+        }
+        sort_rejected(&mut rejected);
+        evaluated.sort_by(|a, b| {
+            a.usd_per_hour
+                .total_cmp(&b.usd_per_hour)
+                .then_with(|| a.candidate.label(a.units).cmp(&b.candidate.label(b.units)))
+        });
+        PlanAnswer {
+            best,
+            next_cheaper: next,
+            rejected,
+            pareto: fronts(&evaluated),
+            infeasible,
+            excluded,
+            evaluated,
+            searched,
+            simulated,
+        }
     }
 }

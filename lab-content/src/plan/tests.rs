@@ -13,6 +13,7 @@ fn small() -> PlanOptions {
         engines: vec![Engine::Vllm],
         splits: false,
         prune: true,
+        shard: None,
     }
 }
 
@@ -114,4 +115,50 @@ fn examples_plan() {
         let a = Planner::new(&c, &PlanOptions::default(), &BuiltinTraces).unwrap().run();
         assert!(a.best.is_some(), "{name}: {:?}", a.infeasible.map(|i| i.why));
     }
+}
+
+/// Two workers, each searching every other candidate and told the cheapest cost of both before
+/// answering, give the same best and the same cheaper candidates as one search.
+#[test]
+fn two_workers_agree_with_one() {
+    let c = example();
+    let one = plan(&c, &small());
+    let mut workers: Vec<Planner> = (0..2)
+        .map(|k| Planner::new(&c, &PlanOptions { shard: Some((k, 2)), ..small() }, &BuiltinTraces).unwrap())
+        .collect();
+    // the search phase, round by round, each worker told the other's best as it improves
+    loop {
+        let mut busy = false;
+        for w in &mut workers {
+            busy |= w.step();
+        }
+        for k in 0..2 {
+            let p = workers[k].progress();
+            if let (Some(cost), Some(rank)) = (p.best_usd_per_hour, p.best_rank) {
+                workers[1 - k].offer_best(cost, rank);
+            }
+        }
+        if !busy {
+            break;
+        }
+    }
+    assert!(workers.iter().all(|w| w.progress().phase == Phase::Waiting));
+    let best = workers
+        .iter()
+        .filter_map(|w| Some((w.progress().best_usd_per_hour?, w.progress().best_rank?)))
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let parts: Vec<PlanAnswer> = workers
+        .into_iter()
+        .map(|mut w| {
+            w.begin_answer(best);
+            while w.step() {}
+            w.answer()
+        })
+        .collect();
+    let merged = PlanAnswer::merge(parts);
+    let (a, b) = (one.best.unwrap(), merged.best.unwrap());
+    assert_eq!(a.usd_per_hour, b.usd_per_hour);
+    assert_eq!(a.plan.candidate, b.plan.candidate);
+    let key = |r: &Rejected| (r.candidate.label(r.units), r.bound);
+    assert_eq!(one.rejected.iter().map(key).collect::<Vec<_>>(), merged.rejected.iter().map(key).collect::<Vec<_>>());
 }

@@ -112,6 +112,11 @@ pub fn text_keys(id: &str) -> Option<Texts> {
             task: "features.ex.route-documents.task",
             solution: "features.ex.route-documents.solution",
         }),
+        "meet-contract" => Some(Texts {
+            title: "features.ex.meet-contract.title",
+            task: "features.ex.meet-contract.task",
+            solution: "features.ex.meet-contract.solution",
+        }),
         _ => None,
     }
 }
