@@ -94,6 +94,7 @@ impl Choices {
             engines,
             splits: self.splits,
             prune: true,
+            shard: None,
         })
     }
 }
