@@ -203,7 +203,8 @@ describe('budgets', { timeout: 420_000 }, () => {
     const tabs = modules.filter((f) => f.startsWith('split_')).sort();
     const shared = modules.filter((f) => f.startsWith('chunk_'));
     assert.equal(tabs.length + shared.length + 1, modules.length, `unexpected modules: ${modules.join(', ')}`);
-    // one module per workbench tab, named by its wasm_split function (app/src/workbench.rs)
+    // one module per workbench tab, named by its wasm_split function (app/src/workbench.rs); the
+    // contract's tab and its capacity plan's share one
     assert.deepEqual(tabs, ['contract', 'exercises', 'lessons', 'sweep'].map((t) => `split_${t}_tab.wasm`));
     const sum = (fs) => fs.reduce((n, f) => n + size(f).gzip_bytes, 0);
     report.wasm = {
@@ -213,6 +214,11 @@ describe('budgets', { timeout: 420_000 }, () => {
       shared_on_demand_gzip_bytes: sum(shared),
       all_on_demand_gzip_bytes: sum(tabs) + sum(shared),
     };
+    // the capacity planner's worker: its own wasm, fetched only when a plan starts
+    const planDir = readdirSync(DIST).find((f) => /^plan-[0-9a-f]{16}$/.test(f));
+    assert.ok(planDir, 'no dist/plan-<hash>/ (the planner worker)');
+    const worker = readFileSync(join(DIST, planDir, 'plan_worker_bg.wasm'));
+    report.wasm.plan_worker = { raw_bytes: worker.length, gzip_bytes: gzipSync(worker, { level: 9 }).length };
     // The page also fetches the tables of the one language it shows (dist/i18n/*.{en,zh}.json).
     const tables = readdirSync(join(DIST, 'i18n'));
     report.i18n_tables_gzip_bytes = Object.fromEntries(

@@ -2,14 +2,17 @@
 # Builds the browser app into dist/ and prints the size of what the page loads.
 #
 #   cargo          the app for wasm32 (profile wasm-release; its link keeps the relocations),
-#                  and the first-frame module (lab-first: the opening stage, no view framework)
+#                  the first-frame module (lab-first: the opening stage, no view framework) and
+#                  the capacity planner's worker (plan-worker: the Plan tab starts it, in a Web
+#                  Worker of its own; nothing else loads it)
 #   wasm-split-cli each `wasm_split` function (the workbench tabs) into a module of its own, fetched
 #                  the first time it is called; the main module is what the first frame waits for
 #   wasm-bindgen   the JS glue for the main module (keeping the table the split modules share)
 #   wasm-opt -Oz   every module
 #
 # The modules and their loader go into dist/wasm-<hash>/, the first-frame module into
-# dist/first-<hash>/, named by their content, so a browser never mixes a cached module of one
+# dist/first-<hash>/, the planner's worker into dist/plan-<hash>/ (its address in index.html's
+# <meta name="lab-plan-worker">), named by their content, so a browser never mixes a cached module of one
 # build with another build. index.html loads the first-frame module first; once it has drawn
 # (or declined: any address but the plain opening) the page's module follows, and on mounting
 # takes over the run where the first one got to. scripts/prerender.mjs then writes the page's
@@ -51,9 +54,12 @@ cargo rustc --locked -p app --bin app --features split --target wasm32-unknown-u
 # the same flags as the page's build, but for its link (other flags would build every crate again)
 cargo build --locked -p lab-first --bin first --target wasm32-unknown-unknown --profile wasm-release \
   --config "target.wasm32-unknown-unknown.rustflags = [\"--remap-path-prefix=$registry=/registry\"]"
+cargo build --locked -p plan-worker --bin plan-worker --target wasm32-unknown-unknown --profile wasm-release \
+  --config "target.wasm32-unknown-unknown.rustflags = [\"--remap-path-prefix=$registry=/registry\"]"
 target_dir=$(cargo metadata --format-version 1 --no-deps | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).target_directory)')
 input="$target_dir/wasm32-unknown-unknown/wasm-release/app.wasm"
 first_input="$target_dir/wasm32-unknown-unknown/wasm-release/first.wasm"
+plan_input="$target_dir/wasm32-unknown-unknown/wasm-release/plan-worker.wasm"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -93,10 +99,24 @@ cp "$work/first-bindgen/first.js" "$first/"
 wasm-opt -Oz "$work/first-bindgen/first_bg.wasm" -o "$first/first_bg.wasm"
 first_hash=$(cd "$first" && cat $(ls | sort) | sha256sum | cut -c1-16)
 
+# The planner's worker: a classic worker script (worker.js) that loads wasm-bindgen's no-modules
+# glue and the module; `new Worker(url)` needs no module-worker support and no special headers.
+plan="$work/plan"
+wasm-bindgen --target no-modules --no-typescript --out-name plan_worker --out-dir "$work/plan-bindgen" "$plan_input"
+mkdir "$plan"
+cp "$work/plan-bindgen/plan_worker.js" "$plan/"
+wasm-opt -Oz "$work/plan-bindgen/plan_worker_bg.wasm" -o "$plan/plan_worker_bg.wasm"
+cat > "$plan/worker.js" <<'JS'
+importScripts("./plan_worker.js");
+wasm_bindgen({ module_or_path: "./plan_worker_bg.wasm" });
+JS
+plan_hash=$(cd "$plan" && cat $(ls | sort) | sha256sum | cut -c1-16)
+
 rm -rf dist
 mkdir -p dist
 mv "$mods" "dist/wasm-$hash"
 mv "$first" "dist/first-$first_hash"
+mv "$plan" "dist/plan-$plan_hash"
 cp -r app/i18n dist/i18n
 
 # index.html is written for trunk (the development build): its data-trunk style sheets become one
@@ -107,12 +127,17 @@ grep -q '<link data-trunk rel="rust"' index.html || fail "index.html has no <lin
 cat $sheets > "$work/lab.css"
 css="lab-$(sha256sum "$work/lab.css" | cut -c1-16).css"
 mv "$work/lab.css" "dist/$css"
-awk -v css="$css" -v mods="wasm-$hash" -v first="first-$first_hash" '
+awk -v css="$css" -v mods="wasm-$hash" -v first="first-$first_hash" -v plan="plan-$plan_hash" '
   /<link data-trunk rel="css"/ {
     if (!css_done) { print "    <link rel=\"stylesheet\" href=\"./" css "\">"; css_done = 1 }
     next
   }
   /<link data-trunk rel="copy-dir"/ { next }
+  /<link data-trunk rel="rust".*data-type="worker"/ {
+    # the address of the planner worker, which the Plan tab reads when it starts a search
+    print "    <meta name=\"lab-plan-worker\" content=\"./" plan "/worker.js\">"
+    next
+  }
   /<link data-trunk rel="rust"/ {
     # the first-frame module first; the page module once it has drawn a frame (its bytes do not
     # compete with those of the first), or at once when it declines
@@ -140,6 +165,7 @@ awk -v css="$css" -v mods="wasm-$hash" -v first="first-$first_hash" '
   { print }
 ' index.html > dist/index.html
 grep -q "wasm-$hash/app.js" dist/index.html || fail "dist/index.html does not import wasm-$hash/app.js"
+grep -q "plan-$plan_hash/worker.js" dist/index.html || fail "dist/index.html does not name plan-$plan_hash/worker.js"
 grep -q "first-$first_hash/first.js" dist/index.html || fail "dist/index.html does not import first-$first_hash/first.js"
 node scripts/prerender.mjs dist
 node scripts/precompress.mjs dist
@@ -158,7 +184,11 @@ done
 first_wasm="dist/first-$first_hash/first_bg.wasm"
 first_raw=$(stat -c %s "$first_wasm")
 first_gz=$(gzip -9 -c "$first_wasm" | wc -c)
-awk -v f="$main" -v r="$raw" -v g="$gz" -v n="$n" -v sg="$split_gz" -v s="$start" -v e="$end" -v ff="$first_wasm" -v fr="$first_raw" -v fg="$first_gz" 'BEGIN {
+plan_wasm="dist/plan-$plan_hash/plan_worker_bg.wasm"
+plan_raw=$(stat -c %s "$plan_wasm")
+plan_gz=$(gzip -9 -c "$plan_wasm" | wc -c)
+awk -v f="$main" -v r="$raw" -v g="$gz" -v n="$n" -v sg="$split_gz" -v s="$start" -v e="$end" -v ff="$first_wasm" -v fr="$first_raw" -v fg="$first_gz" -v pf="$plan_wasm" -v pr="$plan_raw" -v pg="$plan_gz" 'BEGIN {
   printf "build-web: %s  raw %d B  gzip -9 %d B (%.1f KiB); %d modules loaded on demand, gzip -9 %d B in all; took %.1f s\n", f, r, g, g / 1024, n, sg, e - s
   printf "build-web: first-frame module %s  raw %d B  gzip -9 %d B (%.1f KiB)\n", ff, fr, fg, fg / 1024
+  printf "build-web: planner worker %s  raw %d B  gzip -9 %d B (%.1f KiB), fetched when a plan starts\n", pf, pr, pg, pg / 1024
 }'

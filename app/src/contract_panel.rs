@@ -2,7 +2,8 @@
 //! metrics as a form (prefilled with sim-core's example), imported or exported as JSON, and its
 //! acceptance test run in slices against the lab's scenario (or the contract's own workload),
 //! reported line by line: field, target, measured, pass or fail. The form's table and rules are
-//! `app_model::tabs::contract`; the run is an `app_model::jobs::Acceptance` job.
+//! `app_model::tabs::contract`; the run is an `app_model::jobs::Acceptance` job. The contract
+//! being edited is [`Draft`], which the plan tab plans too.
 
 use app_model::jobs::{Acceptance, Status};
 use app_model::tabs::contract::{self as model, ContractForm, ContractRun, Field, Group, Message, Select, Verdict};
@@ -14,6 +15,45 @@ use crate::i18n::{t, tf, tx, PAGE};
 use crate::kit::{self, button, data_url, error_list, text, Jobs};
 use crate::ui::use_ui;
 use app_model::format;
+
+/// The contract being edited, shared by this tab and the plan tab: the first of them to open
+/// makes it ([`draft`]).
+#[derive(Clone, Copy)]
+pub struct Draft {
+    pub form: RwSignal<ContractForm>,
+    /// The contract as it is run (on the lab's scenario, or its own workload).
+    pub effective: Memo<Contract>,
+    pub errors: Memo<Option<ScenarioError>>,
+}
+
+thread_local! {
+    // The page's one draft, with the owner of its signals: a root of its own, since the tab that
+    // makes it may render more than once (a suspense's first pass), and its owner would take
+    // the draft with it. A slot here rather than a context keeps it out of the page's first
+    // module: only the tabs' code names it.
+    static DRAFT: std::cell::RefCell<Option<(Owner, Draft)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The contract being edited, made now when no tab has made it yet (the example, on the lab's
+/// scenario). `None` when the example cannot be read.
+pub fn draft() -> Option<Draft> {
+    if let Some(d) = DRAFT.with(|d| d.borrow().as_ref().map(|(_, d)| *d)) {
+        return Some(d);
+    }
+    let ui = use_ui();
+    let example = Contract::from_json(EXAMPLE).ok()?;
+    let owner = Owner::new_root(None);
+    let d = owner.with(|| {
+        let form = RwSignal::new(ContractForm::new(example));
+        let effective = Memo::new(move |_| {
+            let lab = form.with(|f| f.use_lab).then(|| ui.drafts[0].get());
+            form.with(|f| f.effective(lab.as_ref()))
+        });
+        Draft { form, effective, errors: Memo::new(move |_| effective.with(model::validate)) }
+    });
+    DRAFT.with(|slot| *slot.borrow_mut() = Some((owner, d)));
+    Some(d)
+}
 
 #[derive(Clone, Copy)]
 struct State {
@@ -250,20 +290,14 @@ fn import(st: State) -> AnyView {
 
 #[component]
 pub fn ContractPanel() -> impl IntoView {
-    let ui = use_ui();
-    let Some(example) = Contract::from_json(EXAMPLE).ok() else {
+    let Some(d) = draft() else {
         return view! { <p class="err">{tx("features.contract.no_example")}</p> }.into_any();
     };
-    let form_state = RwSignal::new(ContractForm::new(example));
-    let effective = Memo::new(move |_| {
-        let lab = form_state.with(|f| f.use_lab).then(|| ui.drafts[0].get());
-        form_state.with(|f| f.effective(lab.as_ref()))
-    });
     let run = RwSignal::new(ContractRun::default());
     let st = State {
-        form: form_state,
-        effective,
-        errors: Memo::new(move |_| effective.with(model::validate)),
+        form: d.form,
+        effective: d.effective,
+        errors: d.errors,
         run,
         running: Memo::new(move |_| run.with(|r| r.running)),
         progress: RwSignal::new(0.0),

@@ -276,3 +276,13 @@ pub fn scroll_to(selector: &str) {
 }
 
 pub use lab_canvas::reduced_motion;
+
+/// Brings up another tab of the workbench as a click on it does, and moves the focus to it.
+pub fn open_tab(id: &str) {
+    let Some(tab) = document().get_element_by_id(&format!("wb-tab-{id}")) else { return };
+    for method in ["click", "focus"] {
+        if let Ok(f) = js_sys::Reflect::get(&tab, &method.into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
+            let _ = f.call1(&tab, &wasm_bindgen::JsValue::UNDEFINED);
+        }
+    }
+}

@@ -42,6 +42,7 @@ pub mod lessons;
 pub mod metrics_panel;
 pub mod panels;
 mod panic_view;
+pub mod plan_panel;
 pub mod presets;
 pub mod replicas;
 pub mod share;

@@ -1,5 +1,5 @@
-//! The workbench under the toolbar: guided lessons, sweeps, the resource contract and classroom
-//! exercises, one tab each. A panel is built the first time its tab opens (its code is fetched
+//! The workbench under the toolbar: guided lessons, sweeps, the resource contract, its capacity
+//! plan and classroom exercises, one tab each. A panel is built the first time its tab opens (its code is fetched
 //! then: each tab is a wasm module of its own) and then stays, so a sweep or an acceptance run
 //! keeps going (and keeps its results) while another tab is shown.
 //!
@@ -16,6 +16,7 @@ use crate::exercises::ExercisesPanel;
 use crate::i18n::{t, tx};
 use crate::kit::{button, effect, focus_soon, text};
 use crate::lessons::LessonsPanel;
+use crate::plan_panel::PlanPanel;
 use crate::sweep_panel::SweepPanel;
 use crate::ui::use_ui;
 
@@ -23,9 +24,12 @@ use crate::ui::use_ui;
 pub fn Workbench() -> impl IntoView {
     let ui = use_ui();
     let tab = RwSignal::new(None::<Tab>);
-    let opened: [RwSignal<bool>; 4] = std::array::from_fn(|_| RwSignal::new(false));
+    let opened: [RwSignal<bool>; Tab::ALL.len()] = std::array::from_fn(|_| RwSignal::new(false));
     let open = move |x: Tab| {
-        opened[x.index()].set(true);
+        // once only: setting it again would build the panel afresh, losing what it holds
+        if !opened[x.index()].get_untracked() {
+            opened[x.index()].set(true);
+        }
         tab.set(Some(x));
     };
     // A lesson or an exercise opened (from a link, or from another panel) shows its tab.
@@ -89,7 +93,8 @@ pub fn Workbench() -> impl IntoView {
                                 let body = match x {
                                     Tab::Lessons => lessons_tab().await,
                                     Tab::Sweep => sweep_tab(sweep_visible).await,
-                                    Tab::Contract => contract_tab().await,
+                                    Tab::Contract => contract_tab(None).await,
+                                    Tab::Plan => contract_tab(Some(tab)).await,
                                     Tab::Exercises => exercises_tab().await,
                                 };
                                 body.unwrap_or_else(|_| load_failed(x, attempt))
@@ -155,7 +160,12 @@ macro_rules! tab_module {
 
 tab_module!(lessons_tab, preload_lessons, () => Ok(view! { <LessonsPanel/> }.into_any()));
 tab_module!(sweep_tab, preload_sweep, (visible: Signal<bool>) => Ok(view! { <SweepPanel visible/> }.into_any()));
-tab_module!(contract_tab, preload_contract, () => Ok(view! { <ContractPanel/> }.into_any()));
+// The contract's tab and its capacity plan's share a module, as they share the contract being
+// edited: the plan's panel (given the open tab) or the contract's.
+tab_module!(contract_tab, preload_contract, (plan: Option<RwSignal<Option<Tab>>>) => Ok(match plan {
+    Some(tab) => view! { <PlanPanel tab/> }.into_any(),
+    None => view! { <ContractPanel/> }.into_any(),
+}));
 tab_module!(exercises_tab, preload_exercises, () => Ok(view! { <ExercisesPanel/> }.into_any()));
 
 /// Starts fetching a tab's module when the pointer reaches its button or the focus does, so it
@@ -167,7 +177,7 @@ fn warm(x: Tab) {
         let _ = match x {
             Tab::Lessons => preload_lessons().await,
             Tab::Sweep => preload_sweep().await,
-            Tab::Contract => preload_contract().await,
+            Tab::Contract | Tab::Plan => preload_contract().await,
             Tab::Exercises => preload_exercises().await,
         };
     });

@@ -92,7 +92,7 @@ const VIEW_FRAMEWORKS: &[&str] = &["leptos", "reactive", "tachys", "gloo", "yew"
 
 #[test]
 fn the_canvas_and_the_first_frame_module_depend_on_no_view_framework_and_not_on_the_page() {
-    for krate in ["lab-canvas", "lab-first"] {
+    for krate in ["lab-canvas", "lab-first", "plan-worker"] {
         let path = root().join(krate).join("Cargo.toml");
         let manifest = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let deps = dependencies(&manifest);
@@ -144,7 +144,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The workspace's crates above the engine: what the lab teaches with it, the page, the tools.
-const ABOVE_THE_ENGINE: &[&str] = &["lab-content", "app-model", "lab-canvas", "lab-first", "app", "llmsim", "lab-fuzz"];
+const ABOVE_THE_ENGINE: &[&str] =
+    &["lab-content", "app-model", "lab-canvas", "lab-first", "plan-worker", "app", "llmsim", "lab-fuzz"];
 
 /// Crates a simulation is made of: random streams and the latency histograms.
 const SIMULATING: &[&str] = &["rand", "rand_distr", "rand_xoshiro", "hdrhistogram"];

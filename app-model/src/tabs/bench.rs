@@ -7,6 +7,7 @@ pub enum Tab {
     Lessons,
     Sweep,
     Contract,
+    Plan,
     Exercises,
 }
 
@@ -20,7 +21,7 @@ pub enum KeyMove {
 }
 
 impl Tab {
-    pub const ALL: [Tab; 4] = [Tab::Lessons, Tab::Sweep, Tab::Contract, Tab::Exercises];
+    pub const ALL: [Tab; 5] = [Tab::Lessons, Tab::Sweep, Tab::Contract, Tab::Plan, Tab::Exercises];
 
     /// Its name in ids and test ids (`wb-tab-lessons`).
     pub fn id(self) -> &'static str {
@@ -28,6 +29,7 @@ impl Tab {
             Tab::Lessons => "lessons",
             Tab::Sweep => "sweep",
             Tab::Contract => "contract",
+            Tab::Plan => "plan",
             Tab::Exercises => "exercises",
         }
     }
@@ -38,6 +40,7 @@ impl Tab {
             Tab::Lessons => "features.tab.lessons",
             Tab::Sweep => "features.tab.sweep",
             Tab::Contract => "features.tab.contract",
+            Tab::Plan => "features.tab.plan",
             Tab::Exercises => "features.tab.exercises",
         }
     }
@@ -106,6 +109,7 @@ mod tests {
         assert_eq!(Tab::Lessons.on_key("ArrowLeft"), Some(KeyMove::To(Tab::Exercises)));
         assert_eq!(Tab::Exercises.on_key("ArrowRight"), Some(KeyMove::To(Tab::Lessons)));
         assert_eq!(Tab::Sweep.on_key("ArrowRight"), Some(KeyMove::To(Tab::Contract)));
+        assert_eq!(Tab::Contract.on_key("ArrowRight"), Some(KeyMove::To(Tab::Plan)));
         assert_eq!(Tab::Contract.on_key("Home"), Some(KeyMove::To(Tab::Lessons)));
         assert_eq!(Tab::Sweep.on_key("End"), Some(KeyMove::To(Tab::Exercises)));
         assert_eq!(Tab::Sweep.on_key(" "), Some(KeyMove::Open));

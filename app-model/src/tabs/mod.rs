@@ -1,4 +1,5 @@
-//! The teaching tabs' state without the DOM: lessons, sweeps, the resource contract, exercises.
+//! The teaching tabs' state without the DOM: lessons, sweeps, the resource contract, the capacity
+//! plan, exercises.
 
 pub mod bench;
 pub mod contract;
@@ -6,6 +7,7 @@ pub mod exercise;
 pub mod explain;
 pub mod lesson;
 pub mod lesson_view;
+pub mod plan;
 pub mod progress;
 pub mod sweep;
 pub mod sweep_chart;
@@ -17,7 +19,7 @@ mod tests {
 
     use std::collections::BTreeMap;
 
-    use super::{bench, contract, exercise, explain, lesson, progress, sweep, sweep_chart};
+    use super::{bench, contract, exercise, explain, lesson, plan, progress, sweep, sweep_chart};
 
     fn table(json: &str) -> BTreeMap<String, serde_json::Value> {
         serde_json::from_str(json).expect("a translation table is a JSON object")
@@ -53,6 +55,7 @@ mod tests {
         keys.extend(bench::Tab::ALL.iter().map(|t| t.key().to_string()));
         keys.extend(contract::COLUMNS.iter().map(|k| k.to_string()));
         keys.extend(sweep_chart::COLUMNS.iter().map(|k| k.to_string()));
+        keys.extend(plan::keys());
         keys.extend(explain::keys().into_iter().map(str::to_string));
         keys.extend(exercise::metric_keys().into_iter().map(str::to_string));
         keys.extend(crate::locks::LOCKABLE.iter().map(|(_, k)| k.to_string()));
