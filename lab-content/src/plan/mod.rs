@@ -13,8 +13,8 @@
 //! 1. **Candidates**: GPU × tensor parallelism × engine × `max_num_seqs` (the memory-safe
 //!    limit — `max_num_seqs` sequences of the longest allowed length fit the KV pool — and the
 //!    two powers of two below it) × `max_num_batched_tokens` (the engine's default and 2,048)
-//!    × colocated or split (1P1D, 1P2D, 2P1D) × router (with shared prefixes: prefix affinity
-//!    too). A *unit* is one replica, or one split group.
+//!    × colocated or split (1P1D, 1P2D, 2P1D) × router and prefix caching (with shared
+//!    prefixes: the cache with least-outstanding or prefix-affinity routing, and no cache). A *unit* is one replica, or one split group.
 //! 2. **Analytic pruning**, no simulation: a unit whose weights and one longest sequence do not
 //!    fit is out (`Bound::Weights`); the roofline ceiling (`sim_core::ceiling`) bounds the share
 //!    of the contract's load one unit can carry, hence the fewest units and the least cost;
@@ -122,8 +122,16 @@ pub struct Candidate {
     pub layout: Layout,
     /// How the router spreads requests over units (read with more than one).
     pub router: Policy,
+    /// Prefix caching (searched on and off when the workload shares prefixes or holds
+    /// conversations; otherwise the engine's default, which caches nothing here).
+    #[serde(default = "yes")]
+    pub prefix_caching: bool,
     /// Price of one GPU-hour.
     pub usd_per_gpu_hour: f64,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Candidate {
@@ -147,13 +155,14 @@ impl Candidate {
             Layout::Split { prefill, decode } => format!("{}P{}D ×", prefill * units, decode * units),
         };
         format!(
-            "{layout} {} tp{} {} seqs {} tokens {}{}",
+            "{layout} {} tp{} {} seqs {} tokens {}{}{}",
             self.gpu,
             self.tp,
             self.engine.name(),
             self.max_num_seqs,
             self.max_num_batched_tokens,
-            if self.router == Policy::PrefixAffinity { " prefix-affinity" } else { "" }
+            if self.router == Policy::PrefixAffinity { " prefix-affinity" } else { "" },
+            if self.prefix_caching { "" } else { " no-prefix-cache" }
         )
     }
 
@@ -165,13 +174,14 @@ impl Candidate {
             _ => "",
         };
         format!(
-            "{}/{}/{}/{}/{}/{:?}/{router}",
+            "{}/{}/{}/{}/{}/{:?}/{router}/{}",
             self.gpu,
             self.tp,
             self.engine.name(),
             self.max_num_seqs,
             self.max_num_batched_tokens,
-            self.layout
+            self.layout,
+            self.prefix_caching
         )
     }
 }
@@ -563,10 +573,16 @@ impl<'a> Planner<'a> {
                     if opts.splits && base.speculative.is_none() && !base.scheduler.overcommit {
                         layouts.extend(SPLITS.iter().map(|&(prefill, decode)| Layout::Split { prefill, decode }));
                     }
-                    let routers: &[Policy] = if shares_prefixes {
-                        &[Policy::LeastOutstanding, Policy::PrefixAffinity]
+                    // with shared prefixes: the cache with either router, and no cache
+                    let cached = s.scheduler.prefix_caching;
+                    let routers: Vec<(Policy, bool)> = if shares_prefixes {
+                        vec![
+                            (Policy::LeastOutstanding, true),
+                            (Policy::PrefixAffinity, true),
+                            (Policy::LeastOutstanding, false),
+                        ]
                     } else {
-                        &[Policy::LeastOutstanding]
+                        vec![(Policy::LeastOutstanding, cached)]
                     };
                     for &n in &seqs {
                         for &mnbt in &budgets {
@@ -581,7 +597,7 @@ impl<'a> Planner<'a> {
                             let Ok((ceiling, _)) = Ceiling::of(&u, mean_in, mean_out) else { continue };
                             let unit_rate = ceiling.requests_per_s(mean_in, mean_out);
                             for &layout in &layouts {
-                                for &router in routers {
+                                for &(router, prefix_caching) in &routers {
                                     let c = Candidate {
                                         gpu: gpu.id.clone(),
                                         tp,
@@ -590,6 +606,7 @@ impl<'a> Planner<'a> {
                                         max_num_batched_tokens: u.scheduler.max_num_batched_tokens,
                                         layout,
                                         router,
+                                        prefix_caching,
                                         usd_per_gpu_hour: u.usd_per_hour_per_gpu(),
                                     };
                                     // a split unit's ceiling: its prefill pool's prompts and
@@ -740,6 +757,7 @@ impl<'a> Planner<'a> {
         w.scheduler.max_num_seqs = c.max_num_seqs;
         w.scheduler.max_num_batched_tokens = c.max_num_batched_tokens;
         w.router.policy = c.router;
+        w.scheduler.prefix_caching = c.prefix_caching;
         match c.layout {
             Layout::Colocated => {
                 w.replicas = units;
