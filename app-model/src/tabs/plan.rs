@@ -188,16 +188,8 @@ pub fn serve(request: &str, post: &mut dyn FnMut(String)) {
     post(reply(Reply::Answer(Box::new(Outcome::of(&planner.answer())))));
 }
 
-/// An acceptance line's margin in the best's confirming run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Slack {
-    /// The contract field (`slo.ttft_p99_ms`).
-    pub rule: String,
-    pub measured: f64,
-    pub target: f64,
-    /// Share of the target left (negative: over it).
-    pub slack: f64,
-}
+/// An acceptance line's margin in the best's confirming run (the planner's own type).
+pub use lab_content::plan::Slack;
 
 /// A configuration on the Pareto front (or the best).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -329,11 +321,7 @@ impl Outcome {
                 scenario: b.contract.scenario().map(|s| s.to_json_pretty()).unwrap_or_default(),
                 usd_per_million_good_tokens: b.usd_per_million_good_tokens,
                 launch: b.launch.clone(),
-                slack: b
-                    .slack
-                    .iter()
-                    .map(|s| Slack { rule: s.rule.clone(), measured: s.measured, target: s.target, slack: s.slack })
-                    .collect(),
+                slack: b.slack.clone(),
             }),
             rejected: a.rejected.iter().map(rejected).collect(),
             front: a.pareto.cost_ttft.iter().map(Point::of).collect(),
