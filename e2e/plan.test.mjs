@@ -87,8 +87,10 @@ describe('the Plan tab', { timeout: 300_000 }, () => {
     const ms = Date.now() - started;
     const { frames, gaps } = await page.evaluate(() => ({ frames: window.planFrames, gaps: window.planGaps }));
     const seen = await page.evaluate(() => window.planSeen);
-    assert.equal(workers.length, 1);
-    assert.match(workers[0], /\/plan-[0-9a-f]{16}\/worker\.js$/);
+    // one worker per core but the page's own (at least one, at most eight)
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    assert.equal(workers.length, Math.min(8, Math.max(1, cores - 1)), `${cores} cores`);
+    for (const w of workers) assert.match(w, /\/plan-[0-9a-f]{16}\/worker\.js$/);
     // progress came in steps, and a best was known before the end
     const tried = [...new Set(seen.map((s) => s.tried))];
     assert.ok(tried.length >= 5, `progress seen at ${tried.length} counts`);
@@ -131,6 +133,39 @@ describe('the Plan tab', { timeout: 300_000 }, () => {
     await other.page.close();
     assert.deepEqual(errors, []);
     await page.close();
+  });
+
+  test('on a four-core machine three workers share the search and find what one worker finds', async () => {
+    /** Plans the chat contract with `cores` reported; returns the workers started and the answer. */
+    const planWith = async (cores) => {
+      const other = await lab.launch();
+      await other.context.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n }), cores);
+      const { page, errors } = await lab.open('', { viewport: { width: 1280, height: 800 }, context: other.context });
+      await openPlan(page);
+      const workers = [];
+      page.on('worker', (w) => workers.push(w.url()));
+      await countFrames(page);
+      const started = Date.now();
+      await page.locator(tid('plan-run')).click();
+      await waitDone(page);
+      const seconds = (Date.now() - started) / 1000;
+      const frames = await page.evaluate(() => window.planFrames);
+      const answer = {
+        best: await page.locator(tid('plan-best-label')).textContent(),
+        usd: await page.locator(tid('plan-best')).getAttribute('data-usd'),
+        rejected: await page.locator(tid('plan-rejected-row')).allTextContents(),
+      };
+      assert.deepEqual(errors, []);
+      await other.close();
+      return { workers: workers.length, answer, seconds, frames };
+    };
+    const three = await planWith(4);
+    const one = await planWith(2);
+    assert.equal(three.workers, 3);
+    assert.equal(one.workers, 1);
+    assert.deepEqual(three.answer, one.answer);
+    assert.ok(three.frames >= 20 * three.seconds, `${three.frames} frames in ${three.seconds.toFixed(1)} s`);
+    console.log(`plan (chat): 3 workers ${three.seconds.toFixed(1)} s, 1 worker ${one.seconds.toFixed(1)} s on this machine's cores`);
   });
 
   test('cancel stops the search; a changed contract marks the answer stale', async () => {

@@ -1,7 +1,8 @@
 //! The capacity plan: the cheapest configuration that meets the contract being edited (the
-//! contract tab's [`Draft`]), searched in a Web Worker (`plan-worker`, one per search; the page's
-//! thread only reads its messages, so the stage keeps its pace), with live progress (candidates
-//! tried, the best so far), cancel (the worker is terminated), and on finish the best with its
+//! contract tab's [`Draft`]), searched in Web Workers (`plan-worker`, one per core but the
+//! page's own; the page's thread only passes their messages on, `app_model::tabs::plan_crew`,
+//! so the stage keeps its pace), with live progress (candidates tried, the best so far), cancel
+//! (the workers are terminated), and on finish the best with its
 //! cost, launch commands and slack per rule, the cheaper configurations and the constraint that
 //! bound each, the cost–TTFT Pareto chart with the chosen point, "open on the stage" and a link.
 //! The form, the messages, the worker's loop and the run on screen are `app_model::tabs::plan`.
@@ -13,6 +14,7 @@ use app_model::run::Run;
 use app_model::share::ShareState;
 use app_model::tabs::bench::Tab;
 use app_model::tabs::plan::{self as model, Choices, Outcome, PlanRun, Reply, Request, RunPhase};
+use app_model::tabs::plan_crew::{workers_for, Crew};
 use leptos::prelude::*;
 use sim_core::profile::Engine;
 use sim_core::Scenario;
@@ -49,23 +51,32 @@ fn new_worker(url: &str) -> Option<JsValue> {
     js_sys::Reflect::construct(&ctor, &args).ok()
 }
 
-/// The worker of the search on screen, and its handlers (kept while it lives).
+/// The workers of the search on screen, the crew that passes their messages on, and their
+/// handlers (kept while they live).
 #[derive(Default)]
 struct Live {
-    worker: Option<JsValue>,
+    workers: Vec<JsValue>,
+    crew: Option<Crew>,
     handlers: Vec<Closure<dyn FnMut(JsValue)>>,
 }
 
 impl Live {
     fn stop(&mut self) {
-        if let Some(w) = self.worker.take() {
+        for w in self.workers.drain(..) {
             for on in ["onmessage", "onerror"] {
                 let _ = js_sys::Reflect::set(&w, &on.into(), &JsValue::NULL);
             }
             call(&w, "terminate", &JsValue::UNDEFINED);
         }
+        self.crew = None;
         self.handlers.clear();
     }
+}
+
+/// The browser's logical processors, if it says.
+fn cores() -> Option<f64> {
+    let nav = js_sys::Reflect::get(&window(), &"navigator".into()).ok()?;
+    js_sys::Reflect::get(&nav, &"hardwareConcurrency".into()).ok()?.as_f64()
 }
 
 #[derive(Clone, Copy)]
@@ -105,45 +116,80 @@ impl State {
         let request = self.choices.with_untracked(|c| Request::json(&contract, c));
         let live = self.live.get_value();
         live.borrow_mut().stop();
-        let Some(worker) = new_worker(&worker_url()) else {
-            return self.run.update(|r| r.failed("features.plan.no_worker".into()));
-        };
+        let n = workers_for(cores());
+        let url = worker_url();
+        let mut workers = Vec::new();
+        for _ in 0..n {
+            match new_worker(&url) {
+                Some(w) => workers.push(w),
+                None if workers.is_empty() => return self.run.update(|r| r.failed("features.plan.no_worker".into())),
+                None => break,
+            }
+        }
+        let crew = Crew::new(workers.len() as u32);
         self.run.update(|r| r.started(contract, kit::now_ms()));
         self.copied.set(false);
         let st = self;
-        let to = worker.clone();
-        let weak = Rc::downgrade(&live);
-        let on_message = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
-            let Some(msg) = js_sys::Reflect::get(&ev, &"data".into()).ok().and_then(|d| d.as_string()) else { return };
-            if msg == model::READY {
-                call(&to, "postMessage", &JsValue::from_str(&request));
-                return;
-            }
-            let reply = Reply::read(&msg).unwrap_or_else(Reply::Error);
-            let over = !matches!(reply, Reply::Progress(_));
-            st.run.update(|r| r.reply(reply, kit::now_ms()));
-            if over {
-                // the worker's work is done: free it (after this handler returns)
+        let request = Rc::new(request);
+        let mut l = live.borrow_mut();
+        for (k, worker) in workers.iter().enumerate() {
+            let weak = Rc::downgrade(&live);
+            let request = request.clone();
+            let on_message = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+                let Some(msg) = js_sys::Reflect::get(&ev, &"data".into()).ok().and_then(|d| d.as_string()) else {
+                    return;
+                };
+                let Some(live) = weak.upgrade() else { return };
+                // the crew's orders, sent after the borrow ends
+                let (sends, show) = {
+                    let mut l = live.borrow_mut();
+                    let Some(crew) = l.crew.as_mut() else { return };
+                    if msg == model::READY {
+                        (vec![(k, crew.start(k, &request))], None)
+                    } else {
+                        let heard = crew.hear(k, &msg);
+                        (heard.orders, heard.show)
+                    }
+                };
+                for (to, order) in sends {
+                    if let Some(w) = live.borrow().workers.get(to) {
+                        call(w, "postMessage", &JsValue::from_str(&order));
+                    }
+                }
+                let Some(reply) = show else { return };
+                let over = !matches!(reply, Reply::Progress(_));
+                st.run.update(|r| r.reply(reply, kit::now_ms()));
+                if over {
+                    // the workers' work is done: free them (after this handler returns)
+                    let weak = Rc::downgrade(&live);
+                    request_animation_frame(move || {
+                        if let Some(l) = weak.upgrade() {
+                            l.borrow_mut().stop();
+                        }
+                    });
+                }
+            });
+            let weak = Rc::downgrade(&live);
+            let on_error = Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| {
+                st.run.update(|r| {
+                    if r.phase == RunPhase::Running {
+                        r.failed("features.plan.failed".into());
+                    }
+                });
+                // one worker lost loses the search: free the others
                 let weak = weak.clone();
                 request_animation_frame(move || {
                     if let Some(l) = weak.upgrade() {
                         l.borrow_mut().stop();
                     }
                 });
-            }
-        });
-        let on_error = Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| {
-            st.run.update(|r| {
-                if r.phase == RunPhase::Running {
-                    r.failed("features.plan.failed".into());
-                }
             });
-        });
-        let _ = js_sys::Reflect::set(&worker, &"onmessage".into(), on_message.as_ref());
-        let _ = js_sys::Reflect::set(&worker, &"onerror".into(), on_error.as_ref());
-        let mut l = live.borrow_mut();
-        l.worker = Some(worker);
-        l.handlers.extend([on_message, on_error]);
+            let _ = js_sys::Reflect::set(worker, &"onmessage".into(), on_message.as_ref());
+            let _ = js_sys::Reflect::set(worker, &"onerror".into(), on_error.as_ref());
+            l.handlers.extend([on_message, on_error]);
+        }
+        l.workers = workers;
+        l.crew = Some(crew);
     }
 
     fn cancel(self) {

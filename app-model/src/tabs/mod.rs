@@ -8,6 +8,7 @@ pub mod explain;
 pub mod lesson;
 pub mod lesson_view;
 pub mod plan;
+pub mod plan_crew;
 pub mod progress;
 pub mod sweep;
 pub mod sweep_chart;

@@ -1,17 +1,15 @@
 //! The Plan tab's state without the DOM: what the search may choose from (the tab's form), the
-//! messages between the page and the worker that searches (`Request` in, `Reply` out, as JSON
-//! text), the worker's loop itself (`serve`: a progress message after every step of
-//! `lab_content::plan::Planner`, then the answer), the answer as the page shows it (`Outcome`:
+//! request the page sends and the replies its workers give (`Request`, `Reply`, as JSON text;
+//! how several workers share the search is `plan_crew`), the answer as the page shows it (`Outcome`:
 //! the best with its launch commands and slack, the cheaper configurations and the constraint
 //! that bound each, in the page's words, the cost–TTFT Pareto front as a figure) and the run on
 //! screen (`PlanRun`).
 
 use lab_content::contract::Contract;
 use lab_content::plan::bound::{Bound, Evidence};
-use lab_content::plan::{Feasible, Phase, PlanAnswer, PlanOptions, Planner, Progress};
+use lab_content::plan::{Feasible, Phase, PlanAnswer, PlanOptions, Progress};
 use serde::{Deserialize, Serialize};
 use sim_core::profile::Engine;
-use sim_core::sim::BuiltinTraces;
 
 use crate::charts::figure::{Dash, Figure, Ink, Item};
 use crate::charts::{Axis, Units};
@@ -118,11 +116,14 @@ impl Request {
     }
 }
 
-/// What a worker says: progress after each step, then the answer (or why it could not plan).
+/// What a worker says: progress after each step, then its share of the answer (a
+/// `PlanAnswer` as JSON, which the page passes on unread), and from the worker that joins the
+/// shares, the answer (or why it could not plan).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reply {
     Progress(Step),
+    Part(String),
     Answer(Box<Outcome>),
     Error(String),
 }
@@ -142,50 +143,32 @@ impl Reply {
 pub struct Step {
     /// Working out what the answer reports around the best (after the search).
     pub answering: bool,
+    /// This worker's search is over; it waits for the others'.
+    #[serde(default)]
+    pub waiting: bool,
     pub tried: usize,
     pub total: usize,
     pub simulated: u64,
     pub best_usd_per_hour: Option<f64>,
+    /// The best's rank in the least-cost order of all candidates (ties at one cost go to the earlier).
+    #[serde(default)]
+    pub best_rank: Option<usize>,
     pub best_label: Option<String>,
 }
 
 impl From<&Progress> for Step {
     fn from(p: &Progress) -> Step {
         Step {
-            answering: p.phase != Phase::Search,
+            answering: matches!(p.phase, Phase::Answer | Phase::Done),
+            waiting: p.phase == Phase::Waiting,
             tried: p.tried,
             total: p.total,
             simulated: p.simulated,
             best_usd_per_hour: p.best_usd_per_hour,
+            best_rank: p.best_rank,
             best_label: p.best_label.clone(),
         }
     }
-}
-
-/// The worker's work for one request (JSON text): a progress reply after every step of the
-/// search, then the answer; each reply is handed to `post` as JSON text.
-pub fn serve(request: &str, post: &mut dyn FnMut(String)) {
-    let reply = |r: Reply| r.to_json();
-    let req: Request = match serde_json::from_str(request) {
-        Ok(r) => r,
-        Err(e) => return post(reply(Reply::Error(e.to_string()))),
-    };
-    let opts = match req.choices.options() {
-        Ok(o) => o,
-        Err(key) => return post(reply(Reply::Error(key.to_string()))),
-    };
-    let mut planner = match Planner::new(&req.contract, &opts, &BuiltinTraces) {
-        Ok(p) => p,
-        Err(e) => return post(reply(Reply::Error(e.to_string()))),
-    };
-    post(reply(Reply::Progress(Step::from(&planner.progress()))));
-    while planner.step() {
-        post(reply(Reply::Progress(Step::from(&planner.progress()))));
-    }
-    let mut last = Step::from(&planner.progress());
-    last.answering = true;
-    post(reply(Reply::Progress(last)));
-    post(reply(Reply::Answer(Box::new(Outcome::of(&planner.answer())))));
 }
 
 /// An acceptance line's margin in the best's confirming run (the planner's own type).
@@ -470,6 +453,7 @@ impl PlanRun {
                 self.took_ms = Some(now_ms - self.started_ms);
             }
             Reply::Error(e) => self.failed(e),
+            Reply::Part(_) => {}
         }
     }
 
@@ -559,6 +543,8 @@ mod tests {
     use super::*;
     use crate::words::Keys;
     use lab_content::contract::EXAMPLE;
+    use lab_content::plan::Planner;
+    use sim_core::sim::BuiltinTraces;
 
     fn small() -> Choices {
         Choices { gpus: vec!["l4".into(), "h100-sxm".into()], engines: vec!["vllm".into()], max_gpus: 8, splits: false }
@@ -590,20 +576,18 @@ mod tests {
         assert_eq!(c.max_gpus, 16);
     }
 
-    /// The worker's loop: progress after every step, tried never going back, then an answer whose
-    /// best is the planner's own.
+    /// One worker's search as the page sees it: progress after every step, tried never going
+    /// back, then an answer whose best is the planner's own.
     #[test]
-    fn serve_reports_progress_then_the_answer_the_planner_gives() {
+    fn a_search_reports_progress_then_the_answer_the_planner_gives() {
         let contract = Contract::from_json(EXAMPLE).unwrap();
         let req = Request { contract: contract.clone(), choices: small() };
-        let mut replies = Vec::new();
-        serve(&req.to_json(), &mut |text| replies.push(Reply::read(&text).expect("a reply reads back")));
-        let steps: Vec<&Step> =
-            replies.iter().filter_map(|r| if let Reply::Progress(s) = r { Some(s) } else { None }).collect();
+        let (o, steps) = crate::tabs::plan_crew::tests::crew_search(1, &req.to_json(), &mut |_| 0);
         assert!(steps.len() >= 3, "{}", steps.len());
         assert!(steps.windows(2).all(|w| w[1].tried >= w[0].tried || w[1].answering));
         assert!(steps.iter().any(|s| s.best_usd_per_hour.is_some()));
-        let Some(Reply::Answer(o)) = replies.last() else { panic!("the last reply is the answer") };
+        let mut replies: Vec<Reply> = steps.into_iter().map(Reply::Progress).collect();
+        replies.push(Reply::Answer(Box::new(o.clone())));
         let direct = Planner::new(&contract, &small().options().unwrap(), &BuiltinTraces).unwrap().run();
         let best = o.best.as_ref().expect("the example can be met");
         assert_eq!(best.point.usd_per_hour, direct.best.as_ref().unwrap().usd_per_hour);
@@ -622,20 +606,6 @@ mod tests {
         assert!(!run.stale(&contract));
         let fig = figure(run.outcome.as_ref(), &Keys);
         assert!(fig.items.iter().any(|i| matches!(i, Item::Dot { ink: Ink::Knee, .. })));
-    }
-
-    #[test]
-    fn a_bad_request_is_an_error_reply() {
-        let mut replies = Vec::new();
-        serve("{", &mut |t| replies.push(Reply::read(&t).unwrap()));
-        assert!(matches!(replies.as_slice(), [Reply::Error(_)]));
-        let req = Request {
-            contract: Contract::from_json(EXAMPLE).unwrap(),
-            choices: Choices { engines: Vec::new(), ..small() },
-        };
-        replies.clear();
-        serve(&req.to_json(), &mut |t| replies.push(Reply::read(&t).unwrap()));
-        assert_eq!(replies, vec![Reply::Error("features.plan.err.no_engine".into())]);
     }
 
     #[test]

@@ -38,7 +38,8 @@
 //! (cached by them). The search finds the cheapest cost `B`; the answer — the best, the cheaper
 //! candidates rejected at the most units below `B`, the Pareto fronts of the candidates whose
 //! least cost is within 1.5 × `B` (least cost first, at most `PARETO_RUNS` more runs) — is then
-//! computed from `B` alone, whatever order the candidates were tried in.
+//! computed from `B` alone, whatever order the candidates were tried in (with several workers,
+//! each spends its part of the runs on its share, so the fronts may differ by a point).
 
 pub mod bound;
 pub mod launch;
@@ -58,10 +59,11 @@ use std::collections::HashMap;
 /// Pareto fronts.
 pub const PARETO_SPAN: f64 = 1.5;
 /// Most runs spent on the Pareto fronts' candidates beyond the search (a count, so the same
-/// contract gives the same fronts).
+/// contract gives the same fronts). Workers sharing a search (`PlanOptions::shard`) share it:
+/// each spends its part.
 pub const PARETO_RUNS: u64 = 300;
 /// The most runs the search makes before it has found any configuration that passes (then it
-/// answers with what bound the candidates tried).
+/// answers with what bound the candidates tried); shared by workers as `PARETO_RUNS` is.
 pub const SEARCH_RUNS: u64 = 1500;
 /// A configuration is confirmed on the contract's seed and the seeds after it, this many in all
 /// (every run must pass).
@@ -414,6 +416,9 @@ pub struct Planner<'a> {
     sharded: bool,
     /// Runs made when the Pareto fronts' evaluation began.
     pareto_from: u64,
+    /// This search's part of `PARETO_RUNS` and `SEARCH_RUNS` (all of them, unless sharded).
+    pareto_runs: u64,
+    search_runs: u64,
     prune: bool,
     /// Mean output tokens per second of the contract's load.
     output_rate: f64,
@@ -647,6 +652,7 @@ impl<'a> Planner<'a> {
         for (rank, &i) in order.iter().enumerate() {
             cands[i].rank = rank;
         }
+        let workers = opts.shard.map_or(1, |(_, n)| u64::from(n.max(1)));
         if let Some((k, n)) = opts.shard {
             let n = n.max(1) as usize;
             order = order.into_iter().enumerate().filter(|(p, _)| p % n == k as usize % n).map(|(_, i)| i).collect();
@@ -669,6 +675,8 @@ impl<'a> Planner<'a> {
             offered: None,
             sharded: opts.shard.is_some(),
             pareto_from: 0,
+            pareto_runs: PARETO_RUNS.div_ceil(workers),
+            search_runs: SEARCH_RUNS.div_ceil(workers),
             prune: opts.prune,
             output_rate: o_tokens.max(0.0),
             workload_requests: base.classes.iter().filter_map(|c| c.num_requests).sum(),
@@ -979,7 +987,7 @@ impl<'a> Planner<'a> {
                             self.evaluate(i);
                         }
                     }
-                    None if self.simulated >= SEARCH_RUNS => return self.end_search(),
+                    None if self.simulated >= self.search_runs => return self.end_search(),
                     None => self.evaluate(i),
                 }
                 true
@@ -1013,7 +1021,7 @@ impl<'a> Planner<'a> {
                     }
                     return true;
                 }
-                if c.min_cost > b.cost * PARETO_SPAN || self.simulated - self.pareto_from >= PARETO_RUNS {
+                if c.min_cost > b.cost * PARETO_SPAN || self.simulated - self.pareto_from >= self.pareto_runs {
                     self.phase = Phase::Done;
                     return false;
                 }
