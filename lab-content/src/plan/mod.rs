@@ -770,6 +770,8 @@ impl<'a> Planner<'a> {
                     decode_replicas: decode * units,
                     kv_link_gbps: SPLIT_LINK_GBPS,
                     kv_link_latency_us: 0.0,
+                    prefill_num_gpus: None,
+                    decode_num_gpus: None,
                 });
             }
         }
