@@ -93,11 +93,7 @@ const fn engine(id: Id, path: &'static str, unit: Unit, min: f64, max: f64, defa
 /// A pool's tensor parallelism (disaggregation): `num_gpus`'s values; off, the pool takes
 /// `num_gpus` (so a file that leaves it out gets what its `num_gpus` says). Set in files only.
 const fn tp_of_pool(id: Id, path: &'static str) -> Setting {
-    int(id, path, Unit::None, 1.0, 8.0, (1.0, 8.0))
-        .choices(TP_SIZES)
-        .switchable(2.0)
-        .file_only()
-        .no_lock()
+    int(id, path, Unit::None, 1.0, 8.0, (1.0, 8.0)).choices(TP_SIZES).switchable(2.0).file_only().no_lock()
 }
 
 const MAX_DRAFT: f64 = sc::MAX_DRAFT_TOKENS as f64;

@@ -40,6 +40,12 @@ impl Simulation {
     pub fn replica_hbm_plan(&self, i: usize) -> &HbmPlan {
         self.replicas[i].plan()
     }
+    /// The HBM plan whose KV pool holds the fewest tokens, of every replica's: the one a limit
+    /// on sequences held at once must fit (the only plan, but with a pool's own GPUs).
+    pub fn tightest_hbm_plan(&self) -> &HbmPlan {
+        let plans = self.replicas.iter().map(|r| r.plan());
+        plans.min_by_key(|p| p.kv_capacity_tokens).expect("a simulation has replicas")
+    }
     /// Replica `i`'s step model, on its own tensor parallelism.
     pub fn replica_step_model(&self, i: usize) -> &StepModel {
         self.replicas[i].step_model()
