@@ -190,7 +190,7 @@ impl Job for Runs {
         };
         sim.advance_events(EVENTS_PER_STEP);
         if sim.is_finished() {
-            self.done.push(RunResult { summary: sim.summary(), plan: sim.hbm_plan().clone() });
+            self.done.push(RunResult { summary: sim.summary(), plan: sim.tightest_hbm_plan().clone() });
             self.current = None;
             if self.done.len() == self.scenarios.len() {
                 return Some(Ok(std::mem::take(&mut self.done)));

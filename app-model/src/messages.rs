@@ -381,7 +381,7 @@ fn does_not_fit(d: &DoesNotFit) -> Msg {
 /// control's label and shown as the control shows the value.
 pub fn fix_message(f: &Fix) -> Msg {
     let op = match (f.bound, f.setting) {
-        (_, "num_gpus") | (Bound::Exactly, _) => "=",
+        (_, "num_gpus" | "prefill_num_gpus" | "decode_num_gpus") | (Bound::Exactly, _) => "=",
         (Bound::AtLeast, _) => "≥",
         (Bound::AtMost, _) => "≤",
     };

@@ -269,12 +269,14 @@ impl Contract {
         let mut sim =
             Simulation::with_options(&scenario, traces, SimOptions { recent_capacity: 0, ..Default::default() })?;
         let summary = sim.run_to_end();
-        let plan = sim.hbm_plan().clone();
+        let plan = sim.tightest_hbm_plan().clone();
         Ok(self.report(scenario, summary, &plan))
     }
 
-    /// The acceptance report for a finished run of [`Contract::scenario`] (its summary and HBM
-    /// plan): `check` in one call, or the last step of a run the caller advanced in slices.
+    /// The acceptance report for a finished run of [`Contract::scenario`] (its summary and the
+    /// HBM plan of least KV, `Simulation::tightest_hbm_plan`: with a prefill/decode split whose
+    /// pools have their own TP, the smaller pool's): `check` in one call, or the last step of a
+    /// run the caller advanced in slices.
     pub fn report(&self, scenario: Scenario, s: Summary, plan: &HbmPlan) -> ContractReport {
         let mut lines = Vec::new();
         let mut line = |field: &str, op: Op, target: Option<f64>, measured: f64, metric, unit| {

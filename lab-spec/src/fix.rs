@@ -37,7 +37,7 @@ impl Fix {
         };
         let op = match (self.bound, self.setting) {
             // num_gpus takes only 1, 2, 4 or 8: the fewest that fit is the one to name
-            (_, "num_gpus") | (Bound::Exactly, _) => "=",
+            (_, "num_gpus" | "prefill_num_gpus" | "decode_num_gpus") | (Bound::Exactly, _) => "=",
             (Bound::AtLeast, _) => "≥",
             (Bound::AtMost, _) => "≤",
         };

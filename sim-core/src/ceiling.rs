@@ -34,10 +34,17 @@ impl Ceiling {
     /// scheduler caps) for prompts of `prompt` and answers of `output` tokens on average, with
     /// the memory plan it was computed from.
     pub fn of(s: &Scenario, prompt: f64, output: f64) -> Result<(Ceiling, HbmPlan), ScenarioError> {
+        Ceiling::of_replica(s, 0, prompt, output)
+    }
+
+    /// The ceiling of replica `i` of `s`, on its own tensor parallelism (with disaggregation,
+    /// its pool's: `disaggregation.prefill_num_gpus` or `decode_num_gpus`), with its memory plan.
+    pub fn of_replica(s: &Scenario, i: usize, prompt: f64, output: f64) -> Result<(Ceiling, HbmPlan), ScenarioError> {
         let model = s.model_spec()?;
         let gpu = s.gpu_spec()?;
-        let plan = HbmPlan::new(s, &model, &gpu)?;
-        let step = StepModel::new(&model, &gpu, s.num_gpus, s.dtype, plan.kv_traffic(), &s.engine);
+        let plan = HbmPlan::of_replica(s, i, &model, &gpu)?;
+        let tp = s.replica_num_gpus(i);
+        let step = StepModel::new(&model, &gpu, tp, s.dtype, plan.kv_traffic(), &s.engine);
         let chunk = u64::from(s.scheduler.max_num_batched_tokens.max(1));
         let prefill = BatchWork {
             prefill_tokens: chunk,

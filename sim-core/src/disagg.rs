@@ -90,7 +90,14 @@ mod tests {
     use super::*;
 
     fn config(gbps: f64, latency_us: f64) -> DisaggConfig {
-        DisaggConfig { prefill_replicas: 2, decode_replicas: 1, kv_link_gbps: gbps, kv_link_latency_us: latency_us }
+        DisaggConfig {
+            prefill_replicas: 2,
+            decode_replicas: 1,
+            kv_link_gbps: gbps,
+            kv_link_latency_us: latency_us,
+            prefill_num_gpus: None,
+            decode_num_gpus: None,
+        }
     }
 
     #[test]

@@ -18,6 +18,8 @@ fn split(mut s: Scenario, prefill: u32, decode: u32, gbps: f64, latency_us: f64)
         decode_replicas: decode,
         kv_link_gbps: gbps,
         kv_link_latency_us: latency_us,
+        prefill_num_gpus: None,
+        decode_num_gpus: None,
     });
     s
 }

@@ -340,6 +340,8 @@ fn arb_sessions() -> impl Strategy<Value = Scenario> {
                         decode_replicas: replicas - 1,
                         kv_link_gbps: 50.0,
                         kv_link_latency_us: 20.0,
+                        prefill_num_gpus: None,
+                        decode_num_gpus: None,
                     });
                 }
                 s

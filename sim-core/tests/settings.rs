@@ -42,6 +42,8 @@ fn scenarios() -> Vec<Scenario> {
         decode_replicas: 3,
         kv_link_gbps: 50.0,
         kv_link_latency_us: 20.0,
+        prefill_num_gpus: Some(1),
+        decode_num_gpus: Some(2),
     });
     out.push(s);
     out

@@ -160,8 +160,13 @@ impl ResultCode {
         let mut changes = Vec::new();
         for row in settings::SETTINGS.iter().filter(|r| r.id != "seed") {
             let classes = if row.per_class() { ran.classes.len() } else { 1 };
+            // a setting switched off where it did not apply is no change (a pool's own GPUs
+            // when the learner switched disaggregation on)
+            let read = |s: &Scenario, i: usize| {
+                row.get(s, i).filter(|v| *v != Value::Off || row.get(&ex.scenario, i).is_some())
+            };
             for i in 0..classes {
-                let now = row.get(ran, i);
+                let now = read(ran, i);
                 if now.is_some() && now != row.get(&ex.scenario, i) {
                     let value = now.as_ref().map_or(Json::Null, json_of_value);
                     changes.push(CodeChange { setting: row.id.into(), class: row.per_class().then_some(i), value });

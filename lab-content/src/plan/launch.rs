@@ -116,28 +116,49 @@ pub fn commands(s: &Scenario) -> Vec<String> {
     let affinity = s.router.policy == Policy::PrefixAffinity;
     match &s.disaggregation {
         Some(d) => {
-            out.push(format!(
-                "# {} prefill and {} decode servers of {} × {} GPU each, the prompts' KV sent from one to the other",
-                d.prefill_replicas,
-                d.decode_replicas,
-                s.num_gpus,
-                s.gpu.id()
-            ));
+            // each pool's servers on its own tensor parallelism
+            let (ps, ds) = (s.replica_scenario(0), s.replica_scenario(d.replicas() as usize - 1));
+            let same = ps.num_gpus == ds.num_gpus;
+            out.push(if same {
+                format!(
+                    "# {} prefill and {} decode servers of {} × {} GPU each, the prompts' KV sent from one to the other",
+                    d.prefill_replicas,
+                    d.decode_replicas,
+                    s.num_gpus,
+                    s.gpu.id()
+                )
+            } else {
+                format!(
+                    "# {} prefill servers of {} × {} GPU and {} decode servers of {} × {} GPU each, the prompts' KV sent from one to the other",
+                    d.prefill_replicas,
+                    ps.num_gpus,
+                    s.gpu.id(),
+                    d.decode_replicas,
+                    ds.num_gpus,
+                    s.gpu.id()
+                )
+            });
             match s.engine_profile {
                 Engine::Trtllm => {
                     out.push(format!(
                         "# trtllm-serve disaggregated -c disagg.yaml  (context_servers: {} × tp {}, generation_servers: {} × tp {})",
-                        d.prefill_replicas, s.num_gpus, d.decode_replicas, s.num_gpus
+                        d.prefill_replicas, ps.num_gpus, d.decode_replicas, ds.num_gpus
                     ));
-                    out.push(server(s, None));
+                    out.push(server(&ps, None));
+                    if !same {
+                        out.push(server(&ds, None));
+                    }
                 }
                 Engine::Sglang => {
-                    out.push(server(s, Some("prefill")));
-                    out.push(server(s, Some("decode")));
+                    out.push(server(&ps, Some("prefill")));
+                    out.push(server(&ds, Some("decode")));
                     out.push("python -m sglang_router.launch_router --pd-disaggregation --prefill http://PREFILL_HOST:30000 --decode http://DECODE_HOST:30000".into());
                 }
                 Engine::Vllm => {
-                    out.push(server(s, Some("prefill")));
+                    out.push(server(&ps, Some("prefill")));
+                    if !same {
+                        out.push(server(&ds, Some("decode")));
+                    }
                     out.push(
                         "# a proxy sends each request to a prefill server with max_tokens 1, then to a decode server"
                             .into(),
@@ -194,6 +215,27 @@ mod tests {
             let c = commands(&s).join("\n");
             assert!(c.contains("37") && c.contains("3000"), "{e:?}: {c}");
             assert!(c.contains("meta-llama/"), "{c}");
+        }
+    }
+
+    /// A split with its own TP per pool: each role's server says its own.
+    #[test]
+    fn each_role_says_its_own_tensor_parallelism() {
+        let mut s = sim_core::presets::find("disaggregated").unwrap().scenario();
+        s.disaggregation.as_mut().unwrap().prefill_num_gpus = Some(2);
+        s.disaggregation.as_mut().unwrap().decode_num_gpus = Some(4);
+        for (e, flag) in
+            [(Engine::Vllm, "--tensor-parallel-size"), (Engine::Sglang, "--tp"), (Engine::Trtllm, "--tp_size")]
+        {
+            s.engine_profile = e;
+            let c = commands(&s);
+            let with = |n: u32| c.iter().filter(|l| l.contains(&format!("{flag} {n} "))).count();
+            assert_eq!((with(2), with(4), with(1)), (1, 1, 0), "{e:?}: {c:#?}");
+            assert!(
+                c[0].contains("2 prefill servers of 2 × h100-sxm") && c[0].contains("2 decode servers of 4 ×"),
+                "{}",
+                c[0]
+            );
         }
     }
 }

@@ -13,7 +13,8 @@
 //! 1. **Candidates**: GPU × tensor parallelism × engine × `max_num_seqs` (the memory-safe
 //!    limit — `max_num_seqs` sequences of the longest allowed length fit the KV pool — and the
 //!    two powers of two below it) × `max_num_batched_tokens` (the engine's default and 2,048)
-//!    × colocated or split (1P1D, 1P2D, 2P1D) × router and prefix caching (with shared
+//!    × colocated or split (1P1D, 1P2D, 2P1D; the same TP in both pools, or each pool its own, a
+//!    factor of two apart, both holding the weights and one longest sequence) × router and prefix caching (with shared
 //!    prefixes: the cache with least-outstanding or prefix-affinity routing, and no cache). A *unit* is one replica, or one split group.
 //! 2. **Analytic pruning**, no simulation: a unit whose weights and one longest sequence do not
 //!    fit is out (`Bound::Weights`); the roofline ceiling (`sim_core::ceiling`) bounds the share
@@ -122,6 +123,10 @@ pub struct Candidate {
     pub max_num_seqs: u32,
     pub max_num_batched_tokens: u32,
     pub layout: Layout,
+    /// A split's decode pool's tensor parallelism when it is not `tp` (then `tp` is the
+    /// prefill pool's): `disaggregation.decode_num_gpus`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_tp: Option<u32>,
     /// How the router spreads requests over units (read with more than one).
     pub router: Policy,
     /// Prefix caching (searched on and off when the workload shares prefixes or holds
@@ -139,11 +144,23 @@ fn yes() -> bool {
 impl Candidate {
     /// GPUs of one unit.
     pub fn unit_gpus(&self) -> u32 {
-        self.tp
-            * match self.layout {
-                Layout::Colocated => 1,
-                Layout::Split { prefill, decode } => prefill + decode,
-            }
+        match self.layout {
+            Layout::Colocated => self.tp,
+            Layout::Split { prefill, decode } => prefill * self.tp + decode * self.decode_gpus(),
+        }
+    }
+
+    /// GPUs of each decode replica of a split (`tp` unless the decode pool has its own).
+    pub fn decode_gpus(&self) -> u32 {
+        self.decode_tp.unwrap_or(self.tp)
+    }
+
+    /// `tp2`, or a split with its own TP per pool `tp2/4` (prefill/decode).
+    fn tp_label(&self) -> String {
+        match self.decode_tp {
+            Some(d) if d != self.tp => format!("tp{}/{d}", self.tp),
+            _ => format!("tp{}", self.tp),
+        }
     }
 
     pub fn usd_per_hour(&self, units: u32) -> f64 {
@@ -157,9 +174,9 @@ impl Candidate {
             Layout::Split { prefill, decode } => format!("{}P{}D ×", prefill * units, decode * units),
         };
         format!(
-            "{layout} {} tp{} {} seqs {} tokens {}{}{}",
+            "{layout} {} {} {} seqs {} tokens {}{}{}",
             self.gpu,
-            self.tp,
+            self.tp_label(),
             self.engine.name(),
             self.max_num_seqs,
             self.max_num_batched_tokens,
@@ -178,7 +195,7 @@ impl Candidate {
         format!(
             "{}/{}/{}/{}/{}/{:?}/{router}/{}",
             self.gpu,
-            self.tp,
+            self.tp_label(),
             self.engine.name(),
             self.max_num_seqs,
             self.max_num_batched_tokens,
@@ -443,6 +460,57 @@ fn scaled(s: &Scenario, x: f64) -> Scenario {
     s
 }
 
+/// A GPU × engine × TP whose unit holds the weights and one longest sequence: its unit
+/// scenario (one replica, the engine's defaults, the contract's limits), its memory-safe
+/// `max_num_seqs` and its token budgets.
+struct Fitting {
+    gpu: String,
+    engine: Engine,
+    s: Scenario,
+    safe: u32,
+    budgets: Vec<u32>,
+}
+
+/// `max_num_seqs` searched below the memory-safe limit: it and the two powers of two below it
+/// (down to 8).
+fn seqs_from(safe: u32) -> Vec<u32> {
+    let mut seqs = vec![safe];
+    let mut p = 1u32 << (31 - safe.leading_zeros());
+    if p == safe {
+        p /= 2;
+    }
+    while seqs.len() < 3 && p >= 8 {
+        seqs.push(p);
+        p /= 2;
+    }
+    seqs
+}
+
+/// The routers and prefix caching searched: with shared prefixes the cache with either router,
+/// and no cache; otherwise the engine's own.
+fn routers_of(s: &Scenario, shares_prefixes: bool) -> Vec<(Policy, bool)> {
+    if shares_prefixes {
+        vec![(Policy::LeastOutstanding, true), (Policy::PrefixAffinity, true), (Policy::LeastOutstanding, false)]
+    } else {
+        vec![(Policy::LeastOutstanding, s.scheduler.prefix_caching)]
+    }
+}
+
+/// Adds candidate `c`, one unit of which carries `share` of the load at most, unless even its
+/// fewest units exceed the GPU budget.
+fn push_cand(cands: &mut Vec<Cand>, searched: &mut u64, c: Candidate, share: f64, max_gpus: u32) {
+    let max_units = max_gpus / c.unit_gpus();
+    if max_units == 0 {
+        return;
+    }
+    let min_units = ((1.0 / share.max(1e-9)).ceil() as u32).max(1);
+    if min_units > max_units {
+        return;
+    }
+    *searched += 1;
+    cands.push(Cand { rank: 0, min_cost: c.usd_per_hour(min_units), c, ceiling: share, min_units, max_units });
+}
+
 fn engine_budget(e: Engine, gpu: &sim_core::GpuSpec, context: u32) -> u32 {
     e.defaults(Some(gpu), context).max_num_batched_tokens
 }
@@ -504,6 +572,9 @@ impl<'a> Planner<'a> {
         let mut excluded = Vec::new();
         let mut searched = 0u64;
         let mut seen = std::collections::HashSet::new();
+        let splits = opts.splits && base.speculative.is_none() && !base.scheduler.overcommit;
+        // every GPU × engine × TP that holds the weights and one longest sequence
+        let mut fitting: Vec<Fitting> = Vec::new();
         for gpu in &gpus {
             for tp in TP_DEGREES {
                 for &engine in &engines {
@@ -565,30 +636,13 @@ impl<'a> Planner<'a> {
                         continue;
                     }
                     let safe = (safe as u32).min(engine.defaults(Some(gpu), model.max_context).max_num_seqs).min(4096);
-                    let mut seqs = vec![safe];
-                    let mut p = 1u32 << (31 - safe.leading_zeros());
-                    if p == safe {
-                        p /= 2;
-                    }
-                    while seqs.len() < 3 && p >= 8 {
-                        seqs.push(p);
-                        p /= 2;
-                    }
+                    let seqs = seqs_from(safe);
                     let mut layouts = vec![Layout::Colocated];
-                    if opts.splits && base.speculative.is_none() && !base.scheduler.overcommit {
+                    if splits {
                         layouts.extend(SPLITS.iter().map(|&(prefill, decode)| Layout::Split { prefill, decode }));
                     }
-                    // with shared prefixes: the cache with either router, and no cache
-                    let cached = s.scheduler.prefix_caching;
-                    let routers: Vec<(Policy, bool)> = if shares_prefixes {
-                        vec![
-                            (Policy::LeastOutstanding, true),
-                            (Policy::PrefixAffinity, true),
-                            (Policy::LeastOutstanding, false),
-                        ]
-                    } else {
-                        vec![(Policy::LeastOutstanding, cached)]
-                    };
+                    let routers = routers_of(&s, shares_prefixes);
+                    fitting.push(Fitting { gpu: gpu.id.clone(), engine, s: s.clone(), safe, budgets: budgets.clone() });
                     for &n in &seqs {
                         for &mnbt in &budgets {
                             let mut u = s.clone();
@@ -610,6 +664,7 @@ impl<'a> Planner<'a> {
                                         max_num_seqs: n,
                                         max_num_batched_tokens: u.scheduler.max_num_batched_tokens,
                                         layout,
+                                        decode_tp: None,
                                         router,
                                         prefix_caching,
                                         usd_per_gpu_hour: u.usd_per_hour_per_gpu(),
@@ -623,23 +678,73 @@ impl<'a> Planner<'a> {
                                             / mean_in.max(1e-9))
                                         .min(ceiling.decode_tokens_per_s * f64::from(decode) / mean_out.max(1e-9)),
                                     } / total_rate.max(1e-9);
-                                    let max_units = opts.max_gpus / c.unit_gpus();
-                                    if max_units == 0 {
-                                        continue;
-                                    }
-                                    let min_units = ((1.0 / share.max(1e-9)).ceil() as u32).max(1);
-                                    if min_units > max_units {
-                                        continue;
-                                    }
-                                    searched += 1;
-                                    cands.push(Cand {
-                                        rank: 0,
-                                        min_cost: c.usd_per_hour(min_units),
-                                        c,
-                                        ceiling: share,
-                                        min_units,
-                                        max_units,
-                                    });
+                                    push_cand(&mut cands, &mut searched, c, share, opts.max_gpus);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // splits whose pools have their own TP: each pool's TP one that fits (as above), the
+        // two a factor of two apart (prefill TP2 and decode TP4, or the other way); one
+        // max_num_seqs for both pools, memory-safe in each. After the splits of one TP, so
+        // that of two at the same least cost the one TP keeps the earlier rank.
+        if splits {
+            let mut seen_pairs = std::collections::HashSet::new();
+            for fp in &fitting {
+                for fd in fitting.iter().filter(|f| {
+                    f.gpu == fp.gpu
+                        && f.engine == fp.engine
+                        && (f.s.num_gpus == 2 * fp.s.num_gpus || fp.s.num_gpus == 2 * f.s.num_gpus)
+                }) {
+                    let (tp, decode_tp) = (fp.s.num_gpus, fd.s.num_gpus);
+                    let mut u = fp.s.clone();
+                    u.disaggregation = Some(DisaggConfig {
+                        prefill_replicas: 1,
+                        decode_replicas: 1,
+                        kv_link_gbps: SPLIT_LINK_GBPS,
+                        kv_link_latency_us: 0.0,
+                        prefill_num_gpus: None,
+                        decode_num_gpus: Some(decode_tp),
+                    });
+                    let routers = routers_of(&u, shares_prefixes);
+                    for n in seqs_from(fp.safe.min(fd.safe)) {
+                        for &mnbt in &fp.budgets {
+                            u.scheduler.max_num_seqs = n;
+                            u.scheduler.max_num_batched_tokens =
+                                if u.scheduler.chunked_prefill { mnbt.max(n) } else { mnbt.max(max_len as u32) };
+                            let key = (
+                                fp.gpu.clone(),
+                                tp,
+                                decode_tp,
+                                fp.engine.name(),
+                                n,
+                                u.scheduler.max_num_batched_tokens,
+                            );
+                            if !seen_pairs.insert(key) {
+                                continue;
+                            }
+                            let Ok((pc, _)) = Ceiling::of_replica(&u, 0, mean_in, mean_out) else { continue };
+                            let Ok((dc, _)) = Ceiling::of_replica(&u, 1, mean_in, mean_out) else { continue };
+                            for &(prefill, decode) in &SPLITS {
+                                for &(router, prefix_caching) in &routers {
+                                    let c = Candidate {
+                                        gpu: fp.gpu.clone(),
+                                        tp,
+                                        engine: fp.engine,
+                                        max_num_seqs: n,
+                                        max_num_batched_tokens: u.scheduler.max_num_batched_tokens,
+                                        layout: Layout::Split { prefill, decode },
+                                        decode_tp: Some(decode_tp),
+                                        router,
+                                        prefix_caching,
+                                        usd_per_gpu_hour: u.usd_per_hour_per_gpu(),
+                                    };
+                                    let share = (pc.prefill_tokens_per_s * f64::from(prefill) / mean_in.max(1e-9))
+                                        .min(dc.decode_tokens_per_s * f64::from(decode) / mean_out.max(1e-9))
+                                        / total_rate.max(1e-9);
+                                    push_cand(&mut cands, &mut searched, c, share, opts.max_gpus);
                                 }
                             }
                         }
@@ -778,6 +883,8 @@ impl<'a> Planner<'a> {
                     decode_replicas: decode * units,
                     kv_link_gbps: SPLIT_LINK_GBPS,
                     kv_link_latency_us: 0.0,
+                    prefill_num_gpus: None,
+                    decode_num_gpus: c.decode_tp.filter(|&d| d != c.tp),
                 });
             }
         }

@@ -162,3 +162,66 @@ fn two_workers_agree_with_one() {
     let key = |r: &Rejected| (r.candidate.label(r.units), r.bound);
     assert_eq!(one.rejected.iter().map(key).collect::<Vec<_>>(), merged.rejected.iter().map(key).collect::<Vec<_>>());
 }
+
+/// A space with splits whose pools have their own TP: one GPU type, one engine, up to 4 GPUs.
+fn per_role() -> PlanOptions {
+    PlanOptions { gpus: Some(vec!["h100-sxm".into()]), max_gpus: 4, splits: true, ..small() }
+}
+
+/// With a TP per pool in the space (prefill TP1 and decode TP2, and the other way), the pruned
+/// search still finds the exhaustive search's optimum.
+#[test]
+fn pruning_keeps_the_optimum_with_a_tp_per_pool() {
+    let c = example();
+    let p = Planner::new(&c, &per_role(), &BuiltinTraces).unwrap();
+    let own: Vec<String> = p.cands.iter().filter(|k| k.c.decode_tp.is_some()).map(|k| k.c.label(1)).collect();
+    assert!(own.iter().any(|l| l.contains("tp1/2")) && own.iter().any(|l| l.contains("tp2/1")), "{own:?}");
+    let pruned = p.run();
+    let mut every = Planner::new(&c, &PlanOptions { prune: false, ..per_role() }, &BuiltinTraces).unwrap();
+    while every.step() {}
+    // the exhaustive search bisected the capacity of splits with a TP per pool
+    assert!(
+        every.capacities.keys().any(|k| k.contains("tp1/2")) && every.capacities.keys().any(|k| k.contains("tp2/1"))
+    );
+    let all = every.answer();
+    let (p, e) = (pruned.best.unwrap(), all.best.unwrap());
+    assert_eq!(p.usd_per_hour, e.usd_per_hour);
+    assert_eq!(p.plan.candidate, e.plan.candidate);
+    assert_eq!(p.plan.units, e.plan.units);
+    assert!(pruned.simulated < all.simulated, "{} vs {}", pruned.simulated, all.simulated);
+}
+
+/// A split with its own TP per pool as a contract: the decode pool's GPUs are in the workload's
+/// `disaggregation`, the contract reads back from its JSON, `llmsim check` runs it on each pool's
+/// GPUs and counts them in the cost.
+#[test]
+fn a_tp_per_pool_is_in_the_contract_and_check_runs_it() {
+    let c = example();
+    let p = Planner::new(&c, &small(), &BuiltinTraces).unwrap();
+    let cand = Candidate {
+        gpu: "h100-sxm".into(),
+        tp: 1,
+        engine: Engine::Vllm,
+        max_num_seqs: 64,
+        max_num_batched_tokens: 8192,
+        layout: Layout::Split { prefill: 1, decode: 1 },
+        decode_tp: Some(2),
+        router: Policy::LeastOutstanding,
+        prefix_caching: true,
+        usd_per_gpu_hour: 2.0,
+    };
+    assert_eq!(cand.unit_gpus(), 3);
+    assert!(cand.label(2).contains("2P2D × h100-sxm tp1/2"), "{}", cand.label(2));
+    let k = p.contract_for(&cand, 2, 1.0);
+    let text = k.to_json_pretty();
+    assert!(text.contains("\"decode_num_gpus\": 2"), "{text}");
+    let back = Contract::from_json(&text).unwrap();
+    assert_eq!(back, k);
+    let s = back.scenario().unwrap();
+    assert_eq!((s.replica_num_gpus(0), s.replica_num_gpus(3), s.total_gpus()), (1, 2, 6));
+    let r = back.check(&BuiltinTraces).unwrap();
+    let price = s.usd_per_hour_per_gpu();
+    assert!((r.summary.cost.usd_per_hour - 6.0 * price).abs() < 1e-9, "{}", r.summary.cost.usd_per_hour);
+    let launch = launch::commands(&s).join("\n");
+    assert!(launch.contains("--tensor-parallel-size 1") && launch.contains("--tensor-parallel-size 2"), "{launch}");
+}

@@ -166,6 +166,43 @@ impl Scenario {
         }
     }
 
+    /// GPUs of replica `i` (its tensor parallelism): `num_gpus`, or with disaggregation its
+    /// pool's (`disaggregation.prefill_num_gpus` or `decode_num_gpus`, each `num_gpus` when
+    /// absent).
+    pub fn replica_num_gpus(&self, i: usize) -> u32 {
+        match &self.disaggregation {
+            Some(d) if d.is_prefill(i) => d.prefill_gpus(self.num_gpus),
+            Some(d) => d.decode_gpus(self.num_gpus),
+            None => self.num_gpus,
+        }
+    }
+
+    /// The path of the field that sets replica `i`'s GPUs (`num_gpus`, or with disaggregation
+    /// its pool's field when the file gives it).
+    pub fn replica_num_gpus_field(&self, i: usize) -> &'static str {
+        match &self.disaggregation {
+            Some(d) if d.is_prefill(i) && d.prefill_num_gpus.is_some() => "disaggregation.prefill_num_gpus",
+            Some(d) if !d.is_prefill(i) && d.decode_num_gpus.is_some() => "disaggregation.decode_num_gpus",
+            _ => "num_gpus",
+        }
+    }
+
+    /// The scenario as replica `i` runs it: `num_gpus` is its own tensor parallelism (the same
+    /// scenario, cloned, when that is `num_gpus`).
+    pub fn replica_scenario(&self, i: usize) -> Scenario {
+        let mut s = self.clone();
+        s.num_gpus = self.replica_num_gpus(i);
+        s
+    }
+
+    /// Every GPU the scenario serves with: each replica's.
+    pub fn total_gpus(&self) -> u32 {
+        match &self.disaggregation {
+            Some(d) => d.total_gpus(self.num_gpus),
+            None => self.num_gpus * self.replicas.max(1),
+        }
+    }
+
     pub fn kv_dtype(&self) -> Dtype {
         // 4-bit weights keep a bf16 cache unless told otherwise (vLLM's `kv_cache_dtype` "auto")
         self.kv_dtype.unwrap_or(if self.dtype.is_4bit() { Dtype::Bf16 } else { self.dtype })

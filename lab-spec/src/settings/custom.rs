@@ -107,6 +107,8 @@ pub(super) fn prefill_set(s: &mut Scenario, _: usize, v: &Value) -> Result<(), P
                 decode_replicas: decode,
                 kv_link_gbps: 50.0,
                 kv_link_latency_us: 20.0,
+                prefill_num_gpus: None,
+                decode_num_gpus: None,
             });
             s.replicas = 1;
         }

@@ -90,6 +90,12 @@ const fn engine(id: Id, path: &'static str, unit: Unit, min: f64, max: f64, defa
     s
 }
 
+/// A pool's tensor parallelism (disaggregation): `num_gpus`'s values; off, the pool takes
+/// `num_gpus` (so a file that leaves it out gets what its `num_gpus` says). Set in files only.
+const fn tp_of_pool(id: Id, path: &'static str) -> Setting {
+    int(id, path, Unit::None, 1.0, 8.0, (1.0, 8.0)).choices(TP_SIZES).switchable(2.0).file_only().no_lock()
+}
+
 const MAX_DRAFT: f64 = sc::MAX_DRAFT_TOKENS as f64;
 const MAX_ACCEPTANCE: f64 = sc::MAX_ACCEPTANCE;
 
@@ -188,14 +194,15 @@ const MAX_LEN: f64 = 1_048_576.0;
 /// Longest time limit, in ms (an hour).
 const HOUR_MS: f64 = 3.6e6;
 
+/// The tensor-parallel sizes a replica may have (`num_gpus`, and each pool's with disaggregation).
+const TP_SIZES: &[f64] = &[1.0, 2.0, 4.0, 8.0];
+
 /// Every setting, in the order the page offers locks (a group in place of the rows it covers) and
 /// validation reports problems.
 pub const SETTINGS: &[Setting] = &[
     select(id!("model"), "model", model_ids).custom(model_get, model_set),
     select(id!("gpu"), "gpu", gpu_ids).custom(gpu_get, gpu_set),
-    int(id!("num_gpus"), "num_gpus", Unit::None, 1.0, 8.0, (1.0, 8.0))
-        .choices(&[1.0, 2.0, 4.0, 8.0])
-        .or(Omitted::Number(1.0)),
+    int(id!("num_gpus"), "num_gpus", Unit::None, 1.0, 8.0, (1.0, 8.0)).choices(TP_SIZES).or(Omitted::Number(1.0)),
     select(id!("dtype"), "dtype", dtypes),
     select(id!("kv_dtype"), "kv_dtype", kv_dtypes).unset().or(Omitted::Off),
     int(id!("replicas"), "replicas", Unit::None, 1.0, 64.0, (1.0, 16.0))
@@ -217,6 +224,9 @@ pub const SETTINGS: &[Setting] = &[
     int(id!("decode_replicas"), "disaggregation.decode_replicas", Unit::None, 1.0, 32.0, (1.0, 8.0)),
     num(id!("kv_link_gbps"), "disaggregation.kv_link_gbps", Unit::None, 0.1, 10_000.0, (1.0, 1000.0)).log(),
     num(id!("kv_link_latency_us"), "disaggregation.kv_link_latency_us", Unit::None, 0.0, 1e6, (0.0, 1000.0)).step(1.0),
+    // each pool's tensor parallelism; off: `num_gpus`
+    tp_of_pool(id!("prefill_num_gpus"), "disaggregation.prefill_num_gpus"),
+    tp_of_pool(id!("decode_num_gpus"), "disaggregation.decode_num_gpus"),
     num(id!("gpu_usd_per_hour"), "gpu_usd_per_hour", Unit::UsdPerHour, 0.0, 1000.0, (0.1, 20.0))
         .log()
         .switchable(2.0)

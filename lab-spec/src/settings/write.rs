@@ -62,6 +62,8 @@ pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<
         "decode_replicas" => put(&mut s.disaggregation.as_mut()?.decode_replicas, json),
         "kv_link_gbps" => put(&mut s.disaggregation.as_mut()?.kv_link_gbps, json),
         "kv_link_latency_us" => put(&mut s.disaggregation.as_mut()?.kv_link_latency_us, json),
+        "prefill_num_gpus" => put(&mut s.disaggregation.as_mut()?.prefill_num_gpus, json),
+        "decode_num_gpus" => put(&mut s.disaggregation.as_mut()?.decode_num_gpus, json),
         "class_name" => put(&mut class(s, i)?.name, json),
         "num_requests" => put(&mut class(s, i)?.num_requests, json),
         "slo_ttft_ms" => put(&mut class(s, i)?.slo.ttft_ms, json),

@@ -207,6 +207,15 @@ pub fn runtime_per_gpu(tp: u32) -> f64 {
     (if tp > 1 { CUDA_CONTEXT_TP_BYTES } else { CUDA_CONTEXT_BYTES }) + CUDA_GRAPH_BYTES
 }
 
+/// The settings id of a pool's GPUs (`decode_num_gpus`) as the table holds it.
+fn id_static(id: &str) -> &'static str {
+    if id == "prefill_num_gpus" {
+        "prefill_num_gpus"
+    } else {
+        "decode_num_gpus"
+    }
+}
+
 impl HbmPlan {
     pub fn new(s: &Scenario, model: &ModelSpec, gpu: &GpuSpec) -> Result<HbmPlan, ScenarioError> {
         let plan = HbmPlan::plan(s, model, gpu);
@@ -217,6 +226,29 @@ impl HbmPlan {
             return Err(ScenarioError::one("", Problem::DoesNotFit(Box::new(plan.does_not_fit(s, model, gpu)))));
         }
         Ok(plan)
+    }
+
+    /// The plan of replica `i` of `s`: [`HbmPlan::new`] of its scenario, on its own tensor
+    /// parallelism ([`Scenario::replica_scenario`]: with disaggregation, its pool's). When it
+    /// does not fit because of a pool's own `prefill_num_gpus` or `decode_num_gpus`, the error
+    /// names that field, and a fix of the GPUs is a fix of that field.
+    pub fn of_replica(s: &Scenario, i: usize, model: &ModelSpec, gpu: &GpuSpec) -> Result<HbmPlan, ScenarioError> {
+        let field = s.replica_num_gpus_field(i);
+        if field == "num_gpus" {
+            return HbmPlan::new(s, model, gpu);
+        }
+        HbmPlan::new(&s.replica_scenario(i), model, gpu).map_err(|mut e| {
+            let id = field.trim_start_matches("disaggregation.");
+            for f in &mut e.errors {
+                if let Problem::DoesNotFit(d) = &mut f.problem {
+                    for fix in d.fixes.iter_mut().filter(|x| x.setting == "num_gpus") {
+                        *fix = crate::settings::fix(id_static(id), fix.value.clone(), fix.bound);
+                    }
+                }
+                *f = crate::scenario::FieldError::new(field, f.problem.clone());
+            }
+            e
+        })
     }
 
     /// The split, whether or not it fits ([`HbmPlan::fits`] says).

@@ -202,9 +202,19 @@ impl Simulation {
         scenario.validate()?;
         let model = scenario.model_spec()?;
         let gpu = scenario.gpu_spec()?;
-        let plan = HbmPlan::new(scenario, &model, &gpu)?;
-        let step_model =
-            StepModel::new(&model, &gpu, scenario.num_gpus, scenario.dtype, plan.kv_traffic(), &scenario.engine);
+        // each replica's memory plan and step model on its own tensor parallelism (with
+        // disaggregation, its pool's): one per tensor-parallel size, shared by its replicas
+        let n = scenario.replica_count();
+        let mut roles: Vec<(Scenario, HbmPlan, StepModel)> = Vec::new();
+        for i in 0..n {
+            if roles.iter().any(|r| r.0.num_gpus == scenario.replica_num_gpus(i)) {
+                continue;
+            }
+            let role = scenario.replica_scenario(i);
+            let plan = HbmPlan::of_replica(scenario, i, &model, &gpu)?;
+            let step = StepModel::new(&model, &gpu, role.num_gpus, role.dtype, plan.kv_traffic(), &role.engine);
+            roles.push((role, plan, step));
+        }
         let mut sources = Vec::with_capacity(scenario.classes.len());
         let mut trace_sessions = vec![std::collections::BTreeMap::new(); scenario.classes.len()];
         for (i, c) in scenario.classes.iter().enumerate() {
@@ -229,7 +239,6 @@ impl Simulation {
                 events.push(t, EventKind::Arrival { class: c as u16 });
             }
         }
-        let n = scenario.replica_count();
         let arrival_pool = scenario.arrival_replicas();
         let pd = scenario.disaggregation.as_ref().map(|d| {
             let decode = RouterConfig { policy: Policy::LeastOutstanding, ..RouterConfig::default() };
@@ -257,8 +266,15 @@ impl Simulation {
         let caches = scenario.caches_prefixes() || traced && scenario.could_cache_prefixes();
         let sessions = has_sessions.then(|| Box::new(Sessions::new(scenario, trace_sessions)));
         let rec: SharedRecorder = Rc::new(RefCell::new(Recorder::new(scenario, &opts)));
-        let replicas: Vec<Replica> =
-            (0..n).map(|i| Replica::new(scenario, i, plan.clone(), step_model.clone(), rec.clone(), caches)).collect();
+        let replicas: Vec<Replica> = (0..n)
+            .map(|i| {
+                let (role, plan, step) = roles
+                    .iter()
+                    .find(|r| r.0.num_gpus == scenario.replica_num_gpus(i))
+                    .expect("every replica's pool has its plan");
+                Replica::new(role, i, plan.clone(), step.clone(), rec.clone(), caches)
+            })
+            .collect();
         let occupancy: Vec<Occupancy> = replicas.iter().map(Replica::occupancy).collect();
         let occupied = occupancy.iter().fold(Occupancy::default(), |a, o| add(a, *o));
         Ok(Simulation {

@@ -28,12 +28,27 @@ impl Simulation {
     pub fn gpu(&self) -> &GpuSpec {
         &self.gpu
     }
-    /// One replica's HBM plan (every replica has the same).
+    /// The first replica's HBM plan (every replica has the same, but with disaggregation and a
+    /// pool's own GPUs: then the prefill pool's; [`Simulation::replica_hbm_plan`]).
     pub fn hbm_plan(&self) -> &HbmPlan {
         self.replicas[0].plan()
     }
     pub fn step_model(&self) -> &StepModel {
         self.replicas[0].step_model()
+    }
+    /// Replica `i`'s HBM plan, on its own tensor parallelism (with disaggregation, its pool's).
+    pub fn replica_hbm_plan(&self, i: usize) -> &HbmPlan {
+        self.replicas[i].plan()
+    }
+    /// The HBM plan whose KV pool holds the fewest tokens, of every replica's: the one a limit
+    /// on sequences held at once must fit (the only plan, but with a pool's own GPUs).
+    pub fn tightest_hbm_plan(&self) -> &HbmPlan {
+        let plans = self.replicas.iter().map(|r| r.plan());
+        plans.min_by_key(|p| p.kv_capacity_tokens).expect("a simulation has replicas")
+    }
+    /// Replica `i`'s step model, on its own tensor parallelism.
+    pub fn replica_step_model(&self, i: usize) -> &StepModel {
+        self.replicas[i].step_model()
     }
     /// Replicas serving the traffic.
     pub fn replica_count(&self) -> usize {
