@@ -118,9 +118,11 @@ mv "$mods" "dist/wasm-$hash"
 mv "$first" "dist/first-$first_hash"
 mv "$plan" "dist/plan-$plan_hash"
 cp -r app/i18n dist/i18n
+# the docs component: <llm-lab> beside the page it frames, with its protocol's schema
+cp static/llm-lab/llm-lab.js static/llm-lab/protocol.schema.json dist/
 
 # index.html is written for trunk (the development build): its data-trunk style sheets become one
-# file here, its copy-dir is the copy above, its rust link becomes the module's preloads and loader.
+# file here, its copy-dir and copy-files are the copies above, its rust link becomes the module's preloads and loader.
 sheets=$(sed -n 's|.*<link data-trunk rel="css" href="\(static/[^"]*\.css\)">.*|\1|p' index.html)
 [ -n "$sheets" ] || fail "index.html links no static/*.css with data-trunk"
 grep -q '<link data-trunk rel="rust"' index.html || fail "index.html has no <link data-trunk rel=\"rust\">"
@@ -132,7 +134,7 @@ awk -v css="$css" -v mods="wasm-$hash" -v first="first-$first_hash" -v plan="pla
     if (!css_done) { print "    <link rel=\"stylesheet\" href=\"./" css "\">"; css_done = 1 }
     next
   }
-  /<link data-trunk rel="copy-dir"/ { next }
+  /<link data-trunk rel="copy-(dir|file)"/ { next }
   /<link data-trunk rel="rust".*data-type="worker"/ {
     # the address of the planner worker, which the Plan tab reads when it starts a search
     print "    <meta name=\"lab-plan-worker\" content=\"./" plan "/worker.js\">"

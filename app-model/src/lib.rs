@@ -27,6 +27,7 @@ pub mod messages;
 pub mod opening;
 pub mod page;
 pub mod panels;
+pub mod protocol;
 pub mod query;
 pub mod run;
 pub mod scenario_edit;

@@ -15,6 +15,7 @@
 //! | `autoplay` | `0`, `false`, `no` (or `1`) | starts paused |
 //! | `locale` | `en`, `zh`, or a tag such as `zh-CN` | the language |
 //! | `contrast` | `high` | the projector colour profile |
+//! | `parent` | an origin, `https://host[:port]` | the embedding page: messages go only to it, commands only from it (`crate::protocol`) |
 //! | `panic` | present | panics after mounting (tests the error view) |
 
 use crate::controls::CONTROLS;
@@ -35,11 +36,12 @@ pub enum Param {
     Autoplay,
     Locale,
     Contrast,
+    Parent,
     Panic,
 }
 
 impl Param {
-    pub const ALL: [Param; 11] = [
+    pub const ALL: [Param; 12] = [
         Param::Lab,
         Param::Embed,
         Param::View,
@@ -50,6 +52,7 @@ impl Param {
         Param::Autoplay,
         Param::Locale,
         Param::Contrast,
+        Param::Parent,
         Param::Panic,
     ];
 
@@ -66,6 +69,7 @@ impl Param {
             Param::Autoplay => "autoplay",
             Param::Locale => "locale",
             Param::Contrast => "contrast",
+            Param::Parent => "parent",
             Param::Panic => "panic",
         }
     }
@@ -86,6 +90,7 @@ impl Param {
             Param::Autoplay => "0 / false / no (starts paused), or 1".into(),
             Param::Locale => "en or zh (or a tag such as zh-CN)".into(),
             Param::Contrast => "high".into(),
+            Param::Parent => "an origin such as https://docs.example.org (no path)".into(),
             Param::Panic => "no value".into(),
         }
     }
@@ -93,10 +98,12 @@ impl Param {
     /// Parameters that say how the page is shown: they stay in the address when the state
     /// changes (`lab` and `locale` are rewritten from the state; `preset`, `lesson` and
     /// `exercise` are in the state once it opened).
-    pub const SHOWN: [Param; 5] = [Param::Embed, Param::View, Param::Controls, Param::Autoplay, Param::Contrast];
+    pub const SHOWN: [Param; 6] =
+        [Param::Embed, Param::View, Param::Controls, Param::Autoplay, Param::Contrast, Param::Parent];
 
     /// Parameters the error view's reset link keeps (the default scenario, shown the same way).
-    pub const KEPT_ON_RESET: [Param; 5] = [Param::Embed, Param::View, Param::Controls, Param::Locale, Param::Contrast];
+    pub const KEPT_ON_RESET: [Param; 6] =
+        [Param::Embed, Param::View, Param::Controls, Param::Locale, Param::Contrast, Param::Parent];
 }
 
 /// A part of the page `view=` can show.
@@ -160,6 +167,8 @@ pub struct Query {
     pub locale: Option<LocaleCode>,
     /// The projector colour profile.
     pub high_contrast: bool,
+    /// The embedding page's origin (`crate::protocol::parent_origin`).
+    pub parent: Option<String>,
     pub panic: bool,
     /// Values that could not be used, in words (parameter, what it was, what it may be).
     pub problems: Vec<String>,
@@ -308,6 +317,10 @@ impl Query {
                         bad("");
                     }
                 }
+                Param::Parent => match crate::protocol::parent_origin(&v) {
+                    Some(o) => q.parent = Some(o),
+                    None => bad(""),
+                },
                 Param::Panic => q.panic = true,
             }
         }

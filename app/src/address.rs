@@ -10,8 +10,13 @@ use leptos::prelude::*;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-/// `source` of every message the lab posts to its parent window.
-pub const EVENT_SOURCE: &str = "llm-serving-lab";
+use std::cell::RefCell;
+
+thread_local! {
+    /// The embedding page's origin, when `parent=` names it: messages go only there, and only
+    /// its commands are obeyed (`app_model::protocol`).
+    static PARENT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
 
 /// What the page's address asks for, read from `location.search` (once, at start: the page
 /// rewrites only `lab` and `locale`, from its state). Values it cannot use are reported on the
@@ -19,6 +24,7 @@ pub const EVENT_SOURCE: &str = "llm-serving-lab";
 pub fn read() -> Query {
     let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
     let q = Query::parse(&search);
+    PARENT.with(|p| *p.borrow_mut() = q.parent.clone());
     for p in &q.problems {
         web_sys::console::warn_1(&JsValue::from_str(p));
     }
@@ -57,32 +63,35 @@ pub fn use_address() -> Address {
     expect_context::<Address>()
 }
 
-/// Posts `{source: "llm-serving-lab", type: kind, ...payload}` to the parent window when the page
-/// is in a frame (no-op otherwise). An object payload's fields are merged into the message;
-/// any other payload goes under `data`.
+/// The window that embeds this page, if it is in a frame.
+fn parent_window() -> Option<web_sys::Window> {
+    let w = web_sys::window()?;
+    let parent = w.parent().ok().flatten()?;
+    (!js_sys::Object::is(parent.as_ref(), w.as_ref())).then_some(parent)
+}
+
+/// Whether the page is in a frame.
+pub fn in_frame() -> bool {
+    parent_window().is_some()
+}
+
+/// Whether `ev` came from the embedding window (and from its named origin, if `parent=` names
+/// one): only then is it a command to obey.
+pub fn from_host(ev: &web_sys::MessageEvent) -> bool {
+    let Some(parent) = parent_window() else { return false };
+    let from_parent = ev.source().is_some_and(|s| js_sys::Object::is(s.as_ref(), parent.as_ref()));
+    from_parent && PARENT.with(|p| p.borrow().as_ref().is_none_or(|o| *o == ev.origin()))
+}
+
+/// Posts `{source: "llm-serving-lab", protocol: 1, type: kind, ...payload}` to the parent
+/// window when the page is in a frame (no-op otherwise): to the origin `parent=` names, else to
+/// any (the messages carry only what the page shows). An object payload's fields are merged
+/// into the message; any other payload goes under `data` (`app_model::protocol::outgoing`).
 pub fn post_event(kind: &str, payload: Value) {
-    let Some(w) = web_sys::window() else { return };
-    let Ok(Some(parent)) = w.parent() else { return };
-    if js_sys::Object::is(parent.as_ref(), w.as_ref()) {
-        return;
-    }
-    let mut msg = serde_json::Map::new();
-    msg.insert("source".into(), EVENT_SOURCE.into());
-    msg.insert("type".into(), kind.into());
-    match payload {
-        Value::Object(fields) => {
-            for (k, v) in fields {
-                if k != "source" && k != "type" {
-                    msg.insert(k, v);
-                }
-            }
-        }
-        Value::Null => {}
-        other => {
-            msg.insert("data".into(), other);
-        }
-    }
-    if let Ok(value) = js_sys::JSON::parse(&Value::Object(msg).to_string()) {
-        let _ = parent.post_message(&value, "*");
+    let Some(parent) = parent_window() else { return };
+    let target = PARENT.with(|p| p.borrow().clone()).unwrap_or_else(|| "*".into());
+    let msg = app_model::protocol::outgoing(kind, payload);
+    if let Ok(value) = js_sys::JSON::parse(&msg.to_string()) {
+        let _ = parent.post_message(&value, &target);
     }
 }

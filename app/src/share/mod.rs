@@ -32,6 +32,7 @@ use std::rc::Rc;
 use app_model::address::{self as addr, AddressHistory, Follow};
 use app_model::link::LinkProblem;
 use app_model::opening::Opening;
+use app_model::protocol::Command;
 use app_model::query::{Param, Query};
 use app_model::share::{Hidden, ShareState};
 use app_model::Run;
@@ -41,7 +42,7 @@ use serde_json::json;
 use sim_core::share::SHARE_VERSION;
 use wasm_bindgen::JsValue;
 
-use crate::address::{post_event, Address};
+use crate::address::{self as address, post_event, Address};
 use crate::i18n::{tx, Lang, Locale};
 use crate::theme::Theme;
 use crate::ui::Ui;
@@ -224,6 +225,9 @@ impl Links {
             now
         });
 
+        self.listen_to_host();
+        watch_height();
+
         // the animation loop's first frame runs at the next animation frame; `ready` follows it
         request_animation_frame(move || {
             request_animation_frame(move || {
@@ -248,6 +252,7 @@ impl Links {
             return;
         }
         let state = page.state(&[]);
+        post_event("state", json!({ "lab": state.encode() }));
         let kept = self.address.with(|q| q.kept(&Param::SHOWN));
         let url = addr::address_of(&href(), &kept, &state);
         let new_entry = self.bar().borrow_mut().history.as_mut().is_some_and(|h| h.write(state));
@@ -257,6 +262,64 @@ impl Links {
             } else {
                 history.replace_state_with_url(&JsValue::NULL, "", Some(&url))
             };
+        }
+    }
+
+    /// Obeys the embedding page's commands (protocol v1, `app_model::protocol`); a command it
+    /// cannot carry out is answered with an `error` message and changes nothing.
+    fn listen_to_host(self) {
+        if !address::in_frame() {
+            return;
+        }
+        let handle = window_event_listener(leptos::ev::message, move |ev| {
+            if !address::from_host(&ev) {
+                return;
+            }
+            let text = js_sys::JSON::stringify(&ev.data()).ok().and_then(|s| s.as_string()).unwrap_or_default();
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return };
+            match Command::read(&v) {
+                Ok(Some(c)) => self.obey(c),
+                Ok(None) => {}
+                Err(refusal) => post_event("error", refusal.fields()),
+            }
+        });
+        // listens for the whole visit
+        std::mem::forget(handle);
+    }
+
+    fn obey(self, c: Command) {
+        let ui = self.ui;
+        match c {
+            Command::SetState(code) => match ShareState::decode(&code) {
+                Ok(state) => {
+                    if let Some(l) = state.locale.as_deref().and_then(Locale::parse) {
+                        self.lang.switch(l);
+                    }
+                    restore(ui, state);
+                    ui.apply(false);
+                }
+                Err(m) => post_event(
+                    "error",
+                    json!({ "kind": "command", "command": "set-state", "field": "lab", "message": m }),
+                ),
+            },
+            Command::Play => {
+                if !ui.playing.get_untracked() {
+                    ui.toggle_play();
+                }
+            }
+            Command::Pause => {
+                if ui.playing.get_untracked() || ui.fast_forward.get_untracked() {
+                    ui.toggle_play();
+                }
+            }
+            Command::Reset => ui.reset(),
+            Command::SetSpeed(x) => ui.speed.set(x),
+            Command::SetLocale(l) => {
+                if let Some(l) = Locale::parse(l.code()) {
+                    self.lang.switch(l);
+                }
+            }
         }
     }
 
@@ -290,6 +353,43 @@ fn restore(ui: Ui, state: ShareState) {
     ui.exercise.set(r.exercise);
     ui.locked.set(r.locked);
     ui.hidden.set(r.hide);
+}
+
+/// Tells the embedding page the height of the lab's content whenever it changes (`resize`), so
+/// a host (the `<llm-lab>` element) can size its frame to it. Through `Reflect`: the
+/// `ResizeObserver` bindings would sit in the page's first module.
+fn watch_height() {
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+    if !address::in_frame() {
+        return;
+    }
+    let Some(root) = window().document().and_then(|d| d.document_element()) else { return };
+    let Some(ctor) = js_sys::Reflect::get(&window(), &"ResizeObserver".into())
+        .ok()
+        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+    else {
+        return;
+    };
+    let last = std::cell::Cell::new(-1.0f64);
+    let el = root.clone();
+    let on_resize = Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| {
+        let h = el.get_bounding_client_rect().height().ceil();
+        if h != last.get() {
+            last.set(h);
+            post_event("resize", json!({ "height": h }));
+        }
+    });
+    let args = js_sys::Array::of1(on_resize.as_ref());
+    if let Ok(observer) = js_sys::Reflect::construct(&ctor, &args) {
+        if let Ok(observe) = js_sys::Reflect::get(&observer, &"observe".into()) {
+            if let Ok(f) = observe.dyn_into::<js_sys::Function>() {
+                let _ = f.call1(&observer, &root);
+            }
+        }
+    }
+    // observes for the whole visit
+    on_resize.forget();
 }
 
 /// Compact layout and links that leave the frame for a new tab.
