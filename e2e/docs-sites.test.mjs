@@ -2,6 +2,8 @@
 // docs/sites/, built by their own tools (scripts/docs-sites.sh builds them into a scratch folder
 // and runs this file with DOCS_SITES_DIR set; without it this file has nothing to open and says so).
 //
+// The first test, which needs no build, checks that docs/embed.md shows these recipes as they are.
+//
 // Three origins, as on the web: the lab (dist/) on one port, each docs site on another. The
 // recipes load the element from https://example.org/lab/llm-lab.js, as a docs author writes it;
 // the test checks the generator passed that tag through unchanged, then points that address at the
@@ -12,7 +14,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { DIST, artifact, assertBuilt, collectErrors, launchBrowser, serveDir, sleep, tid } from './lib.mjs';
+import { DIST, ROOT, artifact, assertBuilt, collectErrors, launchBrowser, serveDir, sleep, tid } from './lib.mjs';
 
 const SITES_DIR = process.env.DOCS_SITES_DIR;
 /** The address the recipes load the lab from (docs/sites/): the test serves dist/ there instead. */
@@ -53,6 +55,17 @@ function recordEvents() {
     });
   }
 }
+
+// docs/embed.md shows each recipe's files whole: they must be the files this test builds
+test('docs/embed.md shows the recipes of docs/sites/ as they are', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'embed.md'), 'utf8');
+  const files = ['mdbook/book.toml', 'mdbook/src/SUMMARY.md', 'mdbook/src/chapter.md', 'mkdocs/mkdocs.yml', 'mkdocs/docs/index.md'];
+  for (const f of files) {
+    const text = readFileSync(join(ROOT, 'docs', 'sites', f), 'utf8').trimEnd();
+    assert.ok(doc.includes(`\`docs/sites/${f}\`:\n\n\`\`\``), `docs/embed.md names docs/sites/${f} before a code block`);
+    assert.ok(doc.includes(`\n${text}\n\`\`\``), `docs/embed.md shows docs/sites/${f} as it is`);
+  }
+});
 
 const events = (page, type) => page.evaluate((t) => window.labEvents.filter((e) => e.type === t), type);
 
