@@ -19,7 +19,14 @@
 # static layout, as the page mounts it, into index.html: the first paint, and the first module's
 # canvas. index.html's style sheets become
 # one dist/lab-<hash>.css; app/i18n/ is copied to dist/i18n/ (the page fetches its language).
-# index.html is trunk's page (Trunk.toml, the development build): this script rewrites its links.
+# index.html is trunk's page (Trunk.toml, the development build): this script rewrites its links,
+# and copies the files it names with trunk's copy-file (the link preview's image) beside it.
+#
+#   LAB_PUBLIC_URL=https://example.org/lab/ scripts/build-web.sh
+#                  the address dist/ will be served from: the link preview's tags (og:image,
+#                  twitter:image) then name the image there, and og:url the page, as Open Graph
+#                  asks (absolute addresses). Without it they are relative, and the build is the
+#                  same wherever it is made.
 # Tools come from scripts/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +36,17 @@ source scripts/tools.sh
 fail() { printf 'build-web: %s\n' "$*" >&2; exit 1; }
 
 [ $# -eq 0 ] || fail "takes no arguments"
+public=${LAB_PUBLIC_URL:-}
+if [ -n "$public" ]; then
+  case "$public" in
+    http://?*|https://?*) ;;
+    *) fail "LAB_PUBLIC_URL must be an absolute address starting with https:// or http://, got '$public'" ;;
+  esac
+  case "$public" in
+    *[\"\'\<\>\&\\\ ]*) fail "LAB_PUBLIC_URL must not hold quotes, <, >, &, backslashes or spaces, got '$public'" ;;
+  esac
+  case "$public" in */) ;; *) public="$public/" ;; esac
+fi
 
 command -v wasm-bindgen >/dev/null || fail "wasm-bindgen not found: run scripts/setup.sh"
 command -v wasm-split-cli >/dev/null || fail "wasm-split-cli not found: run scripts/setup.sh"
@@ -118,8 +136,10 @@ mv "$mods" "dist/wasm-$hash"
 mv "$first" "dist/first-$first_hash"
 mv "$plan" "dist/plan-$plan_hash"
 cp -r app/i18n dist/i18n
-# the docs component: <llm-lab> beside the page it frames, with its protocol's schema
-cp static/llm-lab/llm-lab.js static/llm-lab/protocol.schema.json dist/
+# what index.html names with trunk's copy-file (the link preview's image static/preview.png, and the docs component <llm-lab> with its protocol's schema, beside the page it frames)
+for f in $(sed -n 's|.*<link data-trunk rel="copy-file" href="\([^"]*\)">.*|\1|p' index.html); do
+  cp "$f" dist/
+done
 
 # index.html is written for trunk (the development build): its data-trunk style sheets become one
 # file here, its copy-dir and copy-files are the copies above, its rust link becomes the module's preloads and loader.
@@ -129,7 +149,10 @@ grep -q '<link data-trunk rel="rust"' index.html || fail "index.html has no <lin
 cat $sheets > "$work/lab.css"
 css="lab-$(sha256sum "$work/lab.css" | cut -c1-16).css"
 mv "$work/lab.css" "dist/$css"
-awk -v css="$css" -v mods="wasm-$hash" -v first="first-$first_hash" -v plan="plan-$plan_hash" '
+awk -v css="$css" -v mods="wasm-$hash" -v first="first-$first_hash" -v plan="plan-$plan_hash" -v pub="$public" '
+  # link previews: with a public address, the image tags name it and og:url the page
+  pub != "" && /<meta (property|name)="(og|twitter):image" content="\.\// { sub(/content="\.\//, "content=\"" pub) }
+  pub != "" && /<meta property="og:type"/ { print; print "    <meta property=\"og:url\" content=\"" pub "\">"; next }
   /<link data-trunk rel="css"/ {
     if (!css_done) { print "    <link rel=\"stylesheet\" href=\"./" css "\">"; css_done = 1 }
     next
@@ -169,6 +192,10 @@ awk -v css="$css" -v mods="wasm-$hash" -v first="first-$first_hash" -v plan="pla
 grep -q "wasm-$hash/app.js" dist/index.html || fail "dist/index.html does not import wasm-$hash/app.js"
 grep -q "plan-$plan_hash/worker.js" dist/index.html || fail "dist/index.html does not name plan-$plan_hash/worker.js"
 grep -q "first-$first_hash/first.js" dist/index.html || fail "dist/index.html does not import first-$first_hash/first.js"
+if [ -n "$public" ]; then
+  grep -qF "<meta property=\"og:url\" content=\"$public\">" dist/index.html || fail "dist/index.html has no og:url for LAB_PUBLIC_URL"
+  grep -qF "<meta property=\"og:image\" content=\"$public" dist/index.html || fail "dist/index.html's og:image is not under LAB_PUBLIC_URL"
+fi
 node scripts/prerender.mjs dist
 node scripts/precompress.mjs dist
 end=$(date +%s.%N)

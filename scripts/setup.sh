@@ -6,10 +6,14 @@
 #
 #   scripts/setup.sh            install what is missing for `./lab serve` and `./lab test`
 #   scripts/setup.sh --dev      the same, and trunk for `./lab dev`
+#   scripts/setup.sh --test     the same, and mdBook and MkDocs for `./lab test` (scripts/docs-sites.sh
+#                               builds a docs site with each): mdbook by cargo, MkDocs by pip into
+#                               the venv docs/sites/.venv (pinned in docs/sites/mkdocs/requirements.txt)
 #   scripts/setup.sh --dry-run  print one line per thing it would install, change nothing, exit 0
 #
 # A dry-run line is `<installer> <what>`: `apt chromium`, `rustup target wasm32-unknown-unknown`,
-# `cargo wasm-bindgen-cli 0.2.130`, `npm e2e/` (scripts/setup.test.mjs checks the plan).
+# `cargo wasm-bindgen-cli 0.2.130`, `npm e2e/`, `pip docs/sites/.venv mkdocs 1.6.1`
+# (scripts/setup.test.mjs checks the plan).
 # LAB_FONT_DIRS (default: the system's font folders) is where a CJK font is looked for when
 # fontconfig's fc-list is not there.
 set -euo pipefail
@@ -19,11 +23,13 @@ source scripts/tools.sh
 
 dry=0
 dev=0
+docs=0
 for arg in "$@"; do
   case "$arg" in
     --dry-run) dry=1 ;;
     --dev) dev=1 ;;
-    *) echo "setup: unknown argument '$arg' (expected --dry-run, --dev)" >&2; exit 2 ;;
+    --test) docs=1 ;;
+    *) echo "setup: unknown argument '$arg' (expected --dry-run, --dev, --test)" >&2; exit 2 ;;
   esac
 done
 
@@ -76,6 +82,15 @@ if ! has npm; then
 fi
 # the import-circle check of `./lab test` (scripts/import-circles.py)
 has python3 || apt_pkgs+=(python3)
+# MkDocs goes into a venv of its own; Debian's python3 makes one only with python3-venv (ensurepip)
+mkdocs_venv=docs/sites/.venv
+mkdocs_missing=0
+if [ "$docs" = 1 ]; then
+  [ "$("$mkdocs_venv/bin/mkdocs" --version 2>/dev/null | awk '{print $3}')" = "$MKDOCS_VERSION" ] || mkdocs_missing=1
+  if [ "$mkdocs_missing" = 1 ] && ! { has python3 && python3 -c 'import ensurepip' >/dev/null 2>&1; }; then
+    apt_pkgs+=(python3-venv)
+  fi
+fi
 for p in "${apt_pkgs[@]}"; do plan+=("apt $p"); done
 
 [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$WASM_BINDGEN_VERSION" ] \
@@ -89,6 +104,11 @@ wasm_opt_have=""
 [ -x e2e/node_modules/.bin/wasm-opt ] && wasm_opt_have=$(e2e/node_modules/.bin/wasm-opt --version 2>/dev/null | awk '{print $3}')
 if [ "$wasm_opt_have" != "$WASM_OPT_VERSION" ] || [ ! -d e2e/node_modules/playwright-core ]; then
   plan+=("npm e2e/")
+fi
+
+if [ "$docs" = 1 ]; then
+  [ "$(mdbook --version 2>/dev/null | awk '{print $2}')" = "v$MDBOOK_VERSION" ] || plan+=("cargo mdbook $MDBOOK_VERSION")
+  [ "$mkdocs_missing" = 0 ] || plan+=("pip $mkdocs_venv mkdocs $MKDOCS_VERSION")
 fi
 
 if [ "$dry" = 1 ]; then
@@ -144,10 +164,21 @@ for line in "${plan[@]}"; do
       log "installing trunk $TRUNK_VERSION (cargo, about 11 minutes on 2 cores, once)"
       attempt "trunk $TRUNK_VERSION" cargo install --quiet trunk --version "$TRUNK_VERSION" --locked
       ;;
+    "cargo mdbook "*)
+      log "installing mdbook $MDBOOK_VERSION (cargo, without its serve, watch and search features, about 3 minutes on 2 cores, once)"
+      attempt "mdbook $MDBOOK_VERSION" cargo install --quiet mdbook --version "$MDBOOK_VERSION" --locked --no-default-features
+      ;;
+    "pip $mkdocs_venv "*)
+      log "installing mkdocs $MKDOCS_VERSION (pip, into $mkdocs_venv, about 10 seconds)"
+      attempt "the venv $mkdocs_venv" python3 -m venv --clear "$mkdocs_venv"
+      attempt "mkdocs $MKDOCS_VERSION" "$mkdocs_venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r docs/sites/mkdocs/requirements.txt
+      ;;
     "npm e2e/")
       log "installing the npm packages of e2e/ (binaryen's wasm-opt $WASM_OPT_VERSION, playwright-core)"
       attempt "the npm packages of e2e/" sh -c 'cd e2e && npm ci --no-audit --no-fund --loglevel=error'
       ;;
   esac
 done
-log "tools ready: $(wasm-bindgen --version), wasm-split-cli $WASM_SPLIT_VERSION, wasm-opt $(e2e/node_modules/.bin/wasm-opt --version | awk '{print $3}')${TRUNK_VERSION:+$([ "$dev" = 1 ] && echo ", $(trunk --version)")}"
+docs_tools=""
+[ "$docs" = 1 ] && docs_tools=", $(mdbook --version), mkdocs $("$mkdocs_venv/bin/mkdocs" --version | awk '{print $3}')"
+log "tools ready: $(wasm-bindgen --version), wasm-split-cli $WASM_SPLIT_VERSION, wasm-opt $(e2e/node_modules/.bin/wasm-opt --version | awk '{print $3}')${TRUNK_VERSION:+$([ "$dev" = 1 ] && echo ", $(trunk --version)")}$docs_tools"

@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TOOLS = Object.fromEntries(
-  execFileSync('bash', ['-c', 'source scripts/tools.sh; echo $WASM_BINDGEN_VERSION $WASM_SPLIT_VERSION $WASM_OPT_VERSION $TRUNK_VERSION'], { cwd: ROOT })
-    .toString().trim().split(' ').map((v, i) => [['bindgen', 'split', 'opt', 'trunk'][i], v]),
+  execFileSync('bash', ['-c', 'source scripts/tools.sh; echo $WASM_BINDGEN_VERSION $WASM_SPLIT_VERSION $WASM_OPT_VERSION $TRUNK_VERSION $MDBOOK_VERSION $MKDOCS_VERSION'], { cwd: ROOT })
+    .toString().trim().split(' ').map((v, i) => [['bindgen', 'split', 'opt', 'trunk', 'mdbook', 'mkdocs'][i], v]),
 );
 
 // What the script itself runs, taken from the machine: coreutils and friends, never a tool it decides on.
@@ -25,11 +25,13 @@ const STUB = {
   cargo: (has) => `[ "$1 $2" = "install --list" ] && { ${has.split ? `echo 'wasm_split_cli_support v${TOOLS.split}:'; echo '    wasm-split-cli'; ` : ''}true; }; exit 0`,
   'wasm-bindgen': () => `echo 'wasm-bindgen ${TOOLS.bindgen}'`,
   trunk: () => `echo 'trunk ${TOOLS.trunk}'`,
+  mdbook: () => `echo 'mdbook v${TOOLS.mdbook}'`,
   chromium: () => 'echo Chromium 156.0',
   chromedriver: () => 'echo ChromeDriver 156.0',
   node: (has) => `echo ${has.node}`,
   npm: () => 'echo 10.8.2',
-  python3: () => "echo 'Python 3.11.2'",
+  // `python3 -c 'import ensurepip'` fails where a venv cannot be made (Debian without python3-venv)
+  python3: (has) => `[ "$1" = -c ] && exit ${has.venv === false ? 1 : 0}; echo 'Python 3.11.2'`,
   'fc-list': (has) => (has.font ? "echo 'WenQuanYi Micro Hei'" : 'true'),
   'dpkg-query': (has) => `echo '${has.dpkgNode ?? ''}'`,
   id: (has) => `[ "$1" = -u ] && echo ${has.uid}`,
@@ -46,8 +48,10 @@ function runSetup(has, args = ['--dry-run']) {
     const home = join(dir, 'home');
     const repo = join(dir, 'repo');
     const fonts = join(dir, 'fonts');
-    for (const d of [bin, home, join(repo, 'scripts'), join(repo, 'e2e'), fonts]) mkdirSync(d, { recursive: true });
+    const mkdocs = join('docs', 'sites', 'mkdocs');
+    for (const d of [bin, home, join(repo, 'scripts'), join(repo, 'e2e'), join(repo, mkdocs), fonts]) mkdirSync(d, { recursive: true });
     for (const f of ['setup.sh', 'tools.sh']) copyFileSync(join(ROOT, 'scripts', f), join(repo, 'scripts', f));
+    copyFileSync(join(ROOT, mkdocs, 'requirements.txt'), join(repo, mkdocs, 'requirements.txt'));
     copyFileSync(join(ROOT, 'Trunk.toml'), join(repo, 'Trunk.toml'));
     const stub = (path, body) => {
       writeFileSync(path, `#!/bin/sh\n${body}\n`);
@@ -66,6 +70,11 @@ function runSetup(has, args = ['--dry-run']) {
       mkdirSync(join(repo, 'e2e', 'node_modules', '.bin'), { recursive: true });
       mkdirSync(join(repo, 'e2e', 'node_modules', 'playwright-core'));
       stub(join(repo, 'e2e', 'node_modules', '.bin', 'wasm-opt'), `echo 'wasm-opt version ${has.e2e} (version_${has.e2e})'`);
+    }
+    if (has.mkdocs) {
+      const venv = join(repo, 'docs', 'sites', '.venv', 'bin');
+      mkdirSync(venv, { recursive: true });
+      stub(join(venv, 'mkdocs'), `echo 'mkdocs, version ${has.mkdocs} from ${venv}/../lib/python3.11/site-packages/mkdocs (Python 3.11)'`);
     }
     const r = spawnSync(join(bin, 'bash'), [join(repo, 'scripts', 'setup.sh'), ...args], {
       env: { PATH: bin, HOME: home, LAB_FONT_DIRS: fonts },
@@ -156,6 +165,23 @@ test('--dev adds trunk, and only when the pinned trunk is missing', () => {
   assert.deepEqual(runSetup({ ...EVERYTHING, tools: { ...EVERYTHING.tools, trunk: true } }, ['--dry-run', '--dev']).lines, []);
 });
 
+const DOCS = [`cargo mdbook ${TOOLS.mdbook}`, `pip docs/sites/.venv mkdocs ${TOOLS.mkdocs}`];
+
+test('--test adds mdBook and MkDocs (the docs sites), each only when its pinned version is missing', () => {
+  assert.deepEqual(runSetup(EVERYTHING).lines, [], 'not without --test');
+  assert.deepEqual(runSetup(EVERYTHING, ['--dry-run', '--test']).lines, DOCS);
+  const both = { ...EVERYTHING, mkdocs: TOOLS.mkdocs, tools: { ...EVERYTHING.tools, mdbook: true } };
+  assert.deepEqual(runSetup(both, ['--dry-run', '--test']).lines, []);
+  assert.deepEqual(runSetup({ ...both, mkdocs: '1.5.3' }, ['--dry-run', '--test']).lines, [DOCS[1]]);
+});
+
+test("--test on a python3 that cannot make a venv (Debian's without python3-venv): python3-venv from apt first", () => {
+  assert.deepEqual(runSetup({ ...EVERYTHING, venv: false }, ['--dry-run', '--test']).lines, ['apt python3-venv', ...DOCS]);
+  const none = { ...EVERYTHING, tools: { ...EVERYTHING.tools, python3: false } };
+  assert.deepEqual(runSetup(none, ['--dry-run', '--test']).lines, ['apt python3', 'apt python3-venv', ...DOCS]);
+  assert.deepEqual(runSetup({ ...EVERYTHING, venv: false, mkdocs: TOOLS.mkdocs }, ['--dry-run', '--test']).lines, [DOCS[0]]);
+});
+
 test('not root and no sudo: the exact apt command to run, exit non-zero, nothing installed', () => {
   const r = runSetup({ ...EVERYTHING, uid: 1000, tools: { ...EVERYTHING.tools, chromium: false, chromedriver: false } }, []);
   assert.notEqual(r.status, 0);
@@ -165,7 +191,7 @@ test('not root and no sudo: the exact apt command to run, exit non-zero, nothing
 test('an unknown argument is refused with the ones it takes', () => {
   const r = runSetup(EVERYTHING, ['--dryrun']);
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /unknown argument '--dryrun' \(expected --dry-run, --dev\)/);
+  assert.match(r.stderr, /unknown argument '--dryrun' \(expected --dry-run, --dev, --test\)/);
 });
 
 test('the tools setup installs are the ones the builds ask for', () => {

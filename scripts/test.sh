@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: setup's decisions, the crates and the CLI (cargo test), a short fuzz run, the release
-# wasm build and its reproducibility, the browser tests.
-# Expects the tools of scripts/setup.sh (./lab test runs it first).
+# wasm build and its reproducibility, the browser tests, the lab's element in an mdBook and a
+# MkDocs site.
+# Expects the tools of scripts/setup.sh --test (./lab test runs it first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/e2e/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -50,4 +51,7 @@ bash scripts/repro.sh "$scratch"
 
 step "browser tests (Playwright + Chromium)"
 (cd e2e && E2E_SCRATCH="$scratch" TMPDIR="$scratch" node --test --test-concurrency=1)
+
+step "the <llm-lab> element in an mdBook and a MkDocs site (scripts/docs-sites.sh)"
+bash scripts/docs-sites.sh
 step "done"

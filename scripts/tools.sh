@@ -12,3 +12,7 @@ WASM_OPT_VERSION=$(_lab_tool wasm_opt | sed 's/^version_//')
 WASM_SPLIT_VERSION=0.2.4
 # trunk, for `./lab dev` only. 0.22 needs a newer rustc than 1.95.
 TRUNK_VERSION=0.21.14
+# mdBook and MkDocs, for scripts/docs-sites.sh (the <llm-lab> element in real docs sites); setup.sh
+# --test installs them. MkDocs and its dependencies are pinned in docs/sites/mkdocs/requirements.txt.
+MDBOOK_VERSION=0.5.4
+MKDOCS_VERSION=$(sed -n 's/^mkdocs==//p' "$_lab_root/docs/sites/mkdocs/requirements.txt")
