@@ -20,7 +20,7 @@
 # canvas. index.html's style sheets become
 # one dist/lab-<hash>.css; app/i18n/ is copied to dist/i18n/ (the page fetches its language).
 # index.html is trunk's page (Trunk.toml, the development build): this script rewrites its links,
-# and copies the files it names with trunk's copy-file (the link preview's image) beside it.
+# and copies the files it names with trunk's copy-file (the link preview's image, the <llm-lab> element and its protocol's schema) beside it.
 #
 #   LAB_PUBLIC_URL=https://example.org/lab/ scripts/build-web.sh
 #                  the address dist/ will be served from: the link preview's tags (og:image,
