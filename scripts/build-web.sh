@@ -197,6 +197,9 @@ if [ -n "$public" ]; then
   grep -qF "<meta property=\"og:image\" content=\"$public" dist/index.html || fail "dist/index.html's og:image is not under LAB_PUBLIC_URL"
 fi
 node scripts/prerender.mjs dist
+# the lab's files, for the classroom package (static/llm-lab/scorm.js puts them in its zip)
+(cd dist && find . -type f ! -name files.json | sed 's|^\./||' | LC_ALL=C sort) \
+  | node -e 'process.stdout.write(JSON.stringify(require("fs").readFileSync(0, "utf8").split("\n").filter(Boolean)) + "\n")' > dist/files.json
 node scripts/precompress.mjs dist
 end=$(date +%s.%N)
 

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::{Checked, State};
 use crate::i18n::{t, tf, tx, PAGE};
-use crate::kit::{self, actions, button, check_line};
+use crate::kit::{self, actions, button, check_line, text};
 use crate::share;
 
 /// The teacher's link maker: a box per control, and the link.
@@ -69,8 +69,99 @@ pub(super) fn teacher(st: State) -> AnyView {
             {actions(vec![button("primary small-btn", Some("teacher-make"), "features.teacher.make", None, make)])}
         </div>
         <div>{link}</div>
+        {scorm_view(st)}
     }
     .into_any()
+}
+
+/// Where the classroom package is.
+#[derive(Clone, Copy, PartialEq)]
+enum Packing {
+    Idle,
+    Making,
+    Saved,
+    Failed,
+}
+
+/// The classroom package: the open exercise, at the teacher's link's state, as a SCORM 1.2 zip
+/// for a learning management system (`static/llm-lab/scorm.js`, fetched when first asked for).
+fn scorm_view(st: State) -> AnyView {
+    let packing = RwSignal::new(Packing::Idle);
+    let no_exercise = move || st.ui.exercise.with(Option::is_none);
+    let go = Callback::new(move |()| scorm(st, packing));
+    let said = move || match packing.get() {
+        Packing::Idle if no_exercise() => t("features.teacher.scorm.no_exercise"),
+        Packing::Idle => String::new(),
+        Packing::Making => t("features.teacher.scorm.making"),
+        Packing::Saved => t("features.teacher.scorm.saved"),
+        Packing::Failed => t("features.teacher.scorm.failed"),
+    };
+    view! {
+        <div class="teacher-scorm">
+            <p class="small muted">{tx("features.teacher.scorm.intro")}</p>
+            <button
+                type="button"
+                class="btn small-btn"
+                data-testid="teacher-scorm"
+                prop:disabled=move || no_exercise() || packing.get() == Packing::Making
+                on:click=move |_| go.run(())
+            >
+                {tx("features.teacher.scorm.download")}
+            </button>
+            <p class="small" role="status" data-testid="teacher-scorm-state" data-state=move || match packing.get() {
+                Packing::Idle => "idle",
+                Packing::Making => "making",
+                Packing::Saved => "saved",
+                Packing::Failed => "failed",
+            }>{text(Box::new(said))}</p>
+        </div>
+    }
+    .into_any()
+}
+
+fn scorm(st: State, packing: RwSignal<Packing>) {
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+    let Some(id) = st.ui.exercise.get_untracked() else { return };
+    let locks = st.teacher.with_untracked(|t| t.chosen.clone());
+    let code = st.links.teacher_state(&locks, &st.hide.get_untracked()).encode();
+    let title = t(&format!("features.ex.{id}.title"));
+    packing.set(Packing::Making);
+    let run = move || {
+        let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
+        let scorm = get(&window(), "llmLabScorm");
+        let Ok(download) = get(&scorm, "download").dyn_into::<js_sys::Function>() else {
+            return packing.set(Packing::Failed);
+        };
+        let opts = js_sys::Object::new();
+        for (k, v) in [("lab", code.as_str()), ("exercise", id.as_str()), ("title", title.as_str())] {
+            let _ = js_sys::Reflect::set(&opts, &k.into(), &v.into());
+        }
+        let Ok(promise) = download.call1(&scorm, &opts) else {
+            return packing.set(Packing::Failed);
+        };
+        let ok = Closure::once_into_js(move |_: JsValue| packing.set(Packing::Saved));
+        let failed = Closure::once_into_js(move |e: JsValue| {
+            web_sys::console::warn_1(&e);
+            packing.set(Packing::Failed);
+        });
+        if let Ok(then) = get(&promise, "then").dyn_into::<js_sys::Function>() {
+            let _ = then.call2(&promise, &ok, &failed);
+        }
+    };
+    if js_sys::Reflect::has(&window(), &"llmLabScorm".into()).unwrap_or(false) {
+        return run();
+    }
+    // the packer is fetched the first time a package is asked for
+    let Some(script) = document().create_element("script").ok() else { return packing.set(Packing::Failed) };
+    let _ = script.set_attribute("src", "scorm.js");
+    let on_load = Closure::once_into_js(run);
+    let on_error = Closure::once_into_js(move |_: JsValue| packing.set(Packing::Failed));
+    let _ = js_sys::Reflect::set(&script, &"onload".into(), &on_load);
+    let _ = js_sys::Reflect::set(&script, &"onerror".into(), &on_error);
+    if let Some(head) = document().head() {
+        let _ = head.append_child(&script);
+    }
 }
 
 /// Teacher mode's result-code box: paste, check (a re-run in the background), the verdict.

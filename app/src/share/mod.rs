@@ -179,9 +179,14 @@ impl Links {
     /// A teacher's link: the lab as it is, `locks` locked for the whole visit, `hide` kept from
     /// the students who open it.
     pub fn teacher_url(self, locks: &[String], hide: &[Hidden]) -> String {
+        addr::link_to(&href(), &self.teacher_state(locks, hide))
+    }
+
+    /// The state a teacher's link carries (the classroom package opens the lab in it too).
+    pub fn teacher_state(self, locks: &[String], hide: &[Hidden]) -> ShareState {
         let mut s = self.state(locks);
         s.hide_also(hide);
-        addr::link_to(&href(), &s)
+        s
     }
 
     /// Keeps the address bar on the current state (so a reload or a copied address reproduces
