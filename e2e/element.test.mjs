@@ -187,6 +187,27 @@ describe('<llm-lab>', { timeout: 300_000 }, () => {
     await page.close();
   });
 
+  test("the Share dialog's <llm-lab> code, pasted into a page, opens the lab as it was shared", async () => {
+    const page = await lab.context.newPage();
+    await page.goto(lab.href('', { query: { preset: 'static-batching' } }));
+    await page.locator(tid('share')).click();
+    await page.locator(tid('embed-code-section')).waitFor();
+    await page.locator(tid('embed-kind')).selectOption('element');
+    const code = await page.locator(tid('embed-code')).inputValue();
+    assert.match(code, /^<script src="[^"]+\/llm-lab\.js" defer><\/script>\n<llm-lab lab="2\.[A-Za-z0-9_-]+" height="400"><\/llm-lab>$/);
+    await page.close();
+    await writeFile(join(dir, 'pasted.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Pasted</title><link rel="icon" href="data:,"></head><body>${code}</body></html>`);
+    const docs = await lab.context.newPage();
+    const errors = [];
+    docs.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await docs.goto(`${host.url}pasted.html`);
+    await docs.waitForFunction(() => document.querySelector('llm-lab')?.hasAttribute('ready'), null, { timeout: 20_000 });
+    const frame = await (await docs.locator('llm-lab iframe').elementHandle()).contentFrame();
+    await frame.waitForFunction(() => document.querySelector('[data-testid="preset"]')?.value === 'static-batching', null, { timeout: 10_000 });
+    assert.deepEqual(errors, []);
+    await docs.close();
+  });
+
   test('a lab told another parent origin posts nothing to this page and obeys none of its commands', async () => {
     await writeFile(
       join(dir, 'other.html'),

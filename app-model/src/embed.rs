@@ -3,7 +3,7 @@
 //! scale.
 
 use crate::query::{embed_src, Part};
-use crate::share::{embed_code, embed_size, ShareState, EMBED_SIZES};
+use crate::share::{element_code, embed_code, embed_size, ShareState, EMBED_SIZES};
 
 /// Width the preview is scaled down to, px (the dialog's).
 pub const PREVIEW_WIDTH: f64 = 300.0;
@@ -16,11 +16,13 @@ pub struct EmbedForm {
     /// A custom size as typed: width, height.
     pub custom: (String, String),
     pub parts: Vec<Part>,
+    /// The code is the `<llm-lab>` element's (else a plain `<iframe>`).
+    pub element: bool,
 }
 
 impl Default for EmbedForm {
     fn default() -> Self {
-        EmbedForm { size: 0, custom: ("720".into(), "450".into()), parts: Part::EMBED_DEFAULT.to_vec() }
+        EmbedForm { size: 0, custom: ("720".into(), "450".into()), parts: Part::EMBED_DEFAULT.to_vec(), element: false }
     }
 }
 
@@ -55,9 +57,14 @@ impl EmbedForm {
         embed_src(base, state, &self.parts)
     }
 
-    /// The `<iframe>` snippet, empty while the size cannot be used.
+    /// The snippet — the `<llm-lab>` element (its height the chosen one; its width follows the
+    /// page) or an `<iframe>` — empty while the size cannot be used.
     pub fn code(&self, base: &str, state: &ShareState) -> String {
-        self.chosen().map(|wh| embed_code(&self.src(base, state), wh)).unwrap_or_default()
+        let code = |wh: (u32, u32)| match self.element {
+            true => element_code(base, state, &self.parts, wh.1),
+            false => embed_code(&self.src(base, state), wh),
+        };
+        self.chosen().map(code).unwrap_or_default()
     }
 }
 
@@ -116,6 +123,10 @@ mod tests {
         assert!(code.starts_with("<iframe src=\"https://x.org/?embed=1&amp;view="), "{code}");
         assert!(code.contains("width=\"640\" height=\"400\""));
         assert_eq!(f.src("https://x.org/", &s), embed_src("https://x.org/", &s, &f.parts));
+        f.element = true;
+        let code = f.code("https://x.org/", &s);
+        assert!(code.starts_with("<script src=\"https://x.org/llm-lab.js\" defer></script>\n<llm-lab lab="), "{code}");
+        assert!(code.ends_with(" height=\"400\"></llm-lab>"), "{code}");
     }
 
     #[test]

@@ -414,13 +414,19 @@ pub fn decode_component(v: &str) -> String {
 /// they are not the embed's default, and the state.
 pub fn embed_src(base: &str, state: &ShareState, parts: &[Part]) -> String {
     let mut q = vec!["embed=1".to_string()];
-    let default: Vec<Part> = Part::ALL.into_iter().filter(|p| Part::EMBED_DEFAULT.contains(p)).collect();
-    let chosen: Vec<Part> = Part::ALL.into_iter().filter(|p| parts.contains(p)).collect();
-    if chosen != default && !chosen.is_empty() {
-        q.push(format!("view={}", chosen.iter().map(|p| p.name()).collect::<Vec<_>>().join(",")));
+    if let Some(v) = view_value(parts) {
+        q.push(format!("view={v}"));
     }
     q.push(format!("lab={}", state.encode()));
     format!("{base}?{}", q.join("&"))
+}
+
+/// The `view=` value for `parts`, in the page's order; `None` when they are the embed's default
+/// (or none).
+pub fn view_value(parts: &[Part]) -> Option<String> {
+    let default: Vec<Part> = Part::ALL.into_iter().filter(|p| Part::EMBED_DEFAULT.contains(p)).collect();
+    let chosen: Vec<Part> = Part::ALL.into_iter().filter(|p| parts.contains(p)).collect();
+    (chosen != default && !chosen.is_empty()).then(|| chosen.iter().map(|p| p.name()).collect::<Vec<_>>().join(","))
 }
 
 #[cfg(test)]

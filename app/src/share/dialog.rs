@@ -225,6 +225,13 @@ fn EmbedCode() -> impl IntoView {
                 {custom_field("features.embed.height", "embed-height", true)}
             </Show>
             <p class="small error-text" data-testid="embed-size-error">{move || chosen.get().err()}</p>
+            <label class="embed-size-field">
+                {tx("features.embed.kind")} " "
+                <select data-testid="embed-kind" on:change=move |ev| form.update(|f| f.element = event_target_value(&ev) == "element")>
+                    <option value="iframe" selected>{tx("features.embed.kind.iframe")}</option>
+                    <option value="element">{tx("features.embed.kind.element")}</option>
+                </select>
+            </label>
             <fieldset class="embed-parts">
                 <legend class="small">{tx("features.embed.parts")}</legend>
                 {part_boxes}
