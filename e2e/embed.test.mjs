@@ -1,11 +1,14 @@
 // Embedding in a docs page: ?embed=1 fits frames of 640×400 and 800×500 with the stage and the
 // key numbers in view without scrolling (in English and Chinese, on a preset whose badge takes two
 // lines); the key numbers are the metrics panel's; view=, controls= and autoplay=0 choose what
-// shows and whether it plays; an address value the page cannot use is named; the Share dialog's
-// embed code and its preview, which loads only when asked for.
+// shows and whether it plays; controls= puts the stage and the named controls (and nothing else of
+// the editor) in the frame together, and they restart the run; view=stage is no taller than the
+// frame; a lesson embed brings the stage into view when its runs start; an address value the page
+// cannot use is named; the Share dialog's embed code and its preview, which loads only when asked
+// for.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { artifact, cutText, runToEnd, sleep, tid, useLab } from './lib.mjs';
+import { artifact, cutText, readSimTime, runToEnd, sleep, tid, useLab } from './lib.mjs';
 
 const ready = async (page) => {
   await page.locator(tid('stage')).first().waitFor({ timeout: 15_000 });
@@ -171,6 +174,117 @@ describe('embedding', { timeout: 300_000 }, () => {
       await page.close();
     }
   });
+
+  // controls= in an embed: the stage and the named controls fit the frame together, nothing else
+  // of the editor shows, and the controls still restart the run
+  const TWO = 'classes.arrival.rate_per_s,scheduler.max_num_seqs';
+  const controlCases = [
+    [640, 400, {}],
+    [800, 500, {}],
+    [640, 400, { view: 'stage,controls' }],
+    [800, 500, { locale: 'zh' }],
+  ];
+  for (const [w, h, extra] of controlCases) {
+    const name = `${w}x${h}${Object.entries(extra).map(([k, v]) => `-${k}-${v.replace(',', '+')}`).join('')}`;
+    test(`controls= with two controls at ${name}: the stage and both controls in view, no other editor parts`, async () => {
+      const { page, errors } = await lab.open('', { viewport: { width: w, height: h }, query: { embed: 1, controls: TWO, ...extra } });
+      await sleep(1500);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await sleep(200);
+      await page.screenshot({ path: await artifact(`embed-controls-${name}.png`) });
+      const stage = await placed(page, '#stage');
+      assert.ok(stage.shown && stage.inside, `stage ${JSON.stringify(stage)}`);
+      for (const id of ['classes[0].arrival.rate_per_s', 'scheduler.max_num_seqs']) {
+        for (const part of ['field', 'slider']) {
+          const at = await placed(page, tid(`${part}-${id}`));
+          assert.ok(at.shown && at.inside, `${part} ${id}: ${JSON.stringify(at)}`);
+        }
+      }
+      // each keeps its label and unit
+      assert.ok(await page.locator('label[for="f-scheduler-max-num-seqs"]').isVisible(), 'the label');
+      assert.ok(await page.locator(`${tid('editor-a')} .unit`).first().isVisible(), 'the unit');
+      for (const sel of [tid('preset'), tid('field-classes[0].name'), tid('add-class'), '.controls-col .ab-bar', '.workbench', '.rule']) {
+        assert.equal(await page.locator(sel).first().isVisible(), false, `${sel} is not shown`);
+      }
+      assert.ok(
+        await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1),
+        'the frame does not scroll sideways',
+      );
+      if (!extra.view) {
+        const keys = await placed(page, tid('key-numbers-a'));
+        assert.ok(keys.shown && keys.inside, `key numbers ${JSON.stringify(keys)}`);
+      }
+      // a changed control restarts the run with it: an invalid value is named beside it, a valid
+      // one starts the run again from t = 0 (two sequences at a time: the queue, and TTFT, grow)
+      const ttft = () => page.locator(`${tid('key-numbers-a')} ${tid('key-ttft')} .key-value`).textContent();
+      const before = extra.view ? null : await ttft();
+      const seqs = page.locator(tid('field-scheduler.max_num_seqs'));
+      await seqs.fill('0');
+      await seqs.press('Enter');
+      await page.locator(`${tid('error-scheduler.max_num_seqs')}:not(:empty)`).waitFor();
+      const error = await placed(page, tid('error-scheduler.max_num_seqs'));
+      assert.ok(error.shown && error.inside, `the error message shows beside the control: ${JSON.stringify(error)}`);
+      const t0 = await readSimTime(page);
+      await seqs.fill('2');
+      await seqs.press('Enter');
+      await page.waitForFunction((t) => {
+        const now = Number.parseFloat(document.querySelector('[data-testid="sim-time"]')?.textContent ?? '');
+        return now < t && document.querySelector('[data-testid="run-state"]')?.dataset.state === 'playing';
+      }, t0);
+      assert.equal(await page.locator(`${tid('error-scheduler.max_num_seqs')}:not(:empty)`).count(), 0, 'the error is gone');
+      if (before !== null) {
+        await page.waitForFunction(
+          ([sel, was]) => { const v = document.querySelector(sel)?.textContent; return v && v !== '—' && v !== was; },
+          [`${tid('key-numbers-a')} ${tid('key-ttft')} .key-value`, before],
+          { timeout: 20_000 },
+        );
+        assert.notEqual(await ttft(), before, 'the key numbers are the new run\'s');
+      }
+      // the keyboard reaches the slider
+      await page.locator(tid('slider-scheduler.max_num_seqs')).focus();
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'slider-scheduler.max_num_seqs');
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
+
+  test('view=stage: the page is no taller than the frame', async () => {
+    for (const [w, h] of [[640, 400], [800, 500]]) {
+      const { page, errors } = await lab.open('', { viewport: { width: w, height: h }, query: { embed: 1, view: 'stage' } });
+      await sleep(1500);
+      const size = await page.evaluate(() => [document.documentElement.scrollHeight, document.documentElement.scrollWidth]);
+      // measured: 403 px in a 400 px frame, 500 in a 500 px one (the stage ends at the frame's edge)
+      assert.ok(size[0] <= h + 8, `${w}×${h}: the page is ${size[0]} px tall`);
+      assert.ok(size[1] <= w + 1, `${w}×${h}: no sideways scroll (${size[1]} px wide)`);
+      assert.ok((await placed(page, '#stage')).inside, 'the stage is in view');
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
+  for (const [w, h, locale] of [[800, 500, 'en'], [640, 400, 'en'], [800, 500, 'zh']]) {
+    test(`a lesson embed at ${w}x${h} (${locale}): the stage comes into view when the lesson's runs start`, async () => {
+      const { page, errors } = await lab.open('', { viewport: { width: w, height: h }, query: { embed: 1, lesson: 'ttft-vs-tpot', locale } });
+      await sleep(800);
+      // the lesson's text first, the stage below it
+      assert.equal((await placed(page, '#stage')).inside, false, 'the stage starts below the lesson');
+      await page.locator(tid('lesson-next')).click();
+      await page.locator(tid('lesson-choice-0')).click();
+      await page.locator(tid('lesson-run')).click();
+      await page.locator(tid('lesson-skip')).waitFor({ timeout: 20_000 });
+      await page.waitForFunction(() => document.querySelector('[data-testid="run-state"]')?.dataset.state === 'playing');
+      await sleep(1200);
+      await page.screenshot({ path: await artifact(`embed-lesson-${w}x${h}-${locale}.png`) });
+      const stage = await placed(page, '#stage');
+      assert.ok(stage.shown && stage.inside, `the stage is in view while the lesson's runs play: ${JSON.stringify(stage)}`);
+      // with its key numbers at the frame's top (the scroll may leave a fraction of a pixel)
+      const keys = await placed(page, tid('key-numbers-a'));
+      assert.ok(keys.shown && keys.box[1] >= -1 && keys.box[3] <= h, `key numbers ${JSON.stringify(keys)}`);
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
 
   test('autoplay=0 starts paused; a bad view= value is named with what it may be', async () => {
     const { page, errors } = await lab.open('', { viewport: { width: 640, height: 400 }, query: { embed: 1, autoplay: 0, view: 'stage,bogus' } });

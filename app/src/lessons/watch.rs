@@ -23,6 +23,18 @@ pub(super) fn begin_watch(ui: Ui, lesson: &'static Lesson, w: Watching) {
     });
     ui.apply(true);
     ui.playing.set(true);
+    if ui.embed.get_untracked() {
+        request_animation_frame(stage_into_view);
+    }
+}
+
+/// Embedded, the lesson's text is above the stage: when its runs start, the page scrolls to
+/// the first run's key numbers and stage, so what the lesson asks to watch is in the frame.
+fn stage_into_view() {
+    let doc = web_sys::window().and_then(|w| w.document());
+    if let Some(el) = doc.and_then(|d| d.query_selector("main.lab .stage-col").ok().flatten()) {
+        el.scroll_into_view_with_bool(true);
+    }
 }
 
 /// The explanation: playback is skipped (the stage runs to its end) and the text shows.
