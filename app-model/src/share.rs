@@ -179,6 +179,24 @@ mod tests {
         assert_eq!(ShareState::decode(lab).unwrap(), s);
     }
 
+    /// Every share code docs/embed.md shows a host page sending opens.
+    #[test]
+    fn the_share_codes_in_the_embedding_docs_open() {
+        let doc = include_str!("../../docs/embed.md");
+        let codes: Vec<&str> = doc
+            .split(['\'', '"'])
+            .filter(|w| {
+                w.starts_with("2.")
+                    && w.len() > 20
+                    && w[2..].chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            })
+            .collect();
+        assert!(!codes.is_empty(), "docs/embed.md shows no share code");
+        for code in codes {
+            assert!(ShareState::decode(code).is_ok(), "{code}: {:?}", ShareState::decode(code).err());
+        }
+    }
+
     /// Made by the lab before the page's fields left sim-core (mixed-isolated, lesson
     /// mixed-traffic at step 2, isolation locked, Chinese).
     const OLD_LINK: &str = include_str!("../tests/share-link-v1.txt");
