@@ -3,7 +3,7 @@
 //! scale.
 
 use crate::query::{embed_src, Part};
-use crate::share::{element_code, embed_code, embed_size, ShareState, EMBED_SIZES};
+use crate::share::{embed_code, embed_size, ShareState, EMBED_SIZES};
 
 /// Width the preview is scaled down to, px (the dialog's).
 pub const PREVIEW_WIDTH: f64 = 300.0;
@@ -68,6 +68,18 @@ impl EmbedForm {
     }
 }
 
+/// The `<llm-lab>` snippet for the lab at `base` (its page's address, without query) in `state`:
+/// the element's script, which sits beside the page, and the element with the state, the parts
+/// shown (`view`, when not the embed's default) and the most the frame grows to (`height`).
+pub fn element_code(base: &str, state: &ShareState, parts: &[Part], height: u32) -> String {
+    let folder = base.rsplit_once('/').map_or(base, |(folder, _)| folder);
+    let view = crate::query::view_value(parts).map(|v| format!(" view=\"{v}\"")).unwrap_or_default();
+    format!(
+        "<script src=\"{folder}/llm-lab.js\" defer></script>\n<llm-lab lab=\"{}\"{view} height=\"{height}\"></llm-lab>",
+        state.encode()
+    )
+}
+
 /// The label key of a part's checkbox.
 pub fn part_key(p: Part) -> &'static str {
     match p {
@@ -127,6 +139,22 @@ mod tests {
         let code = f.code("https://x.org/", &s);
         assert!(code.starts_with("<script src=\"https://x.org/llm-lab.js\" defer></script>\n<llm-lab lab="), "{code}");
         assert!(code.ends_with(" height=\"400\"></llm-lab>"), "{code}");
+    }
+
+    #[test]
+    fn the_element_code_names_the_script_beside_the_page_and_the_state() {
+        let s = ShareState::new(sim_core::presets::find("static-batching").unwrap().scenario());
+        let code = element_code("https://x.org/lab/", &s, &Part::EMBED_DEFAULT, 500);
+        assert_eq!(
+            code,
+            format!("<script src=\"https://x.org/lab/llm-lab.js\" defer></script>\n<llm-lab lab=\"{}\" height=\"500\"></llm-lab>", s.encode())
+        );
+        let code = element_code("https://x.org/lab/index.html", &s, &[Part::Stage, Part::Controls], 400);
+        assert!(code.starts_with("<script src=\"https://x.org/lab/llm-lab.js\""), "{code}");
+        assert!(code.contains(" view=\"stage,controls\" height=\"400\""), "{code}");
+        // the state reads back
+        let lab = code.split("lab=\"").nth(1).unwrap().split('"').next().unwrap();
+        assert_eq!(ShareState::decode(lab).unwrap(), s);
     }
 
     #[test]

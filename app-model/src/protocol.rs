@@ -8,7 +8,7 @@
 //! [`Command::read`] reads one, or says which field is wrong and what it may be, so the lab
 //! answers a bad command with an `error` message and carries on as it was.
 //!
-//! The host may name its origin (`?parent=https://docs.example.org`, [`parent_origin`]): the lab
+//! The host may name its origin (`?parent=https://docs.example.org`, `crate::query::parent_origin`): the lab
 //! then posts only to that origin and obeys only commands from it. Without it the lab posts to
 //! any parent (its messages carry only what the page shows) and obeys its parent window's commands.
 
@@ -116,28 +116,7 @@ impl Command {
     }
 }
 
-/// A `parent=` value as an origin (`https://host[:port]`, lower-cased, no path), or `None` when
-/// it is not one.
-pub fn parent_origin(v: &str) -> Option<String> {
-    let v = v.trim().trim_end_matches('/');
-    let (scheme, rest) = v.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    if !matches!(scheme.as_str(), "http" | "https") || rest.is_empty() {
-        return None;
-    }
-    let host_ok = rest.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
-    // the port, after the host (an IPv6 host is in brackets)
-    let after_host = match rest.strip_prefix('[') {
-        Some(r) => r.split_once(']').map(|(_, p)| p),
-        None => Some(rest.split_once(':').map_or("", |(_, p)| p)).filter(|_| !rest.starts_with(':')),
-    };
-    let port_ok = match after_host {
-        Some("") => true,
-        Some(p) => p.strip_prefix(':').or(Some(p)).is_some_and(|p| p.parse::<u16>().is_ok()),
-        None => false,
-    };
-    (host_ok && port_ok).then(|| format!("{scheme}://{}", rest.to_ascii_lowercase()))
-}
+pub use crate::query::parent_origin;
 
 /// A message the lab posts: `fields` with `source`, `protocol` and `type` set (an object's
 /// fields are kept, anything else goes under `data`).

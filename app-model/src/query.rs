@@ -15,7 +15,7 @@
 //! | `autoplay` | `0`, `false`, `no` (or `1`) | starts paused |
 //! | `locale` | `en`, `zh`, or a tag such as `zh-CN` | the language |
 //! | `contrast` | `high` | the projector colour profile |
-//! | `parent` | an origin, `https://host[:port]` | the embedding page: messages go only to it, commands only from it (`crate::protocol`) |
+//! | `parent` | an origin, `https://host[:port]` | the embedding page: messages go only to it, commands only from it ([`parent_origin`], `crate::protocol`) |
 //! | `panic` | present | panics after mounting (tests the error view) |
 
 use crate::controls::CONTROLS;
@@ -221,6 +221,29 @@ impl FirstAddress {
     }
 }
 
+/// A `parent=` value as an origin (`https://host[:port]`, lower-cased, no path), or `None` when
+/// it is not one.
+pub fn parent_origin(v: &str) -> Option<String> {
+    let v = v.trim().trim_end_matches('/');
+    let (scheme, rest) = v.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if !matches!(scheme.as_str(), "http" | "https") || rest.is_empty() {
+        return None;
+    }
+    let host_ok = rest.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
+    // the port, after the host (an IPv6 host is in brackets)
+    let after_host = match rest.strip_prefix('[') {
+        Some(r) => r.split_once(']').map(|(_, p)| p),
+        None => Some(rest.split_once(':').map_or("", |(_, p)| p)).filter(|_| !rest.starts_with(':')),
+    };
+    let port_ok = match after_host {
+        Some("") => true,
+        Some(p) => p.strip_prefix(':').or(Some(p)).is_some_and(|p| p.parse::<u16>().is_ok()),
+        None => false,
+    };
+    (host_ok && port_ok).then(|| format!("{scheme}://{}", rest.to_ascii_lowercase()))
+}
+
 /// Splits a comma list into its trimmed, non-empty items.
 fn items(v: &str) -> impl Iterator<Item = &str> {
     v.split(',').map(str::trim).filter(|x| !x.is_empty())
@@ -317,7 +340,7 @@ impl Query {
                         bad("");
                     }
                 }
-                Param::Parent => match crate::protocol::parent_origin(&v) {
+                Param::Parent => match parent_origin(&v) {
                     Some(o) => q.parent = Some(o),
                     None => bad(""),
                 },

@@ -146,38 +146,9 @@ pub fn embed_code(src: &str, (width, height): (u32, u32)) -> String {
     )
 }
 
-/// The `<llm-lab>` snippet for the lab at `base` (its page's address, without query) in `state`:
-/// the element's script, which sits beside the page, and the element with the state, the parts
-/// shown (`view`, when not the embed's default) and the most the frame grows to (`height`).
-pub fn element_code(base: &str, state: &ShareState, parts: &[crate::query::Part], height: u32) -> String {
-    let folder = base.rsplit_once('/').map_or(base, |(folder, _)| folder);
-    let view = crate::query::view_value(parts).map(|v| format!(" view=\"{v}\"")).unwrap_or_default();
-    format!(
-        "<script src=\"{folder}/llm-lab.js\" defer></script>\n<llm-lab lab=\"{}\"{view} height=\"{height}\"></llm-lab>",
-        state.encode()
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_element_code_names_the_script_beside_the_page_and_the_state() {
-        use crate::query::Part;
-        let s = ShareState::new(sim_core::presets::find("static-batching").unwrap().scenario());
-        let code = element_code("https://x.org/lab/", &s, &Part::EMBED_DEFAULT, 500);
-        assert_eq!(
-            code,
-            format!("<script src=\"https://x.org/lab/llm-lab.js\" defer></script>\n<llm-lab lab=\"{}\" height=\"500\"></llm-lab>", s.encode())
-        );
-        let code = element_code("https://x.org/lab/index.html", &s, &[Part::Stage, Part::Controls], 400);
-        assert!(code.starts_with("<script src=\"https://x.org/lab/llm-lab.js\""), "{code}");
-        assert!(code.contains(" view=\"stage,controls\" height=\"400\""), "{code}");
-        // the state reads back
-        let lab = code.split("lab=\"").nth(1).unwrap().split('"').next().unwrap();
-        assert_eq!(ShareState::decode(lab).unwrap(), s);
-    }
 
     /// Every share code docs/embed.md shows a host page sending opens.
     #[test]

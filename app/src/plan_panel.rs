@@ -465,7 +465,10 @@ fn rejected(o: &Outcome) -> AnyView {
             let fails = r.fails.iter().map(|f| model::rule_label(PAGE, f)).collect::<Vec<_>>().join(", ");
             view! {
                 <tr data-testid="plan-rejected-row" data-bound=r.why.bound.clone()>
-                    <th scope="row"><code class="small">{r.label.clone()}</code></th>
+                    <th scope="row">
+                        <code class="small">{r.label.clone()}</code>
+                        {(!r.variants.is_empty()).then(|| view! { <span class="small muted variants" data-testid="plan-rejected-variants">{r.variants.join(" · ")}</span> })}
+                    </th>
                     <td class="num">{format::usd(r.usd_per_hour)}</td>
                     <td class="bound">{r.why.name(PAGE)}</td>
                     <td class="small why">{r.why.said(PAGE)}<span class="muted">" ("{fails}")"</span></td>

@@ -162,36 +162,14 @@ fn print_table(contract: &Contract, a: &PlanAnswer, seconds: f64, first: Option<
     if !a.rejected.is_empty() {
         println!("CHEAPER, AND WHY NOT (the constraint that bound first; engines and token budgets that fail alike on one line):");
         // one line per GPU, parallelism, layout, units, cap and constraint
-        let mut lines: Vec<(String, f64, String, String, Vec<String>)> = Vec::new();
-        for r in &a.rejected {
-            let c = &r.candidate;
-            let key = format!("{}|{}|{:?}|{}|{}|{:?}", c.gpu, c.tp, c.layout, r.units, c.max_num_seqs, r.bound);
-            let variant = format!("{} {}", c.engine.name(), c.max_num_batched_tokens);
-            match lines.iter_mut().find(|l| l.0 == key) {
-                Some(l) => l.4.push(variant),
-                None => {
-                    let label = match c.layout {
-                        lab_content::plan::Layout::Colocated => format!("{} × {} tp{}", r.units, c.gpu, c.tp),
-                        lab_content::plan::Layout::Split { prefill, decode } => {
-                            format!("{}P{}D × {} tp{}", prefill * r.units, decode * r.units, c.gpu, c.tp)
-                        }
-                    };
-                    lines.push((
-                        key,
-                        r.usd_per_hour,
-                        format!("{label} seqs {}", c.max_num_seqs),
-                        r.bound.label().to_string() + ": " + &r.why,
-                        vec![variant],
-                    ));
-                }
-            }
+        let groups = lab_content::plan::group_rejected(&a.rejected);
+        for g in groups.iter().take(15) {
+            let r = g.first;
+            println!("  ${:>8.2}/h  {:<32} [{}]", r.usd_per_hour, g.label, g.variants.join(", "));
+            println!("              {}: {}", r.bound.label(), r.why);
         }
-        for (_, usd, label, why, variants) in lines.iter().take(15) {
-            println!("  ${usd:>8.2}/h  {label:<32} [{}]", variants.join(", "));
-            println!("              {why}");
-        }
-        if lines.len() > 15 {
-            println!("  … {} more (--format json lists every candidate)", lines.len() - 15);
+        if groups.len() > 15 {
+            println!("  … {} more (--format json lists every candidate)", groups.len() - 15);
         }
         let mut tally: Vec<(bound::Bound, usize)> =
             bound::Bound::ALL.iter().map(|b| (*b, a.rejected.iter().filter(|r| r.bound == *b).count())).collect();

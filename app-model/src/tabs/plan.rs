@@ -266,7 +266,9 @@ pub fn bound_keys() -> Vec<String> {
 /// A cheaper configuration that failed, and why.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RejectedView {
+    /// `Candidate::shape_label`: the engines and token budgets that failed alike are `variants`.
     pub label: String,
+    pub variants: Vec<String>,
     pub usd_per_hour: f64,
     pub why: Why,
     /// The acceptance lines it failed (contract fields).
@@ -292,8 +294,9 @@ pub const MAX_REJECTED: usize = 12;
 
 impl Outcome {
     pub fn of(a: &PlanAnswer) -> Outcome {
-        let rejected = |r: &lab_content::plan::Rejected| RejectedView {
-            label: r.candidate.label(r.units),
+        let view = |r: &lab_content::plan::Rejected, label: String, variants: Vec<String>| RejectedView {
+            label,
+            variants,
             usd_per_hour: r.usd_per_hour,
             why: Why::of(r.bound, &r.evidence),
             fails: r.fails.iter().map(|f| f.rule.clone()).collect(),
@@ -306,14 +309,17 @@ impl Outcome {
                 launch: b.launch.clone(),
                 slack: b.slack.clone(),
             }),
-            rejected: a.rejected.iter().map(rejected).collect(),
+            rejected: lab_content::plan::group_rejected(&a.rejected)
+                .into_iter()
+                .map(|g| view(g.first, g.label, g.variants))
+                .collect(),
             front: a.pareto.cost_ttft.iter().map(Point::of).collect(),
             infeasible: a.infeasible.as_ref().map(|i| {
                 let why = match &i.closest {
                     Some(c) => Why::of(c.bound, &c.evidence),
                     None => Why { bound: i.bound.id().to_string(), args: Vec::new() },
                 };
-                (why, i.closest.as_ref().map(rejected))
+                (why, i.closest.as_ref().map(|c| view(c, c.candidate.label(c.units), Vec::new())))
             }),
             searched: a.searched,
             simulated: a.simulated,

@@ -167,6 +167,28 @@ impl Candidate {
         f64::from(units * self.unit_gpus()) * self.usd_per_gpu_hour
     }
 
+    /// The label without the engine and its token budget (`2 × h100-sxm tp1 seqs 64`): what
+    /// the candidates of one [`RejectedGroup`] share.
+    pub fn shape_label(&self, units: u32) -> String {
+        let layout = match self.layout {
+            Layout::Colocated => format!("{units} ×"),
+            Layout::Split { prefill, decode } => format!("{}P{}D ×", prefill * units, decode * units),
+        };
+        format!(
+            "{layout} {} {} seqs {}{}{}",
+            self.gpu,
+            self.tp_label(),
+            self.max_num_seqs,
+            if self.router == Policy::PrefixAffinity { " prefix-affinity" } else { "" },
+            if self.prefix_caching { "" } else { " no-prefix-cache" }
+        )
+    }
+
+    /// The engine and its token budget (`vllm 8192`).
+    pub fn variant(&self) -> String {
+        format!("{} {}", self.engine.name(), self.max_num_batched_tokens)
+    }
+
     /// A short name: `2 × h100-sxm tp1 vllm seqs 64 tokens 8192`.
     pub fn label(&self, units: u32) -> String {
         let layout = match self.layout {
@@ -1297,6 +1319,33 @@ fn fronts(all: &[Feasible]) -> Pareto {
         cost_ttft: front(&|f| (f.usd_per_hour, f.ttft_p99_ms)),
         gpu_user: front(&|f| (-f.tokens_per_s_per_gpu, -f.tokens_per_s_per_user)),
     }
+}
+
+/// Cheaper candidates that failed alike: one shape (GPU, parallelism, layout, units, cap, router,
+/// cache) and one binding constraint, the engines and token budgets that failed so (one line
+/// of the CLI's table and of the page's).
+#[derive(Clone, Debug)]
+pub struct RejectedGroup<'a> {
+    /// The group's first candidate (the most expensive, as `rejected` is sorted).
+    pub first: &'a Rejected,
+    /// `Candidate::shape_label`.
+    pub label: String,
+    /// `Candidate::variant` of each candidate in it, in `rejected`'s order.
+    pub variants: Vec<String>,
+}
+
+/// `rejected` in groups of candidates that failed alike, in its order.
+pub fn group_rejected(rejected: &[Rejected]) -> Vec<RejectedGroup<'_>> {
+    let mut groups: Vec<(String, RejectedGroup)> = Vec::new();
+    for r in rejected {
+        let label = r.candidate.shape_label(r.units);
+        let key = format!("{label}|{:?}", r.bound);
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some((_, g)) => g.variants.push(r.candidate.variant()),
+            None => groups.push((key, RejectedGroup { first: r, label, variants: vec![r.candidate.variant()] })),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
 }
 
 impl PlanAnswer {

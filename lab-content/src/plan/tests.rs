@@ -225,3 +225,23 @@ fn a_tp_per_pool_is_in_the_contract_and_check_runs_it() {
     let launch = launch::commands(&s).join("\n");
     assert!(launch.contains("--tensor-parallel-size 1") && launch.contains("--tensor-parallel-size 2"), "{launch}");
 }
+
+/// The rejected candidates in groups: every candidate in exactly one, each group one shape and
+/// one binding constraint, its variants the engines and budgets of its candidates.
+#[test]
+fn rejected_candidates_group_by_shape_and_constraint() {
+    let c = example();
+    let a = plan(&c, &PlanOptions { splits: false, ..PlanOptions::default() });
+    let groups = group_rejected(&a.rejected);
+    assert!(groups.len() < a.rejected.len(), "{} groups of {}", groups.len(), a.rejected.len());
+    assert_eq!(groups.iter().map(|g| g.variants.len()).sum::<usize>(), a.rejected.len());
+    let mut keys: Vec<(String, Bound)> = groups.iter().map(|g| (g.label.clone(), g.first.bound)).collect();
+    keys.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.id().cmp(y.1.id())));
+    keys.dedup();
+    assert_eq!(keys.len(), groups.len(), "no two groups share a shape and a constraint");
+    for r in &a.rejected {
+        let g =
+            groups.iter().find(|g| g.label == r.candidate.shape_label(r.units) && g.first.bound == r.bound).unwrap();
+        assert!(g.variants.contains(&r.candidate.variant()));
+    }
+}
