@@ -18,8 +18,8 @@ function hostPage(labUrl, body) {
 <script src="${labUrl}llm-lab.js"></script>
 <script>
   window.labEvents = [];
-  for (const type of ['ready', 'resize', 'state', 'error', 'lesson-completed', 'exercise-result']) {
-    document.addEventListener('llm-lab:' + type, (e) => window.labEvents.push({ id: e.target.id, ...e.detail }));
+  for (const type of ['ready', 'resize', 'state', 'error', 'lesson-completed', 'exercise-result', 'result']) {
+    document.addEventListener('llm-lab:' + type, (e) => window.labEvents.push({ ...e.detail, el: e.target.id, event: e.type }));
   }
   window.rawMessages = [];
   window.addEventListener('message', (e) => window.rawMessages.push(e.data));
@@ -32,7 +32,7 @@ ${body}
 
 /** Events of one element seen by the host page so far. */
 const eventsOf = (page, id, type) =>
-  page.evaluate(([id, type]) => window.labEvents.filter((e) => e.id === id && (!type || e.type === type)), [id, type]);
+  page.evaluate(([id, type]) => window.labEvents.filter((e) => e.el === id && (!type || e.type === type)), [id, type]);
 
 async function waitEvent(page, id, type, test = () => true, timeout = 20_000) {
   const start = Date.now();
@@ -206,6 +206,24 @@ describe('<llm-lab>', { timeout: 300_000 }, () => {
     await frame.waitForFunction(() => document.querySelector('[data-testid="preset"]')?.value === 'static-batching', null, { timeout: 10_000 });
     assert.deepEqual(errors, []);
     await docs.close();
+  });
+
+  test('an exercise in an element: its result arrives as llm-lab:exercise-result and as llm-lab:result', async () => {
+    await writeFile(join(dir, 'exercise.html'), hostPage(lab.url, '<llm-lab id="ex" exercise="chat-cheapest" height="700"></llm-lab>'));
+    const page = await lab.context.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${host.url}exercise.html`);
+    await waitEvent(page, 'ex', 'ready');
+    const frame = await frameOf(page, 'ex');
+    await frame.locator(tid('exercise-run-to-end')).click({ timeout: 20_000 });
+    const result = await waitEvent(page, 'ex', 'exercise-result', (e) => e.event === 'llm-lab:exercise-result', 90_000);
+    assert.equal(result.id, 'chat-cheapest');
+    assert.equal(result.protocol, 1);
+    assert.equal(typeof result.pass, 'boolean');
+    assert.ok(Array.isArray(result.goals) && result.goals.length > 0);
+    const alias = await waitEvent(page, 'ex', 'exercise-result', (e) => e.event === 'llm-lab:result');
+    assert.deepEqual({ ...alias, event: '' }, { ...result, event: '' });
+    await page.close();
   });
 
   test('a lab told another parent origin posts nothing to this page and obeys none of its commands', async () => {

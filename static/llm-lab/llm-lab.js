@@ -11,8 +11,8 @@
  * The frame is made when the element comes near the viewport, sized to the lab's content (its
  * `resize` messages), and the lab's messages (protocol v1: static/llm-lab/protocol.schema.json)
  * are fired on the element as DOM events `llm-lab:<type>` (`llm-lab:ready`, `llm-lab:state`,
- * `llm-lab:lesson-completed`, `llm-lab:exercise-result`, `llm-lab:error`, `llm-lab:resize`),
- * the message in `event.detail`. Methods send commands: setState(code), play(), pause(), reset(),
+ * `llm-lab:lesson-completed`, `llm-lab:exercise-result`, `llm-lab:error`, `llm-lab:resize`; both
+ * results also as `llm-lab:result`), the message in `event.detail`. Methods send commands: setState(code), play(), pause(), reset(),
  * setSpeed(x), setLocale(locale); those sent before the lab is ready wait for it.
  * The frame names this page's origin (`parent=`): the lab posts only to it and obeys only it.
  */
@@ -150,7 +150,10 @@
         for (const c of this._queue.splice(0)) this._post(c);
       }
       if (m.type === 'resize') this._fit(Number(m.height));
-      this.dispatchEvent(new CustomEvent(`llm-lab:${m.type}`, { detail: m, bubbles: true, composed: true }));
+      const fire = (name) => this.dispatchEvent(new CustomEvent(name, { detail: m, bubbles: true, composed: true }));
+      fire(`llm-lab:${m.type}`);
+      // either result, under one name too
+      if (m.type === 'exercise-result' || m.type === 'lesson-completed') fire('llm-lab:result');
     }
 
     _post(command) {
