@@ -183,6 +183,16 @@ describe('<llm-lab>', { timeout: 300_000 }, () => {
       await two.evaluate(() => document.documentElement.scrollHeight <= innerHeight + 1),
       'nothing to scroll inside the frame',
     );
+    // moved elsewhere in the page, an element's frame loads anew and speaks again
+    await page.evaluate(() => {
+      const el = document.getElementById('two');
+      document.body.insertBefore(el, document.body.firstChild);
+      window.scrollTo(0, 0);
+    });
+    await page.waitForFunction(() => window.labEvents.filter((e) => e.el === 'two' && e.type === 'ready').length >= 2, null, {
+      timeout: 20_000,
+    });
+    assert.equal(await page.locator('#two iframe').count(), 1, 'one frame, not two');
     assert.deepEqual(errors, []);
     await page.close();
   });

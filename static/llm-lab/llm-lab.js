@@ -68,8 +68,11 @@
     }
 
     disconnectedCallback() {
+      // a frame taken out of the page is gone (put back, it would load anew): made again when
+      // the element comes near the viewport again
       if (near) near.unobserve(this);
-      if (this._frame) byWindow.delete(this._frame.contentWindow);
+      this._unload();
+      this._queue = [];
     }
 
     attributeChangedCallback(name, before, now) {
