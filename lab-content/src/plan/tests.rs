@@ -43,6 +43,15 @@ fn the_best_passes_and_the_next_cheaper_fails_for_the_reason_given() {
     assert!(!given.is_empty());
 }
 
+/// The pruned answer has the exhaustive one's best, with fewer runs.
+fn same_optimum(pruned: &PlanAnswer, all: &PlanAnswer) {
+    let (p, e) = (pruned.best.as_ref().unwrap(), all.best.as_ref().unwrap());
+    assert_eq!(p.usd_per_hour, e.usd_per_hour);
+    assert_eq!(p.plan.candidate, e.plan.candidate);
+    assert_eq!(p.plan.units, e.plan.units);
+    assert!(pruned.simulated < all.simulated, "{} vs {}", pruned.simulated, all.simulated);
+}
+
 /// On a small search space the pruned search finds the optimum that evaluating every candidate
 /// finds.
 #[test]
@@ -50,11 +59,7 @@ fn pruning_keeps_the_optimum() {
     let c = example();
     let pruned = plan(&c, &small());
     let all = plan(&c, &PlanOptions { prune: false, ..small() });
-    let (p, e) = (pruned.best.unwrap(), all.best.unwrap());
-    assert_eq!(p.usd_per_hour, e.usd_per_hour);
-    assert_eq!(p.plan.candidate, e.plan.candidate);
-    assert_eq!(p.plan.units, e.plan.units);
-    assert!(pruned.simulated < all.simulated, "{} vs {}", pruned.simulated, all.simulated);
+    same_optimum(&pruned, &all);
 }
 
 /// The same contract gives the same answer.
@@ -184,11 +189,7 @@ fn pruning_keeps_the_optimum_with_a_tp_per_pool() {
         every.capacities.keys().any(|k| k.contains("tp1/2")) && every.capacities.keys().any(|k| k.contains("tp2/1"))
     );
     let all = every.answer();
-    let (p, e) = (pruned.best.unwrap(), all.best.unwrap());
-    assert_eq!(p.usd_per_hour, e.usd_per_hour);
-    assert_eq!(p.plan.candidate, e.plan.candidate);
-    assert_eq!(p.plan.units, e.plan.units);
-    assert!(pruned.simulated < all.simulated, "{} vs {}", pruned.simulated, all.simulated);
+    same_optimum(&pruned, &all);
 }
 
 /// A split with its own TP per pool as a contract: the decode pool's GPUs are in the workload's
