@@ -170,15 +170,18 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
         a.get("--dtype").unwrap_or("bf16"),
         longest,
     );
-    let whole = [
-        ("--seed", "/seed"),
-        ("--max-num-seqs", "/scheduler/max_num_seqs"),
-        ("--max-num-batched-tokens", "/scheduler/max_num_batched_tokens"),
-        ("--max-model-len", "/scheduler/max_model_len"),
+    if let Some(seed) = a.whole("--seed")? {
+        server["seed"] = seed.into();
+    }
+    // the engine's defaults leave these out of the scheduler block: a limit given is set there
+    let limits = [
+        ("--max-num-seqs", "max_num_seqs"),
+        ("--max-num-batched-tokens", "max_num_batched_tokens"),
+        ("--max-model-len", "max_model_len"),
     ];
-    for (flag, at) in whole {
-        if let (Some(v), Some(slot)) = (a.whole(flag)?, server.pointer_mut(at)) {
-            *slot = v.into();
+    for (flag, key) in limits {
+        if let Some(v) = a.whole(flag)? {
+            server["scheduler"][key] = v.into();
         }
     }
     if let Some(u) = a.number("--gpu-memory-utilization")? {

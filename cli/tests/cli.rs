@@ -622,6 +622,57 @@ fn bench_runs_on_an_engines_scheduler_and_names_the_engines_it_knows() {
 }
 
 #[test]
+fn bench_limits_given_win_over_every_engines_defaults() {
+    let run = |engine: &str, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "bench",
+            "--model",
+            "llama-3-8b",
+            "--gpu",
+            "h100-sxm",
+            "--input-len",
+            "1024",
+            "--output-len",
+            "64",
+            "--max-concurrency",
+            "8",
+            "--num-prompts",
+            "32",
+            "--engine",
+            engine,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = llmsim(&args);
+        assert_eq!(code, 0, "{engine} {extra:?}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    for engine in ["vllm", "sglang", "trtllm"] {
+        // four sequences for eight users: half the prompts wait for a running one to finish, at
+        // least its 63 decode steps
+        let v = run(engine, &["--max-num-seqs", "4"]);
+        let floor = 63.0 * v["median_tpot_ms"].as_f64().unwrap() / 1000.0;
+        let waited = v["ttfts"].as_array().unwrap().iter().filter(|t| t.as_f64().unwrap() >= floor).count();
+        assert!(waited >= 12, "{engine}: {waited} of 32 waited for a sequence slot");
+        // a context below the prompt: every request fails
+        let v = run(engine, &["--max-model-len", "512"]);
+        assert_eq!((v["completed"].as_u64(), v["failed"].as_u64()), (Some(0), Some(32)), "{engine}");
+    }
+    // a 1,100-token budget holds one 1,024-token prompt a step: no two first tokens of a wave
+    // come in the same step, where TensorRT-LLM's default 8,192 prefills a wave together
+    let distinct = |v: &serde_json::Value| {
+        let mut t: Vec<u64> =
+            v["ttfts"].as_array().unwrap().iter().map(|t| (t.as_f64().unwrap() * 1e6) as u64).collect();
+        t.sort_unstable();
+        t.dedup();
+        t.len()
+    };
+    let (default, narrow) = (run("trtllm", &[]), run("trtllm", &["--max-num-batched-tokens", "1100"]));
+    assert!(distinct(&narrow) > distinct(&default), "{} vs {}", distinct(&narrow), distinct(&default));
+}
+
+#[test]
 fn prefix_caching_figures_are_printed_and_bad_values_named() {
     let (code, json, _) = llmsim(&["show", "prefix-caching"]);
     assert_eq!(code, 0);
