@@ -26,11 +26,15 @@ pub enum Engine {
     /// (`max_prefill_tokens`), decodes are not mixed in (`enable_mixed_chunk` off), the radix
     /// cache on; all in its `server_args.py`.
     Sglang,
-    /// TensorRT-LLM (`trtllm-serve`): in-flight batching puts prompts and decodes in one step
-    /// within `max_num_tokens` 8,192, like vLLM's mixed steps; KV blocks of 32 tokens reused
-    /// across requests (`enable_block_reuse`).
+    /// TensorRT-LLM (`trtllm-serve`): in-flight batching puts whole prompts and decodes in one
+    /// step within `max_num_tokens` 8,192; KV blocks of 32 tokens reused across requests
+    /// (`enable_block_reuse`).
     Trtllm,
 }
+
+/// TensorRT-LLM's token budget per step (`max_num_tokens`, `BuildConfig`'s default, which
+/// `trtllm-serve` takes); with chunked prefill off (its default) also the longest prompt.
+pub const TRTLLM_MAX_NUM_TOKENS: u32 = 8192;
 
 /// SGLang's default prefill batch (`max_prefill_tokens` in its `server_args.py`).
 pub const SGLANG_MAX_PREFILL_TOKENS: u32 = 16_384;
@@ -137,9 +141,15 @@ impl Engine {
     ///   that), the radix cache, [`SGLANG_MAX_RUNNING_REQUESTS`] running requests (its memory
     ///   plan sets no activations aside inside the budget, as SGLang's `mem_fraction_static`
     ///   does not, so the limit takes no KV).
-    /// * TensorRT-LLM: mixed steps within `max_num_tokens` 8,192, KV blocks of 32 tokens
-    ///   (`tokens_per_block`), block reuse; `max_batch_size` is 2,048 in `trtllm-serve`, and the
-    ///   lab keeps 256 for the same reason as SGLang's (its KV pool bounds the batch first).
+    /// * TensorRT-LLM: whole prompts (`enable_chunked_prefill` off) in the decode steps
+    ///   (in-flight batching) within `max_num_tokens` 8,192, which is then also the longest
+    ///   prompt it takes (`max_model_len`, the whole sequence, stays the model's context: its
+    ///   `GUARANTEED_NO_EVICT` admission never recomputes one), KV blocks of 32 tokens (`tokens_per_block`),
+    ///   block reuse; `max_batch_size` is 2,048 in `trtllm-serve`, and the lab keeps 256 for the
+    ///   same reason as SGLang's (its KV pool bounds the batch first).
+    ///
+    /// SGLang and TensorRT-LLM plan each step while the one before runs (their overlap
+    /// schedulers, on by default); vLLM plans between steps (async scheduling off by default).
     pub fn defaults(self, gpu: Option<&GpuSpec>, context: u32) -> SchedulerDefaults {
         let big = gpu.is_some_and(|g| g.hbm_bytes >= 70.0 * (1u64 << 30) as f64 && !g.id.starts_with("a100"));
         let (max_num_seqs, max_num_batched_tokens, chunked_prefill, block_size, max_model_len) = match self {
@@ -152,7 +162,7 @@ impl Engine {
                 16,
                 context.min(SGLANG_MAX_PREFILL_TOKENS),
             ),
-            Engine::Trtllm => (256, 8192, true, 32, context),
+            Engine::Trtllm => (256, TRTLLM_MAX_NUM_TOKENS, false, 32, context),
         };
         SchedulerDefaults {
             batching: Batching::Continuous,
@@ -168,6 +178,8 @@ impl Engine {
                 Engine::Sglang => Admission::NewTokenRatio,
                 Engine::Trtllm => Admission::WholeSequence,
             },
+            mixed_prefill: self == Engine::Trtllm,
+            overlap: self != Engine::Vllm,
         }
     }
 

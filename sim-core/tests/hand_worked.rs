@@ -237,3 +237,71 @@ fn a_whole_sequence_admission_holds_a_request_until_another_s_answer_is_done() {
     assert!(ttft > 1000.0, "{ttft} ms");
     assert_eq!(ratio.all.requests.preempted, 0);
 }
+
+/// The overlap scheduler (TensorRT-LLM's, SGLang's) plans a step while the one before it runs:
+/// a request that reaches a busy engine during decode step 1 is not seen by step 2's plan,
+/// made when step 1 began, and waits one more decode step than it would otherwise. A request
+/// that reaches an idle engine starts at once.
+#[test]
+fn with_the_overlap_scheduler_a_request_arriving_mid_step_waits_for_the_step_after_next() {
+    let queue_of_second = |overlap: bool| {
+        let s = common::llama8b(&format!(r#", "overlap": {overlap}"#), ONE);
+        let probe = common::with_trace(&s, "arrival_s,input_len,output_len\n0,1000,50\n");
+        let prefill = prefill_us(&probe, 1, 1000);
+        let (d1, d2) = (decode_us(&probe, 1, 1001), decode_us(&probe, 1, 1002));
+        // the second request arrives halfway through the first decode step
+        let t2 = prefill + d1 / 2;
+        let csv = format!("arrival_s,input_len,output_len\n0,1000,50\n{:.6},200,5\n", t2 as f64 / 1e6);
+        let mut sim = common::with_trace(&s, &csv);
+        let records = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let sink = records.clone();
+        sim.set_request_sink(Box::new(move |r: &sim_core::RequestRecord| sink.borrow_mut().push(r.clone())));
+        let sum = sim.run_to_end();
+        assert_eq!(sum.all.requests.completed, 2);
+        let records = records.borrow();
+        let queue_us = |i: u64| (records.iter().find(|r| r.id == i).unwrap().queue_ms.unwrap() * 1000.0).round() as u64;
+        // the first found the engine idle: no wait either way
+        assert_eq!(queue_us(0), 0, "overlap {overlap}");
+        (queue_us(1), prefill + d1 - t2, d2)
+    };
+    let (without, rest_of_step_1, _) = queue_of_second(false);
+    assert_eq!(without, rest_of_step_1);
+    let (with, rest_of_step_1, step_2) = queue_of_second(true);
+    assert_eq!(with, rest_of_step_1 + step_2);
+}
+
+/// TensorRT-LLM without chunked prefill: whole prompts join the decode steps (the running
+/// request keeps emitting a token every step), a prompt longer than the step budget is turned
+/// away on arrival, and the budget need not hold the whole sequence since its admission never
+/// preempts, so nothing is ever recomputed.
+#[test]
+fn whole_prompts_join_the_decode_steps_with_mixed_prefill() {
+    let trace = "arrival_s,input_len,output_len\n0,1000,50\n0.05,3000,10\n0.06,1500,10\n";
+    let run = |mixed: bool| {
+        // a 2,048-token budget; the context stays 8,192 only where nothing is recomputed
+        let mut s = common::llama8b(r#", "admission": "whole_sequence""#, ONE);
+        s.scheduler.chunked_prefill = false;
+        s.scheduler.mixed_prefill = mixed;
+        s.scheduler.max_model_len = if mixed { 8192 } else { 2048 };
+        s.validate().unwrap();
+        common::with_trace(&s, trace).run_to_end()
+    };
+    let (mixed, first) = (run(true), run(false));
+    // the 3,000-token prompt does not fit a 2,048-token step: turned away, not stuck
+    assert_eq!((mixed.all.requests.completed, mixed.all.requests.rejected), (2, 1));
+    // prefill-first: the 1,500-token prompt's step stalls the decode, so its gap holds that
+    // step and a decode step; mixed, the gap is the one step that carries both
+    assert!(mixed.all.itl_ms.max < first.all.itl_ms.max, "{} vs {}", mixed.all.itl_ms.max, first.all.itl_ms.max);
+    let prompt_alone = {
+        let probe = common::with_trace(&common::llama8b("", ONE), trace);
+        prefill_us(&probe, 1, 1500) as f64 / 1000.0
+    };
+    assert!(mixed.all.itl_ms.max >= prompt_alone, "the mixed step carries the whole prompt");
+    // the same budget below the context is refused where a preempted sequence could be
+    // recomputed whole
+    let mut refused = common::llama8b("", ONE);
+    refused.scheduler.chunked_prefill = false;
+    refused.scheduler.mixed_prefill = true;
+    let err = refused.validate().unwrap_err().to_string();
+    assert!(err.contains("scheduler.max_num_batched_tokens must be at least scheduler.max_model_len (8192)"), "{err}");
+}

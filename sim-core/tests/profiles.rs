@@ -170,6 +170,9 @@ fn sglangs_prefill_first_steps_stall_decodes_that_vllms_mixed_steps_do_not() {
         s.scheduler.max_num_batched_tokens = 8192;
         s.scheduler.max_model_len = 8192;
         s.scheduler.prefix_caching = false;
+        // the schedulers' difference alone: SGLang's overlap scheduler (a request reaching a
+        // busy engine waits a step longer) is the same for both
+        s.scheduler.overlap = false;
         Simulation::new(&s).unwrap().run_to_end()
     };
     let (v, g) = (run(Engine::Vllm), run(Engine::Sglang));

@@ -81,6 +81,7 @@ const SENTENCES: &[&str] = &[
     "two_gpus_cost",
     "all_fit",
     "some_rejected",
+    "where",
 ];
 
 fn outcome(r: &[Summary]) -> Outcome {
@@ -118,6 +119,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("two_gpus_cost", two_gpus > one_gpu),
         ("all_fit", rejected == 0.0),
         ("some_rejected", rejected > 0.0),
+        ("where", true),
     ]);
     let numbers = nums(&[
         ("chat_ttft_p99_shared_ms", p_sh),

@@ -55,6 +55,7 @@ pub const LIMITS: &[(&str, &[&str])] = &[
     ("goodput-vs-throughput", &["load-0.7", "next-gpu", "next-model"]),
     ("headroom", &["load-0.7", "next-gpu", "next-model"]),
     ("latency-vs-throughput-first", &["next-model"]),
+    ("mixed-traffic", &["engine-trtllm"]),
     ("cost-per-good-token", &["next-model"]),
     ("safe-zone", &["engine-trtllm", "next-gpu", "next-model"]),
     ("prefix-caching", &["next-model"]),
@@ -174,6 +175,8 @@ impl Neighbour {
                 "scheduler.max_num_batched_tokens",
                 "scheduler.max_model_len",
                 "scheduler.admission",
+                "scheduler.mixed_prefill",
+                "scheduler.overlap",
             ],
             Neighbour::DefaultCaps => &["scheduler.max_num_seqs", "scheduler.max_num_batched_tokens"],
             Neighbour::NextGpu => &["gpu", "gpu_usd_per_hour"],
@@ -242,6 +245,16 @@ impl Neighbour {
                     }
                     if is("max_model_len") {
                         c.max_model_len = keep.max_model_len;
+                    }
+                    // whole prompts without chunks (TensorRT-LLM): a context the lesson set
+                    // below the model's is taken to hold its prompts, and the budget grows to
+                    // it, as choosing the engine on the page does
+                    if !c.chunked_prefill
+                        && c.never_recomputes()
+                        && c.max_model_len < context
+                        && c.max_num_batched_tokens < c.max_model_len
+                    {
+                        c.max_num_batched_tokens = c.max_model_len;
                     }
                 }
             }

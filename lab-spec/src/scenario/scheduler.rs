@@ -110,6 +110,22 @@ pub struct SchedulerConfig {
     pub prefix_caching: bool,
     /// What a waiting request needs free in the KV pool to be admitted (continuous batching).
     pub admission: Admission,
+    /// Chunked prefill off: whole prompts join the decode steps (TensorRT-LLM's in-flight
+    /// batching) instead of running first in prefill-only steps while the decodes wait (vLLM V0,
+    /// SGLang). No effect with chunked prefill on, whose chunks always join the decodes.
+    pub mixed_prefill: bool,
+    /// The engine plans each step while the one before it runs on the GPU (TensorRT-LLM's and
+    /// SGLang's overlap scheduler): a request that reaches a busy engine waits for the step
+    /// after next, and a request that reaches an idle one starts at once.
+    pub overlap: bool,
+}
+
+impl SchedulerConfig {
+    /// Whole prompts join the decode steps and admission never preempts (TensorRT-LLM): without
+    /// chunked prefill only a prompt, never a recomputed sequence, must fit one step.
+    pub fn never_recomputes(&self) -> bool {
+        self.mixed_prefill && self.admission == Admission::WholeSequence
+    }
 }
 
 /// The scheduler settings an engine profile gives a scenario that leaves them out. Each field is
@@ -128,6 +144,8 @@ pub struct SchedulerDefaults {
     /// only with paged KV under continuous batching (`Scenario::caches_prefixes`).
     pub prefix_caching: bool,
     pub admission: Admission,
+    pub mixed_prefill: bool,
+    pub overlap: bool,
 }
 
 impl SchedulerDefaults {
@@ -142,6 +160,8 @@ impl SchedulerDefaults {
         s.max_model_len = self.max_model_len;
         s.prefix_caching = self.prefix_caching;
         s.admission = self.admission;
+        s.mixed_prefill = self.mixed_prefill;
+        s.overlap = self.overlap;
     }
 
     /// Choosing a profile in place of one whose defaults were `was`: each profile setting of `s`
@@ -150,6 +170,8 @@ impl SchedulerDefaults {
     /// `max_model_len` shrinks to the user's budget; otherwise the budget grows to
     /// `max_model_len` (what vLLM does without chunking, `max(max_model_len, 2048)`: a budget
     /// set as a chunked scheduler's cap per step means nothing once prompts are not chunked).
+    /// Where only prompts must fit ([`SchedulerConfig::never_recomputes`]), the budget grows to
+    /// a `max_model_len` the user set and nothing changes otherwise.
     pub fn replace(&self, was: &SchedulerDefaults, s: &mut SchedulerConfig) {
         fn take<T: PartialEq + Copy>(field: &mut T, was: T, new: T) -> bool {
             let defaulted = *field == was;
@@ -168,8 +190,16 @@ impl SchedulerDefaults {
         let len = take(&mut s.max_model_len, was.max_model_len, self.max_model_len);
         take(&mut s.prefix_caching, was.prefix_caching, self.prefix_caching);
         take(&mut s.admission, was.admission, self.admission);
+        take(&mut s.mixed_prefill, was.mixed_prefill, self.mixed_prefill);
+        take(&mut s.overlap, was.overlap, self.overlap);
         if unchunked && s.max_num_batched_tokens < s.max_model_len {
-            if len && !budget {
+            if s.never_recomputes() {
+                // only prompts must fit (TensorRT-LLM): a context the user set is taken to hold
+                // the prompts they mean to serve; the model's own context keeps the budget
+                if !len {
+                    s.max_num_batched_tokens = s.max_model_len;
+                }
+            } else if len && !budget {
                 s.max_model_len = s.max_num_batched_tokens;
             } else {
                 s.max_num_batched_tokens = s.max_model_len;
@@ -214,6 +244,10 @@ pub struct SchedulerFile {
     prefix_caching: Option<bool>,
     #[serde(default)]
     admission: Option<Admission>,
+    #[serde(default)]
+    mixed_prefill: Option<bool>,
+    #[serde(default)]
+    overlap: Option<bool>,
 }
 
 impl Default for SchedulerFile {
@@ -244,6 +278,8 @@ impl SchedulerFile {
             retry_on_oom: self.retry_on_oom,
             prefix_caching: self.prefix_caching.unwrap_or(d.prefix_caching),
             admission: self.admission.unwrap_or(d.admission),
+            mixed_prefill: self.mixed_prefill.unwrap_or(d.mixed_prefill),
+            overlap: self.overlap.unwrap_or(d.overlap),
         }
     }
 }

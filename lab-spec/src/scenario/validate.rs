@@ -48,7 +48,11 @@ impl Scenario {
             }
         }
         let sch = &self.scheduler;
+        // without chunks a whole prompt, or a preempted sequence recomputed, must fit one step;
+        // with whole prompts mixed into the decode steps and admission that never preempts
+        // (TensorRT-LLM) only the prompt must, and a longer one is turned away on arrival
         if !sch.chunked_prefill
+            && !sch.never_recomputes()
             && sch.batching == Batching::Continuous
             && sch.max_num_batched_tokens < sch.max_model_len
         {

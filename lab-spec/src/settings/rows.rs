@@ -274,6 +274,11 @@ pub const SETTINGS: &[Setting] = &[
         .file_only()
         .no_lock()
         .profile(|d| Value::Text(d.admission.name().to_string())),
+    toggle(id!("mixed_prefill"), "scheduler.mixed_prefill")
+        .file_only()
+        .no_lock()
+        .profile(|d| Value::Bool(d.mixed_prefill)),
+    toggle(id!("overlap"), "scheduler.overlap").file_only().no_lock().profile(|d| Value::Bool(d.overlap)),
     int(id!("max_model_len"), "scheduler.max_model_len", Unit::Tokens, 2.0, 1e7, (256.0, 131072.0))
         .log()
         .max_of(context)

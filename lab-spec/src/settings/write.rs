@@ -32,6 +32,8 @@ pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<
         "kv_layout" => put(&mut s.scheduler.kv_layout, json),
         "prefix_caching" => put(&mut s.scheduler.prefix_caching, json),
         "admission" => put(&mut s.scheduler.admission, json),
+        "mixed_prefill" => put(&mut s.scheduler.mixed_prefill, json),
+        "overlap" => put(&mut s.scheduler.overlap, json),
         "block_size" => put(&mut s.scheduler.block_size, json),
         "max_model_len" => put(&mut s.scheduler.max_model_len, json),
         "queue_timeout_ms" => put(&mut s.scheduler.queue_timeout_ms, json),

@@ -217,10 +217,12 @@ impl<S: State> Planner<'_, S> {
     fn run(&mut self) {
         let sched = self.r.sched();
         let (chunked, paged) = (sched.chunked_prefill, self.pool.paged());
+        // prompts (chunks, or whole prompts with `mixed_prefill`) join the decode steps
+        let mixed = chunked || sched.mixed_prefill;
         let mut budget = sched.max_num_batched_tokens as u64;
-        // Without chunked prefill, waiting prompts go first in prefill-only iterations
-        // (vLLM V0's and SGLang's default scheduler); decodes wait.
-        let prefill_first = !chunked && self.peek().is_some_and(|c| self.fits_whole(&c, budget));
+        // Otherwise waiting prompts go first in prefill-only iterations (vLLM V0's and SGLang's
+        // default scheduler); decodes wait.
+        let prefill_first = !mixed && self.peek().is_some_and(|c| self.fits_whole(&c, budget));
         if !prefill_first && self.n > 0 {
             if paged && !sched.overcommit {
                 while self.n > 0 && self.growth() > self.pool.free() {
@@ -246,7 +248,7 @@ impl<S: State> Planner<'_, S> {
                 self.plan.decode_seqs = n;
                 // the draft positions count against the token budget too (vLLM schedules them)
                 budget = budget.saturating_sub(n + work.decode_draft_tokens);
-                if !chunked {
+                if !mixed {
                     // the decodes run because the head of the queue does not fit whole
                     let whole = sched.max_num_batched_tokens as u64;
                     if let Some(c) = self.peek().filter(|c| !self.fits_whole(c, whole)) {
@@ -255,10 +257,10 @@ impl<S: State> Planner<'_, S> {
                 }
             }
         }
-        if chunked || prefill_first {
+        if mixed || prefill_first {
             budget = self.continue_prompts(budget, paged);
         }
-        if self.plan.decode_seqs == 0 || chunked {
+        if self.plan.decode_seqs == 0 || mixed {
             self.admit_prompts(budget, chunked, paged);
         }
         if self.plan.work.is_empty() {
@@ -461,6 +463,9 @@ impl<S: State> Planner<'_, S> {
             };
             if let Some((h, target)) = head {
                 let q = &r.reqs()[h];
+                if self.s.fronts[lane].is_empty() && q.reached > r.visible_until() {
+                    continue;
+                }
                 let key = (r.priority()[q.class as usize], q.arrival, lane);
                 if best.as_ref().is_none_or(|(b, _)| key < *b) {
                     let (chain, ready) = (q.prefix_chain, q.kv_ready);

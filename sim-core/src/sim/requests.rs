@@ -29,6 +29,8 @@ pub(crate) struct Req {
     pub live: bool,
     pub class: u16,
     pub arrival: Micros,
+    /// When it reached this replica (the client's send plus the way there).
+    pub reached: Micros,
     pub input: u32,
     pub output: u32,
     pub phase: Phase,
@@ -93,6 +95,7 @@ impl Requests {
             live: true,
             class: class as u16,
             arrival,
+            reached: arrival,
             input,
             output,
             phase: Phase::Queued,

@@ -41,6 +41,10 @@ pub(crate) trait State {
     /// KV tokens held by sequences outside the decode group.
     fn loose_tokens(&self) -> u64;
     fn last_step(&self) -> &StepInfo;
+    /// Waiting requests that reached the replica after this are not seen by this plan.
+    fn visible_until(&self) -> Micros {
+        Micros::MAX
+    }
     /// Why the last plan admitted no more waiting prompts, and whether it preempted.
     fn last_stop(&self) -> (AdmitStop, bool);
     /// SGLang's admission: the share of the running sequences' remaining output it counts as

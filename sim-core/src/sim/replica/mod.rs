@@ -104,6 +104,9 @@ pub(crate) struct Replica {
     /// KV tokens held by sequences outside the decode group (queued hold none).
     loose_tokens: u64,
     last_step: StepInfo,
+    /// When the last iteration began and ended.
+    step_began: Micros,
+    step_ended: Micros,
     rec: SharedRecorder,
     stats: ReplicaStats,
     /// Buffers the scheduler reuses every iteration, and who sees its plans.
@@ -175,6 +178,8 @@ impl Replica {
             restarting_until: None,
             loose_tokens: 0,
             last_step: StepInfo::default(),
+            step_began: 0,
+            step_ended: 0,
             rec,
             stats: ReplicaStats {
                 arrived: 0,
@@ -216,6 +221,7 @@ impl Replica {
     ) {
         self.now = now;
         let h = self.reqs.alloc(id, class, way.sent, input, output);
+        self.reqs[h].reached = now;
         self.reqs[h].to_client = way.to_client;
         if let Prefix::Session { slot, .. } = prefix {
             self.reqs[h].session = Some(slot);
@@ -224,7 +230,10 @@ impl Replica {
         self.rec.borrow_mut().arrived(class);
         self.stats.arrived += 1;
         let s = &self.sched;
-        let too_long = input as u64 + output as u64 > s.max_model_len as u64;
+        // without chunks a prompt must fit one step (validation holds the budget to
+        // `max_model_len` unless whole prompts join the decodes, as in TensorRT-LLM)
+        let too_long = input as u64 + output as u64 > s.max_model_len as u64
+            || (!s.chunked_prefill && input > s.max_num_batched_tokens);
         let queue_full = s.max_queue_len.is_some_and(|m| self.queues.waiting_for(class) >= m as u64);
         let down = self.restarting_until.is_some() && !s.retry_on_oom;
         if too_long || queue_full || down {
@@ -245,6 +254,7 @@ impl Replica {
         self.now = now;
         let (class, input) = (from.class as usize, from.input);
         let h = self.reqs.alloc(id, class, from.arrival, input, from.output);
+        self.reqs[h].reached = now;
         let r = &mut self.reqs[h];
         r.first_scheduled = from.first_scheduled;
         r.preemptions = from.preemptions;
@@ -529,6 +539,16 @@ impl State for Replica {
     #[inline]
     fn last_step(&self) -> &StepInfo {
         &self.last_step
+    }
+    fn visible_until(&self) -> Micros {
+        // the overlap scheduler planned the next step when the one that just ended began; an
+        // idle engine (nothing running) plans at once
+        let busy = self.group.n > 0 || !self.prefilling.is_empty();
+        if self.sched.overlap && busy && self.step_ended == self.now {
+            self.step_began
+        } else {
+            Micros::MAX
+        }
     }
     #[inline]
     fn new_token_ratio(&self) -> f64 {

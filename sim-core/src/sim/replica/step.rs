@@ -54,12 +54,14 @@ impl Replica {
         let tokens = self.cache.as_ref().map_or(tokens, |c| (tokens + c.held_tokens).saturating_sub(c.ref_tokens));
         self.rec.borrow_mut().kv_waste(alloc_tokens, tokens);
         self.stats.busy_us += dur;
+        self.step_began = self.now;
         self.step = Some(InFlightStep { prefills, decode, growth_units: growth, ends_at: self.now + dur });
         self.wake_at(self.now + dur, Wakeup::StepEnd);
     }
 
     pub(super) fn on_step_end(&mut self) {
         let Some(step) = self.step.take() else { return };
+        self.step_ended = self.now;
         if self.static_batch.is_some() {
             self.static_step_end();
             self.try_start_step();
