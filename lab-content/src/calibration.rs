@@ -227,6 +227,15 @@ pub mod serving {
             crate::bench::server_json(engine_of, &row.model, &row.gpu, row.tp as u64, dtype.name(), row.isl + row.osl);
         let mut server = Scenario::from_json(&json.to_string()).ok()?;
         server.engine = engine.clone();
+        if engine_of == crate::bench::Engine::Trtllm {
+            // the server as the rows' producer launches TensorRT-LLM for aggregated serving
+            // (aiconfigurator, `generator/rule_plugin/benchmark/trtllm.rule`): a batch of the
+            // row's concurrency and `max_num_tokens` = batch + prompt + 1,500, up to a whole
+            // number of 32-token blocks
+            let batch = row.concurrency.max(1);
+            server.scheduler.max_num_seqs = batch;
+            server.scheduler.max_num_batched_tokens = (batch + row.isl + 1500).div_ceil(32) * 32;
+        }
         Some(Bench {
             server,
             input_len: row.isl,
