@@ -103,11 +103,14 @@ fn serving_benchmarks_within_their_bounds() {
     let replayed: Vec<(f64, f64)> = all.iter().filter_map(|(_, p)| p.map(|x| (x.ttft_error, x.tpot_error))).collect();
     let e = lab_content::fit::Errors::of(&replayed, all.len());
     assert!(e.replayed >= 500, "rows replayed: {}", e.replayed);
-    assert!(e.tpot_median_abs <= 0.10, "TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
-    assert!(e.tpot_p90_abs <= 0.25, "TPOT p90 |error| {:.1}%", e.tpot_p90_abs * 100.0);
-    // TTFT: 25% asked, not reached (docs/model.md: TensorRT-LLM's measured TTFT grows with the
-    // output length at a fixed prompt and user count, which no prefill model gives)
-    assert!(e.ttft_median_abs <= 0.33, "TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
+    // bounds just above today's figures (docs/benchmarks.md, "Fidelity"): 8.5% and 21.6% for
+    // TPOT, 23.3% and 81.6% for TTFT; the issue's targets (TTFT 15% and 35%) are not reached
+    // (docs/model.md: TensorRT-LLM's Llama-3.1-8B rows wait for a batch slot the rows do not
+    // record, its Llama-3.1-70B long rows measure users spread out)
+    assert!(e.tpot_median_abs <= 0.09, "TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
+    assert!(e.tpot_p90_abs <= 0.23, "TPOT p90 |error| {:.1}%", e.tpot_p90_abs * 100.0);
+    assert!(e.ttft_median_abs <= 0.25, "TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
+    assert!(e.ttft_p90_abs <= 0.85, "TTFT p90 |error| {:.1}%", e.ttft_p90_abs * 100.0);
     // no engine is fitted at the other's expense
     for backend in ["trtllm", "sglang"] {
         let mine: Vec<(f64, f64)> = all
@@ -117,6 +120,9 @@ fn serving_benchmarks_within_their_bounds() {
             .collect();
         let e = lab_content::fit::Errors::of(&mine, mine.len());
         assert!(e.tpot_median.abs() <= 0.15, "{backend}: TPOT median error {:+.1}%", e.tpot_median * 100.0);
+        // 9.9% and 3.3% today; the issue asks 8% of each
+        let bound = if backend == "sglang" { 0.04 } else { 0.105 };
+        assert!(e.tpot_median_abs <= bound, "{backend}: TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
         if backend == "sglang" {
             // its prefill-first waves: the TTFT the benchmark measured
             assert!(e.ttft_median_abs <= 0.15, "sglang TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
