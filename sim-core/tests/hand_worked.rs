@@ -305,3 +305,21 @@ fn whole_prompts_join_the_decode_steps_with_mixed_prefill() {
     let err = refused.validate().unwrap_err().to_string();
     assert!(err.contains("scheduler.max_num_batched_tokens must be at least scheduler.max_model_len (8192)"), "{err}");
 }
+
+/// Static batching has no token budget: a prompt longer than `max_num_batched_tokens` is
+/// served whole with chunked prefill off, not turned away as a continuous batch would turn it.
+#[test]
+fn static_batching_serves_a_prompt_longer_than_the_budget() {
+    let mut s = common::llama8b("", ONE);
+    s.scheduler.batching = sim_core::scenario::Batching::Static;
+    s.scheduler.chunked_prefill = false;
+    s.validate().unwrap();
+    let sum = common::with_trace(&s, "arrival_s,input_len,output_len\n0,3000,5\n").run_to_end();
+    assert_eq!((sum.all.requests.completed, sum.all.requests.rejected), (1, 0));
+    s.scheduler.batching = sim_core::scenario::Batching::Continuous;
+    s.scheduler.mixed_prefill = true;
+    s.scheduler.admission = sim_core::scenario::Admission::WholeSequence;
+    s.validate().unwrap();
+    let sum = common::with_trace(&s, "arrival_s,input_len,output_len\n0,3000,5\n").run_to_end();
+    assert_eq!((sum.all.requests.completed, sum.all.requests.rejected), (0, 1));
+}
