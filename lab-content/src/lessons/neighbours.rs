@@ -54,7 +54,7 @@ pub const LIMITS: &[(&str, &[&str])] = &[
     ("ttft-vs-tpot", &["next-model"]),
     ("goodput-vs-throughput", &["load-0.7", "next-gpu", "next-model"]),
     ("headroom", &["load-0.7", "next-gpu", "next-model"]),
-    ("latency-vs-throughput-first", &["next-model"]),
+    ("latency-vs-throughput-first", &["engine-trtllm", "next-model"]),
     ("mixed-traffic", &["engine-trtllm"]),
     ("cost-per-good-token", &["next-model"]),
     ("safe-zone", &["engine-trtllm", "next-gpu", "next-model"]),
