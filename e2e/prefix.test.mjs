@@ -60,10 +60,11 @@ describe('prefix caching', { timeout: 180_000 }, () => {
     assert.equal(await number('field-scheduler.max_model_len'), 2048);
     assert.equal(await number('field-gpu_memory_utilization'), 0.836);
     assert.equal(await page.locator(tid('field-scheduler.prefix_caching')).isChecked(), true);
-    // TensorRT-LLM: mixed steps again, KV blocks of 32 tokens, the scenario's budget kept
+    // TensorRT-LLM: whole prompts (no chunks) inside the decode steps, KV blocks of 32 tokens,
+    // the scenario's budget kept
     await engine.selectOption('trtllm');
-    await page.waitForFunction(() => document.querySelector('[data-testid="field-scheduler.chunked_prefill"]')?.checked === true);
-    assert.equal(await number('field-scheduler.block_size'), 32);
+    await page.waitForFunction(() => document.querySelector('[data-testid="field-scheduler.block_size"]')?.value === '32');
+    assert.equal(await chunked.isChecked(), false);
     assert.equal(await number('field-scheduler.max_num_batched_tokens'), 2048);
     assert.equal(await page.locator(tid('config-error')).count(), 0, 'every profile runs');
 
