@@ -143,8 +143,8 @@ impl Engine {
     ///   does not, so the limit takes no KV).
     /// * TensorRT-LLM: whole prompts (`enable_chunked_prefill` off) in the decode steps
     ///   (in-flight batching) within `max_num_tokens` 8,192, which is then also the longest
-    ///   prompt it takes (`max_model_len`, the whole sequence, stays the model's context: its
-    ///   `GUARANTEED_NO_EVICT` admission never recomputes one), KV blocks of 32 tokens (`tokens_per_block`),
+    ///   prompt it takes; `max_model_len` stays the model's context (its `GUARANTEED_NO_EVICT`
+    ///   admission never recomputes a sequence); KV blocks of 32 tokens (`tokens_per_block`),
     ///   block reuse; `max_batch_size` is 2,048 in `trtllm-serve`, and the lab keeps 256 for the
     ///   same reason as SGLang's (its KV pool bounds the batch first).
     ///
