@@ -262,12 +262,36 @@ pub(crate) fn cmd_bench(args: &[String]) -> Result<(), Fail> {
     let a = parse(args)?;
     let bench = bench_of(&a)?;
     let result = bench.run(&sim_core::sim::BuiltinTraces).map_err(name_flags)?;
+    if let Some(why) = turned_away(&bench) {
+        eprintln!("llmsim: {why}");
+    }
     if a.format == "json" {
         println!("{}", sim_core::pretty::to_string_pretty(&result).map_err(|e| Fail(e.to_string()))?);
     } else {
         print!("{}", table(&result));
     }
     Ok(())
+}
+
+/// Why the server turns every prompt of the benchmark away at arrival, if it does (what the
+/// engine would answer each with an error): the sequence is longer than `max_model_len`, or,
+/// without chunked prefill, the prompt is longer than one step's token budget.
+fn turned_away(b: &Bench) -> Option<String> {
+    let s = &b.server.scheduler;
+    let (input, output) = (u64::from(b.input_len), u64::from(b.output_len));
+    if input + output > u64::from(s.max_model_len) {
+        return Some(format!(
+            "every request failed: {input} + {output} tokens exceed the server's max_model_len {} (--max-model-len)",
+            s.max_model_len
+        ));
+    }
+    let continuous = s.batching == sim_core::scenario::Batching::Continuous;
+    (continuous && !s.chunked_prefill && input > u64::from(s.max_num_batched_tokens)).then(|| {
+        format!(
+            "every request failed: {input}-token prompts do not fit one {}-token step without chunked prefill (--max-num-batched-tokens)",
+            s.max_num_batched_tokens
+        )
+    })
 }
 
 /// The result as `vllm bench serve` prints it.

@@ -670,6 +670,38 @@ fn bench_limits_given_win_over_every_engines_defaults() {
     };
     let (default, narrow) = (run("trtllm", &[]), run("trtllm", &["--max-num-batched-tokens", "1100"]));
     assert!(distinct(&narrow) > distinct(&default), "{} vs {}", distinct(&narrow), distinct(&default));
+    // a benchmark the server turns away whole says why, naming the flag that would let it in
+    let base = ["bench", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--output-len", "16", "--num-prompts", "4"];
+    let said = |extra: &[&str]| {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let (code, out, err) = llmsim(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("Failed requests:                         4"), "{out}");
+        err
+    };
+    let err = said(&["--engine", "trtllm", "--input-len", "10000"]);
+    assert!(
+        err.contains(
+            "10000-token prompts do not fit one 8192-token step without chunked prefill (--max-num-batched-tokens)"
+        ),
+        "{err}"
+    );
+    let err = said(&["--input-len", "1000", "--max-model-len", "512"]);
+    assert!(err.contains("1000 + 16 tokens exceed the server's max_model_len 512 (--max-model-len)"), "{err}");
+    let (_, _, err) = llmsim(&[
+        "bench",
+        "--model",
+        "llama-3.1-8b",
+        "--gpu",
+        "h100-sxm",
+        "--input-len",
+        "10000",
+        "--output-len",
+        "16",
+        "--num-prompts",
+        "4",
+    ]);
+    assert!(!err.contains("every request failed"), "vLLM chunks the prompt: {err}");
 }
 
 #[test]
