@@ -587,30 +587,25 @@ fn fit_reads_vllm_bench_serve_results_and_recovers_the_constant_that_made_them()
     assert!(err.contains("\"speed\" is not an engine constant"), "{err}");
 }
 
+/// `llmsim bench` of Llama-3-8B on one H100, 1,024-token prompts and 64-token answers, on
+/// `engine` with `users` closed-loop users and `prompts` prompts and the flags `extra`, read as
+/// JSON.
+fn bench_json(engine: &str, users: u32, prompts: u32, extra: &[&str]) -> serde_json::Value {
+    let (users, prompts) = (users.to_string(), prompts.to_string());
+    let mut args =
+        vec!["bench", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--input-len", "1024", "--output-len", "64"];
+    args.extend(["--max-concurrency", users.as_str(), "--num-prompts", prompts.as_str(), "--engine", engine]);
+    args.extend(["--format", "json"]);
+    args.extend_from_slice(extra);
+    let (code, out, err) = llmsim(&args);
+    assert_eq!(code, 0, "{engine} {extra:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 #[test]
 fn bench_runs_on_an_engines_scheduler_and_names_the_engines_it_knows() {
     let run = |engine: &str| {
-        let (code, out, err) = llmsim(&[
-            "bench",
-            "--model",
-            "llama-3-8b",
-            "--gpu",
-            "h100-sxm",
-            "--input-len",
-            "1024",
-            "--output-len",
-            "64",
-            "--max-concurrency",
-            "32",
-            "--num-prompts",
-            "96",
-            "--engine",
-            engine,
-            "--format",
-            "json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let v = bench_json(engine, 32, 96, &[]);
         (v["mean_ttft_ms"].as_f64().unwrap(), v["mean_tpot_ms"].as_f64().unwrap())
     };
     let (vllm, sglang) = (run("vllm"), run("sglang"));
@@ -623,31 +618,7 @@ fn bench_runs_on_an_engines_scheduler_and_names_the_engines_it_knows() {
 
 #[test]
 fn bench_limits_given_win_over_every_engines_defaults() {
-    let run = |engine: &str, extra: &[&str]| -> serde_json::Value {
-        let mut args = vec![
-            "bench",
-            "--model",
-            "llama-3-8b",
-            "--gpu",
-            "h100-sxm",
-            "--input-len",
-            "1024",
-            "--output-len",
-            "64",
-            "--max-concurrency",
-            "8",
-            "--num-prompts",
-            "32",
-            "--engine",
-            engine,
-            "--format",
-            "json",
-        ];
-        args.extend_from_slice(extra);
-        let (code, out, err) = llmsim(&args);
-        assert_eq!(code, 0, "{engine} {extra:?}: {err}");
-        serde_json::from_str(&out).unwrap()
-    };
+    let run = |engine: &str, extra: &[&str]| bench_json(engine, 8, 32, extra);
     for engine in ["vllm", "sglang", "trtllm"] {
         // four sequences for eight users: half the prompts wait for a running one to finish, at
         // least its 63 decode steps
