@@ -277,20 +277,18 @@ pub(crate) fn cmd_bench(args: &[String]) -> Result<(), Fail> {
 /// engine would answer each with an error): the sequence is longer than `max_model_len`, or,
 /// without chunked prefill, the prompt is longer than one step's token budget.
 fn turned_away(b: &Bench) -> Option<String> {
+    use sim_core::scenario::TooLong;
     let s = &b.server.scheduler;
-    let (input, output) = (u64::from(b.input_len), u64::from(b.output_len));
-    if input + output > u64::from(s.max_model_len) {
-        return Some(format!(
+    let (input, output) = (b.input_len, b.output_len);
+    Some(match s.turns_away(input, output)? {
+        TooLong::Context => format!(
             "every request failed: {input} + {output} tokens exceed the server's max_model_len {} (--max-model-len)",
             s.max_model_len
-        ));
-    }
-    let continuous = s.batching == sim_core::scenario::Batching::Continuous;
-    (continuous && !s.chunked_prefill && input > u64::from(s.max_num_batched_tokens)).then(|| {
-        format!(
+        ),
+        TooLong::Step => format!(
             "every request failed: {input}-token prompts do not fit one {}-token step without chunked prefill (--max-num-batched-tokens)",
             s.max_num_batched_tokens
-        )
+        ),
     })
 }
 

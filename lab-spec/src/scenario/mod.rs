@@ -34,7 +34,7 @@ pub use engine::{
 pub use error::{FieldError, ScenarioError};
 pub use refs::{GpuRef, ModelRef};
 pub use router::{default_load_cap, Policy, RouterConfig};
-pub use scheduler::{Admission, Batching, KvLayout, SchedulerConfig, SchedulerDefaults, SchedulerFile};
+pub use scheduler::{Admission, Batching, KvLayout, SchedulerConfig, SchedulerDefaults, SchedulerFile, TooLong};
 pub use session::{SessionConfig, MAX_THINK_MS, MAX_TURNS};
 pub use speculative::{expected_tokens, SpeculativeConfig, MAX_ACCEPTANCE, MAX_DRAFT_TOKENS};
 

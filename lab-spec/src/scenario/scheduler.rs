@@ -120,11 +120,35 @@ pub struct SchedulerConfig {
     pub overlap: bool,
 }
 
+/// Why a server turns a request away on arrival ([`SchedulerConfig::turns_away`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TooLong {
+    /// Prompt and output exceed `max_model_len`.
+    Context,
+    /// Without chunked prefill, the prompt exceeds one continuous step's token budget.
+    Step,
+}
+
 impl SchedulerConfig {
     /// Whole prompts join the decode steps and admission never preempts (TensorRT-LLM): without
     /// chunked prefill only a prompt, never a recomputed sequence, must fit one step.
     pub fn never_recomputes(&self) -> bool {
         self.mixed_prefill && self.admission == Admission::WholeSequence
+    }
+
+    /// Whether a request of `input` prompt and `output` answer tokens is turned away on arrival,
+    /// and why. Validation holds the budget to `max_model_len` without chunks unless
+    /// [`never_recomputes`](Self::never_recomputes), so `Step` arises only there; static
+    /// batching has no token budget.
+    pub fn turns_away(&self, input: u32, output: u32) -> Option<TooLong> {
+        if u64::from(input) + u64::from(output) > u64::from(self.max_model_len) {
+            Some(TooLong::Context)
+        } else if self.batching == Batching::Continuous && !self.chunked_prefill && input > self.max_num_batched_tokens
+        {
+            Some(TooLong::Step)
+        } else {
+            None
+        }
     }
 }
 

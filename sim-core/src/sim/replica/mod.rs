@@ -38,7 +38,7 @@ use crate::memory::HbmPlan;
 use crate::metrics::{LatencyHist, Outcome};
 use crate::perf::StepModel;
 use crate::profile::sglang::NEW_TOKEN_RATIO_INIT;
-use crate::scenario::{Batching, Scenario, SchedulerConfig};
+use crate::scenario::{Scenario, SchedulerConfig};
 use crate::speculative::Speculation;
 use std::collections::BTreeMap;
 
@@ -230,10 +230,7 @@ impl Replica {
         self.rec.borrow_mut().arrived(class);
         self.stats.arrived += 1;
         let s = &self.sched;
-        // without chunks a prompt must fit one step (validation holds the budget to
-        // `max_model_len` unless whole prompts join the decodes, as in TensorRT-LLM)
-        let too_long = input as u64 + output as u64 > s.max_model_len as u64
-            || (s.batching == Batching::Continuous && !s.chunked_prefill && input > s.max_num_batched_tokens);
+        let too_long = s.turns_away(input, output).is_some();
         let queue_full = s.max_queue_len.is_some_and(|m| self.queues.waiting_for(class) >= m as u64);
         let down = self.restarting_until.is_some() && !s.retry_on_oom;
         if too_long || queue_full || down {
