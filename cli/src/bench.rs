@@ -2,20 +2,22 @@
 //! server, printed with the names `vllm bench serve` saves (see `lab_content::bench`).
 
 use crate::Fail;
-use lab_content::bench::{percentile_word, Bench, BenchResult, Engine, Load, RampUp, Rate, Schedule};
+use lab_content::bench::{percentile_word, Bench, BenchResult, Engine, Load, RampUp, Rate, Schedule, Spread};
 use sim_core::{Scenario, ScenarioError};
 
 pub(crate) const USAGE: &str = "\
   llmsim bench --model M --gpu G [--num-gpus N] [--dtype D] [--kv-dtype D] [--engine vllm|sglang|trtllm]
-               --input-len I --output-len O [--num-prompts N] [--seed S]
+               --input-len I --output-len O [--random-range-ratio R] [--num-prompts N] [--seed S]
                [--request-rate R|inf] [--burstiness B|inf] [--max-concurrency C]
                [--ramp-up-strategy linear|exponential --ramp-up-start-rps A --ramp-up-end-rps B]
                [--num-warmups W] [--gpu-memory-utilization U] [--max-num-seqs N]
                [--max-num-batched-tokens N] [--max-model-len N] [--metric-percentiles 50,90,99]
                [--format table|json]
-                              a `vllm bench serve`-style benchmark (random dataset, fixed lengths)
-                              on the engine's scheduler defaults (vllm: the default; the flags
-                              given win); the JSON has the keys `vllm bench serve` saves.
+                              a `vllm bench serve`-style benchmark (random dataset) on the
+                              engine's scheduler defaults (vllm: the default; the flags given
+                              win); the JSON has the keys `vllm bench serve` saves. Lengths are
+                              exact, or with --random-range-ratio R (0 <= R < 1) drawn from
+                              floor(I(1-R))..=ceil(I(1+R)) and likewise for O, as vLLM's are.
                               The client sends as vLLM's does: --request-rate inf (the default)
                               sends every prompt at once; a rate R sends them at gaps drawn from
                               a gamma of shape B (--burstiness, 1 = Poisson, inf = even gaps)
@@ -27,7 +29,7 @@ pub(crate) const USAGE: &str = "\
                               server has nothing to warm up)";
 
 /// Each flag and the scenario field it sets: a field's message names the flag.
-const FLAGS: [(&str, &str); 22] = [
+const FLAGS: [(&str, &str); 23] = [
     ("--model", "model"),
     ("--gpu", "gpu"),
     ("--num-gpus", "num_gpus"),
@@ -46,6 +48,7 @@ const FLAGS: [(&str, &str); 22] = [
     ("--num-prompts", "classes[0].num_requests"),
     ("--input-len", "classes[0].input_tokens"),
     ("--output-len", "classes[0].output_tokens"),
+    ("--random-range-ratio", "random_range_ratio"),
     ("--ramp-up-strategy", ""),
     ("--ramp-up-start-rps", ""),
     ("--ramp-up-end-rps", ""),
@@ -131,6 +134,11 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
     let gpu = a.require("--gpu")?;
     let input_len = a.whole("--input-len")?.ok_or_else(|| Fail("bench needs --input-len".into()))?;
     let output_len = a.whole("--output-len")?.ok_or_else(|| Fail("bench needs --output-len".into()))?;
+    let spread = match a.number("--random-range-ratio")? {
+        None => Spread::Fixed,
+        Some(r) if (0.0..1.0).contains(&r) => Spread::Symmetric(r),
+        Some(r) => return Err(Fail(format!("--random-range-ratio must be at least 0 and below 1, got {r}"))),
+    };
     let rate = match a.get("--request-rate") {
         None | Some("inf") => None,
         Some(_) => a.number("--request-rate")?,
@@ -161,7 +169,8 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
         (None, Some(c)) => Load::MaxConcurrency(c),
         (None, None) => Load::AllAtOnce,
     };
-    let longest = u32::try_from(input_len.saturating_add(output_len)).unwrap_or(u32::MAX);
+    let clip = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+    let longest = spread.bounds(clip(input_len)).1.saturating_add(spread.bounds(clip(output_len)).1);
     let mut server = lab_content::bench::server_json(
         a.engine,
         model,
@@ -197,6 +206,7 @@ fn bench_of(a: &Args) -> Result<Bench, Fail> {
         server,
         input_len: u32::try_from(input_len).map_err(|_| too_big("--input-len", input_len))?,
         output_len: u32::try_from(output_len).map_err(|_| too_big("--output-len", output_len))?,
+        spread,
         num_prompts,
         load,
         percentiles: a.percentiles.clone(),
@@ -279,7 +289,8 @@ pub(crate) fn cmd_bench(args: &[String]) -> Result<(), Fail> {
 fn turned_away(b: &Bench) -> Option<String> {
     use sim_core::scenario::TooLong;
     let s = &b.server.scheduler;
-    let (input, output) = (b.input_len, b.output_len);
+    // every prompt is turned away when even the shortest is
+    let (input, output) = (b.spread.bounds(b.input_len).0, b.spread.bounds(b.output_len).0);
     Some(match s.turns_away(input, output)? {
         TooLong::Context => format!(
             "every request failed: {input} + {output} tokens exceed the server's max_model_len {} (--max-model-len)",

@@ -430,10 +430,47 @@ fn bench_prints_vllm_bench_serve_names_and_agrees_with_its_table() {
 }
 
 #[test]
+fn bench_spreads_lengths_as_vllms_random_range_ratio_does() {
+    let (code, out, err) = llmsim(&[
+        "bench",
+        "--model",
+        "llama-3-8b",
+        "--gpu",
+        "h100-sxm",
+        "--input-len",
+        "1000",
+        "--output-len",
+        "100",
+        "--random-range-ratio",
+        "0.2",
+        "--num-prompts",
+        "40",
+        "--max-concurrency",
+        "8",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let lens = |key: &str| -> Vec<u64> { v[key].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect() };
+    let (inputs, outputs) = (lens("input_lens"), lens("output_lens"));
+    assert_eq!(inputs.len(), 40);
+    // floor(1000 × 0.8) ..= ceil(1000 × 1.2), and 80 ..= 120
+    assert!(inputs.iter().all(|l| (800..=1200).contains(l)), "{inputs:?}");
+    assert!(outputs.iter().all(|l| (80..=120).contains(l)), "{outputs:?}");
+    assert!(inputs.iter().any(|&l| l != inputs[0]), "{inputs:?}");
+}
+
+#[test]
 fn bench_names_the_flag_of_a_bad_value() {
     let base = ["bench", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--output-len", "64"];
-    let cases: [(&[&str], &str); 19] = [
+    let cases: [(&[&str], &str); 21] = [
         (&["--input-len", "0"], "--input-len: must be 1..="),
+        (
+            &["--input-len", "8", "--random-range-ratio", "1"],
+            "--random-range-ratio must be at least 0 and below 1, got 1",
+        ),
+        (&["--input-len", "8", "--random-range-ratio", "wide"], "--random-range-ratio must be"),
         (&["--input-len", "0", "--request-rate", "2"], "--input-len: must be 1..="),
         (&["--input-len", "abc"], "--input-len must be a whole number"),
         (&["--input-len", "8", "--dtype", "fp7"], "--dtype: unknown variant `fp7`"),

@@ -2,9 +2,10 @@
 //! `vllm bench serve` writes into its saved JSON, so the lab's answer can be set beside a real
 //! run line by line.
 //!
-//! The client is the one `vllm bench serve` runs with `--dataset-name random` and a fixed
-//! `--random-range-ratio 0`: `num_prompts` prompts of exactly `input_len` tokens, each asking for
-//! exactly `output_len` tokens (`ignore_eos`). How they are sent (`vllm/benchmarks/serve.py`:
+//! The client is the one `vllm bench serve` runs with `--dataset-name random`: `num_prompts`
+//! prompts of `input_len` tokens, each asking for `output_len` tokens (`ignore_eos`), exactly with
+//! `--random-range-ratio 0` (the default) or spread around them ([`Spread`]). How they are sent
+//! (`vllm/benchmarks/serve.py`:
 //! `get_request`, `_get_current_request_rate`, `benchmark`):
 //!
 //! * `--request-rate inf` (the default) with `--max-concurrency C`: every prompt is ready at once
@@ -147,6 +148,54 @@ impl Schedule {
     }
 }
 
+/// How prompt and output lengths spread around a benchmark's `input_len` and `output_len`: each
+/// prompt's lengths are whole numbers drawn uniformly from a range, apart from each other.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Spread {
+    /// Every prompt `input_len` tokens long, every output `output_len` (`--random-range-ratio 0`).
+    #[default]
+    Fixed,
+    /// `vllm bench serve --random-range-ratio r`, r in [0, 1): from ⌊L(1 − r)⌋ to ⌈L(1 + r)⌉,
+    /// an output at least 1 (`vllm/benchmarks/datasets.py`, `RandomDataset.get_sampling_params`).
+    Symmetric(f64),
+    /// The range of vLLM's `benchmarks/benchmark_serving.py` before it became symmetric (mid-2025;
+    /// the copy InferenceMAX benchmarks with): from ⌊L·r⌋ to L, r in (0, 1].
+    Below(f64),
+}
+
+impl Spread {
+    /// The lengths a prompt of nominal length `len` can have, both ends included: `len` itself
+    /// when fixed (validation judges it), else at least 1.
+    pub fn bounds(self, len: u32) -> (u32, u32) {
+        let l = len as f64;
+        let (lo, hi) = match self {
+            Spread::Fixed => return (len, len),
+            Spread::Symmetric(r) => {
+                ((l * (1.0 - r)).floor() as u32, (l * (1.0 + r)).ceil().min(u32::MAX as f64) as u32)
+            }
+            Spread::Below(r) => ((l * r).floor() as u32, len),
+        };
+        (lo.max(1), hi.max(1))
+    }
+
+    /// The ratio, when it is outside the range its client accepts: [0, 1) for
+    /// [`Spread::Symmetric`] (vLLM refuses others), (0, 1] for [`Spread::Below`].
+    pub fn out_of_range(self) -> Option<f64> {
+        match self {
+            Spread::Fixed => None,
+            Spread::Symmetric(r) => (!(0.0..1.0).contains(&r)).then_some(r),
+            Spread::Below(r) => (!(r > 0.0 && r <= 1.0)).then_some(r),
+        }
+    }
+
+    fn dist(self, len: u32) -> LengthDist {
+        match self.bounds(len) {
+            (lo, hi) if lo == hi => LengthDist::Fixed { value: lo },
+            (min, max) => LengthDist::Uniform { min, max },
+        }
+    }
+}
+
 /// The trace path under which [`Bench::run`] hands its send schedule to the engine.
 pub const SCHEDULE_TRACE: &str = "bench:schedule";
 
@@ -175,6 +224,8 @@ pub struct Bench {
     pub server: Scenario,
     pub input_len: u32,
     pub output_len: u32,
+    /// How the lengths spread around `input_len` and `output_len`.
+    pub spread: Spread,
     pub num_prompts: u64,
     pub load: Load,
     /// Percentiles reported (`--metric-percentiles`, default 99).
@@ -255,7 +306,7 @@ impl Bench {
             }
         };
         let traced = matches!(self.load, Load::Schedule(_));
-        let len = |value: u32| (!traced).then_some(LengthDist::Fixed { value });
+        let len = |value: u32| (!traced).then_some(self.spread.dist(value));
         s.classes = vec![ClassConfig {
             name: CLASS.to_string(),
             arrival,
@@ -281,11 +332,18 @@ impl Bench {
         }
     }
 
-    /// The schedule as the engine reads a trace: `arrival_s,input_len,output_len`, in µs.
-    pub fn trace_csv(times: &[f64], input_len: u32, output_len: u32) -> String {
+    /// The schedule as the engine reads a trace: `arrival_s,input_len,output_len`, in µs; with a
+    /// [`Spread`], each prompt's lengths drawn from streams seeded by the scenario's seed.
+    pub fn trace_csv(&self, times: &[f64]) -> String {
+        let n = times.len();
+        let draw = |stream: u64, len: u32| match self.spread.bounds(len) {
+            (lo, hi) if lo == hi => vec![lo; n],
+            (lo, hi) => sim_core::workload::uniform_draws(self.server.seed, stream, lo, hi, n),
+        };
+        let (inputs, outputs) = (draw(0, self.input_len), draw(1, self.output_len));
         let mut csv = String::from("arrival_s,input_len,output_len\n");
-        for t in times {
-            csv.push_str(&format!("{t:.6},{input_len},{output_len}\n"));
+        for ((t, i), o) in times.iter().zip(inputs).zip(outputs) {
+            csv.push_str(&format!("{t:.6},{i},{o}\n"));
         }
         csv
     }
@@ -294,6 +352,10 @@ impl Bench {
     /// the number of prompts and the lengths, against their settings' ranges, under the fields a
     /// scenario would have them at.
     fn check_schedule(&self) -> Result<(), ScenarioError> {
+        if let Some(r) = self.spread.out_of_range() {
+            let (min, max) = if matches!(self.spread, Spread::Below(_)) { (0.0, 1.0) } else { (0.0, 0.999) };
+            return Err(ScenarioError::one("random_range_ratio", Problem::Range { min, max, got: r }));
+        }
         let Load::Schedule(sch) = &self.load else { return Ok(()) };
         let range = |id: &str, field: &str, got: f64| -> Result<(), ScenarioError> {
             let n = sim_core::settings::find(id).and_then(|r| r.number()).expect("a row");
@@ -304,8 +366,8 @@ impl Bench {
             }
         };
         range("num_requests", "classes[0].num_requests", self.num_prompts as f64)?;
-        range("input_tokens_value", "classes[0].input_tokens.value", self.input_len as f64)?;
-        range("output_tokens_value", "classes[0].output_tokens.value", self.output_len as f64)?;
+        range("input_tokens_value", "classes[0].input_tokens.value", self.spread.bounds(self.input_len).1 as f64)?;
+        range("output_tokens_value", "classes[0].output_tokens.value", self.spread.bounds(self.output_len).1 as f64)?;
         match sch.rate {
             Rate::PerS(r) => range("rate_per_s", "classes[0].arrival.rate_per_s", r)?,
             Rate::Ramp { start_rps, end_rps, .. } => {
@@ -327,11 +389,7 @@ impl Bench {
         self.check_schedule()?;
         let scenario = self.scenario();
         let times = self.send_times();
-        let csv = if matches!(self.load, Load::Schedule(_)) {
-            Self::trace_csv(&times, self.input_len, self.output_len)
-        } else {
-            String::new()
-        };
+        let csv = if matches!(self.load, Load::Schedule(_)) { self.trace_csv(&times) } else { String::new() };
         let traces = WithSchedule { csv: RefCell::new(csv), rest: traces };
         let mut sim = Simulation::with_options(
             &scenario,

@@ -1,7 +1,7 @@
 //! `lab_content::bench`: numpy's statistics, the benchmark's client, and results that hold by
 //! arithmetic and by queueing theory.
 
-use lab_content::bench::{percentile, Bench, Load, RampUp, Rate, Schedule, Stats, SCHEDULE_TRACE};
+use lab_content::bench::{percentile, Bench, Load, RampUp, Rate, Schedule, Spread, Stats, SCHEDULE_TRACE};
 use sim_core::presets;
 use sim_core::sim::BuiltinTraces;
 use sim_core::Scenario;
@@ -16,7 +16,15 @@ fn server() -> Scenario {
 }
 
 fn bench(load: Load, num_prompts: u64) -> Bench {
-    Bench { server: server(), input_len: 1024, output_len: 128, num_prompts, load, percentiles: vec![50.0, 99.0] }
+    Bench {
+        server: server(),
+        input_len: 1024,
+        output_len: 128,
+        spread: Spread::Fixed,
+        num_prompts,
+        load,
+        percentiles: vec![50.0, 99.0],
+    }
 }
 
 #[test]
@@ -271,4 +279,36 @@ fn a_schedule_names_what_is_out_of_range() {
     assert!(bad(Load::rate(1.0, 0.0), 10).contains("classes[0].arrival.cv"));
     let e = bad(schedule(Rate::PerS(1.0), 1.0, Some(0)), 10);
     assert!(e.contains("classes[0].max_concurrency"), "{e}");
+}
+
+#[test]
+fn a_spread_draws_lengths_from_vllms_ranges() {
+    // vLLM's --random-range-ratio r: floor(L(1 − r)) ..= ceil(L(1 + r)), outputs at least 1
+    assert_eq!(Spread::Symmetric(0.25).bounds(1000), (750, 1250));
+    assert_eq!(Spread::Symmetric(0.9).bounds(1), (1, 2));
+    assert_eq!(Spread::Symmetric(0.0).bounds(1024), (1024, 1024));
+    // the range before it became symmetric, as InferenceMAX ran it: floor(0.8 L) ..= L
+    assert_eq!(Spread::Below(0.8).bounds(1024), (819, 1024));
+    assert_eq!(Spread::Below(0.8).bounds(8192), (6553, 8192));
+    assert_eq!(Spread::Fixed.bounds(0), (0, 0), "a fixed length is left to validation");
+    assert_eq!(Spread::Symmetric(1.0).out_of_range(), Some(1.0));
+    assert_eq!(Spread::Below(0.0).out_of_range(), Some(0.0));
+    assert_eq!(Spread::Symmetric(0.999).out_of_range(), None);
+    // every load sends lengths inside the range, not all alike, the same on the same seed
+    for load in [Load::MaxConcurrency(8), Load::AllAtOnce, Load::rate(20.0, 1.0)] {
+        let mut b = bench(load.clone(), 60);
+        b.spread = Spread::Symmetric(0.5);
+        let run = |b: &Bench| b.run(&BuiltinTraces).unwrap();
+        let r = run(&b);
+        assert_eq!(r.completed, 60, "{load:?}");
+        assert!(r.input_lens.iter().all(|&l| (512..=1536).contains(&l)), "{load:?}: {:?}", r.input_lens);
+        assert!(r.output_lens.iter().all(|&l| (64..=192).contains(&l)), "{load:?}: {:?}", r.output_lens);
+        assert!(r.input_lens.iter().any(|&l| l != r.input_lens[0]), "{load:?}: one length");
+        assert_eq!(run(&b).input_lens, r.input_lens, "{load:?}: another draw on the same seed");
+    }
+    // a ratio the client refuses is named
+    let mut b = bench(Load::MaxConcurrency(8), 10);
+    b.spread = Spread::Symmetric(1.5);
+    let err = b.run(&BuiltinTraces).unwrap_err().to_string();
+    assert!(err.contains("random_range_ratio"), "{err}");
 }

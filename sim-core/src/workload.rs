@@ -400,6 +400,15 @@ pub fn unit_gamma_draws(seed: u64, shape: f64, n: usize) -> Vec<f64> {
     }
 }
 
+/// `n` lengths drawn uniformly from the whole numbers `lo..=hi` on stream `stream` of `seed` (its
+/// own, apart from every class's and [`unit_gamma_draws`]'s): a client that lists its prompts
+/// before it sends them (`lab_content::bench` with a spread of lengths and a send schedule).
+pub fn uniform_draws(seed: u64, stream: u64, lo: u32, hi: u32, n: usize) -> Vec<u32> {
+    let mut rng = class_rng(seed, 1 << 16, 8 + stream);
+    let (lo, hi) = (lo.min(hi), hi.max(lo));
+    (0..n).map(|_| rng.random_range(lo..=hi)).collect()
+}
+
 pub(crate) fn secs_to_us(s: f64) -> u64 {
     (s * 1e6).round().max(0.0) as u64
 }
