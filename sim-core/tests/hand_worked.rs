@@ -270,6 +270,48 @@ fn with_the_overlap_scheduler_a_request_arriving_mid_step_waits_for_the_step_aft
     assert_eq!(with, rest_of_step_1 + step_2);
 }
 
+/// Batch waiting (TensorRT-LLM's `batch_wait_timeout_iters` and `batch_wait_max_tokens_ratio`):
+/// a prompt that arrives while a decode runs is held back while the steps stay below the share
+/// of the budget, for at most the set number of steps, and then joins the next one. A prompt
+/// that finds nothing decoding is never held, and one whose step reaches the share goes at once.
+#[test]
+fn batch_waiting_holds_a_prompt_back_for_the_set_number_of_decode_steps() {
+    let queue_of_second = |iters: u32, ratio: f64| {
+        let mut s = common::llama8b("", ONE);
+        s.scheduler.batch_wait_iters = iters;
+        s.scheduler.batch_wait_tokens_ratio = ratio;
+        s.validate().unwrap();
+        let probe = common::with_trace(&s, "arrival_s,input_len,output_len\n0,1000,50\n");
+        let prefill = prefill_us(&probe, 1, 1000);
+        let d: Vec<u64> = (0..8).map(|j| decode_us(&probe, 1, 1000 + j)).collect();
+        // the second request arrives halfway through the first decode step
+        let t2 = prefill + d[1] / 2;
+        let csv = format!("arrival_s,input_len,output_len\n0,1000,50\n{:.6},200,5\n", t2 as f64 / 1e6);
+        let mut sim = common::with_trace(&s, &csv);
+        let records = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let sink = records.clone();
+        sim.set_request_sink(Box::new(move |r: &sim_core::RequestRecord| sink.borrow_mut().push(r.clone())));
+        assert_eq!(sim.run_to_end().all.requests.completed, 2);
+        let records = records.borrow();
+        let queue_us = |i: u64| (records.iter().find(|r| r.id == i).unwrap().queue_ms.unwrap() * 1000.0).round() as u64;
+        // the first found nothing decoding: never held
+        assert_eq!(queue_us(0), 0);
+        (queue_us(1), prefill + d[1] - t2, d)
+    };
+    // off: it joins step 2
+    let (off, rest_of_step_1, _) = queue_of_second(0, 0.0);
+    assert_eq!(off, rest_of_step_1);
+    // one setting alone changes nothing (TensorRT-LLM waits only with both above 0)
+    assert_eq!(queue_of_second(3, 0.0).0, rest_of_step_1);
+    assert_eq!(queue_of_second(0, 0.9).0, rest_of_step_1);
+    // 1 decode + 200 prompt tokens stay below 0.9 × 8,192: held through steps 2, 3 and 4 (the
+    // decode alone, its context 1,002 to 1,004), it joins step 5
+    let (held, rest_of_step_1, d) = queue_of_second(3, 0.9);
+    assert_eq!(held, rest_of_step_1 + d[2] + d[3] + d[4]);
+    // a share the step reaches (201 tokens ≥ 0.01 × 8,192): it goes at once
+    assert_eq!(queue_of_second(3, 0.01).0, rest_of_step_1);
+}
+
 /// TensorRT-LLM without chunked prefill: whole prompts join the decode steps (the running
 /// request keeps emitting a token every step), a prompt longer than the step budget is turned
 /// away on arrival, and the budget need not hold the whole sequence since its admission never

@@ -6,7 +6,7 @@
 mod common;
 use proptest::prelude::*;
 use sim_core::scenario::{Arrival, ClassConfig, KvLayout, LengthDist, Slo};
-use sim_core::sim::{AdmitStop, IterationPlan, PlanContext};
+use sim_core::sim::{AdmitStop, BatchWait, IterationPlan, PlanContext};
 use sim_core::{Scenario, Simulation};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -27,12 +27,23 @@ fn check_run(s: &Scenario) -> Result<Vec<(IterationPlan, PlanContext)>, TestCase
     let (budget, max_seqs) = (sc.max_num_batched_tokens as u64, sc.max_num_seqs as u64);
     let mut checked = 0;
     let mut events = 0u64;
+    // batch waiting holds prompts back for at most `batch_wait_iters` plans in a row
+    let mut held_in_a_row = 0u32;
     while !sim.is_finished() {
         sim.advance_events(1);
         events += 1;
         prop_assert!(events < 2_000_000, "no termination");
         for (p, c) in &seen.borrow()[checked..] {
             check_plan(p, c, budget, max_seqs, sc.chunked_prefill, oldest_safe)?;
+            match p.batch_wait {
+                BatchWait::Held => {
+                    prop_assert!(sc.batch_waits(), "held with batch waiting off");
+                    held_in_a_row += 1;
+                    prop_assert!(held_in_a_row <= sc.batch_wait_iters, "held {} plans in a row", held_in_a_row);
+                }
+                BatchWait::Released => held_in_a_row = 0,
+                BatchWait::NotAsked => {}
+            }
         }
         checked = seen.borrow().len();
         // applying the plan kept the KV it admitted within the pool (unless over-committing)
@@ -105,6 +116,13 @@ fn check_plan(
             }
         }
         AdmitStop::QueueEmpty | AdmitStop::Reserved => {}
+        // held back: the decodes run alone
+        AdmitStop::BatchWait => {
+            prop_assert!(p.batch_wait == BatchWait::Held && p.chunks.is_empty() && p.decode_seqs > 0, "{:?}", p)
+        }
+    }
+    if p.batch_wait == BatchWait::Held {
+        prop_assert_eq!(p.stop, AdmitStop::BatchWait);
     }
     Ok(())
 }
@@ -149,6 +167,7 @@ prop_compose! {
         isolation in any::<bool>(),
         overcommit in prop::bool::weighted(0.2),
         retry in any::<bool>(),
+        wait in proptest::option::of((1u32..30, 0.05f64..1.0)),
         classes in prop::collection::vec(class(0), 1..=3),
     ) -> Scenario {
         let mut s = common::llama8b("", r#"{ "name": "x", "arrival": { "kind": "poisson", "rate_per_s": 1 }, "num_requests": 1,
@@ -167,6 +186,10 @@ prop_compose! {
         sc.overcommit = overcommit;
         sc.retry_on_oom = retry;
         sc.restart_s = 1.0;
+        if let Some((iters, ratio)) = wait {
+            sc.batch_wait_iters = iters;
+            sc.batch_wait_tokens_ratio = ratio;
+        }
         s.classes = classes.into_iter().enumerate().map(|(i, mut c)| { c.name = format!("c{i}"); c }).collect();
         let share: f64 = s.classes.iter().filter_map(|c| c.reserved_share).sum();
         if share > 1.0 {

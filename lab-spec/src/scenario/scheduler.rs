@@ -118,6 +118,13 @@ pub struct SchedulerConfig {
     /// SGLang's overlap scheduler): a request that reaches a busy engine waits for the step
     /// after next, and a request that reaches an idle one starts at once.
     pub overlap: bool,
+    /// Batch waiting (TensorRT-LLM's `batch_wait_timeout_iters`): while decodes run, a step's
+    /// new prompts are held back, for at most this many steps in a row, until the step would
+    /// process `batch_wait_tokens_ratio` × `max_num_batched_tokens` tokens. Off unless both
+    /// are above 0 (as in TensorRT-LLM, whose defaults are 0).
+    pub batch_wait_iters: u32,
+    /// Batch waiting's share of the token budget (TensorRT-LLM's `batch_wait_max_tokens_ratio`).
+    pub batch_wait_tokens_ratio: f64,
 }
 
 /// Why a server turns a request away on arrival ([`SchedulerConfig::turns_away`]).
@@ -134,6 +141,11 @@ impl SchedulerConfig {
     /// chunked prefill only a prompt, never a recomputed sequence, must fit one step.
     pub fn never_recomputes(&self) -> bool {
         self.mixed_prefill && self.admission == Admission::WholeSequence
+    }
+
+    /// Whether batch waiting holds prompts back: both its settings above 0.
+    pub fn batch_waits(&self) -> bool {
+        self.batch_wait_iters > 0 && self.batch_wait_tokens_ratio > 0.0
     }
 
     /// Whether a request of `input` prompt and `output` answer tokens is turned away on arrival,
@@ -272,6 +284,10 @@ pub struct SchedulerFile {
     mixed_prefill: Option<bool>,
     #[serde(default)]
     overlap: Option<bool>,
+    #[serde(default)]
+    batch_wait_iters: u32,
+    #[serde(default)]
+    batch_wait_tokens_ratio: f64,
 }
 
 impl Default for SchedulerFile {
@@ -304,6 +320,8 @@ impl SchedulerFile {
             admission: self.admission.unwrap_or(d.admission),
             mixed_prefill: self.mixed_prefill.unwrap_or(d.mixed_prefill),
             overlap: self.overlap.unwrap_or(d.overlap),
+            batch_wait_iters: self.batch_wait_iters,
+            batch_wait_tokens_ratio: self.batch_wait_tokens_ratio,
         }
     }
 }

@@ -279,6 +279,14 @@ pub const SETTINGS: &[Setting] = &[
         .no_lock()
         .profile(|d| Value::Bool(d.mixed_prefill)),
     toggle(id!("overlap"), "scheduler.overlap").file_only().no_lock().profile(|d| Value::Bool(d.overlap)),
+    int(id!("batch_wait_iters"), "scheduler.batch_wait_iters", Unit::Count, 0.0, 10_000.0, (0.0, 100.0))
+        .file_only()
+        .no_lock()
+        .or(Omitted::Number(0.0)),
+    num(id!("batch_wait_tokens_ratio"), "scheduler.batch_wait_tokens_ratio", Unit::Share, 0.0, 1.0, (0.0, 1.0))
+        .file_only()
+        .no_lock()
+        .or(Omitted::Number(0.0)),
     int(id!("max_model_len"), "scheduler.max_model_len", Unit::Tokens, 2.0, 1e7, (256.0, 131072.0))
         .log()
         .max_of(context)

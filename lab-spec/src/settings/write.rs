@@ -34,6 +34,8 @@ pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<
         "admission" => put(&mut s.scheduler.admission, json),
         "mixed_prefill" => put(&mut s.scheduler.mixed_prefill, json),
         "overlap" => put(&mut s.scheduler.overlap, json),
+        "batch_wait_iters" => put(&mut s.scheduler.batch_wait_iters, json),
+        "batch_wait_tokens_ratio" => put(&mut s.scheduler.batch_wait_tokens_ratio, json),
         "block_size" => put(&mut s.scheduler.block_size, json),
         "max_model_len" => put(&mut s.scheduler.max_model_len, json),
         "queue_timeout_ms" => put(&mut s.scheduler.queue_timeout_ms, json),

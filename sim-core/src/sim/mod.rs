@@ -45,7 +45,7 @@ pub(crate) mod time;
 mod transfer;
 mod view;
 
-pub use plan::{IterationPlan, PlanContext, PlanObserver, PlannedChunk, PlannedPreemption};
+pub use plan::{BatchWait, IterationPlan, PlanContext, PlanObserver, PlannedChunk, PlannedPreemption};
 pub use record::RequestSink;
 pub use replica::MAX_OOM_RETRIES;
 pub use requests::Phase;

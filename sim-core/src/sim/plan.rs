@@ -60,6 +60,20 @@ pub struct IterationPlan {
     pub retry: bool,
     /// Why no more waiting prompts were admitted.
     pub stop: AdmitStop,
+    /// What batch waiting made of the step (`scheduler.batch_wait_iters`).
+    pub batch_wait: BatchWait,
+}
+
+/// Batch waiting's decision on a step (TensorRT-LLM's `PyExecutor._waiting_requests`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BatchWait {
+    /// Not asked: batch waiting is off, or the step has no new prompts or no decodes.
+    #[default]
+    NotAsked,
+    /// The step's prompts were held back: the decodes run alone.
+    Held,
+    /// The step was big enough, or the prompts had waited long enough: they run.
+    Released,
 }
 
 impl IterationPlan {
@@ -180,6 +194,7 @@ impl PlanScratch {
         plan.work = BatchWork { window: st.pool().growth().window, ..BatchWork::default() };
         plan.retry = false;
         plan.stop = AdmitStop::QueueEmpty;
+        plan.batch_wait = BatchWait::NotAsked;
         let g = st.group();
         let (n, ctx_sum, window_ctx_sum, in_window) = (g.n, g.ctx_sum, g.window_ctx_sum, g.n_in_window);
         let reserved = reserved_tokens(st);
@@ -257,11 +272,25 @@ impl<S: State> Planner<'_, S> {
                 }
             }
         }
+        let decode_only = self.plan.work;
         if mixed || prefill_first {
             budget = self.continue_prompts(budget, paged);
         }
         if self.plan.decode_seqs == 0 || mixed {
             self.admit_prompts(budget, chunked, paged);
+        }
+        if sched.batch_waits() && self.plan.decode_seqs > 0 && !self.plan.chunks.is_empty() {
+            // TensorRT-LLM holds the step's prompts back while decodes run, until the step
+            // would reach the share of the budget or they have waited the most steps
+            let share = sched.batch_wait_tokens_ratio * sched.max_num_batched_tokens as f64;
+            if self.r.batch_waited() < sched.batch_wait_iters && (self.plan.tokens() as f64) < share {
+                self.plan.chunks.clear();
+                self.plan.work = decode_only;
+                self.plan.stop = AdmitStop::BatchWait;
+                self.plan.batch_wait = BatchWait::Held;
+            } else {
+                self.plan.batch_wait = BatchWait::Released;
+            }
         }
         if self.plan.work.is_empty() {
             // Nothing could run. If prompts are stuck half-prefilled with no KV to continue,

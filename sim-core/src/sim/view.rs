@@ -177,6 +177,8 @@ pub enum AdmitStop {
     Reserved,
     /// The iteration's token budget (`max_num_batched_tokens`) was spent.
     TokenBudget { budget: u64 },
+    /// Batch waiting held the step's new prompts back (`scheduler.batch_wait_iters`).
+    BatchWait,
 }
 
 /// What limits the run now, for the stage's bottleneck badge: why the scheduler's last plan

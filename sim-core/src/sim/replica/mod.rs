@@ -119,6 +119,8 @@ pub(crate) struct Replica {
     /// SGLang's admission (`Admission::NewTokenRatio`): the share of the running sequences'
     /// remaining output counted as taken.
     new_token_ratio: f64,
+    /// Batch waiting: steps in a row whose new prompts it held back.
+    batch_waited: u32,
     /// Prefix caching: each open conversation's chain here, by the driver's session slot.
     session_chains: Vec<Option<u32>>,
     out: Vec<Effect>,
@@ -195,6 +197,7 @@ impl Replica {
             spec,
             jitter: StepJitter::new(&scenario.engine, scenario.seed, index),
             new_token_ratio: NEW_TOKEN_RATIO_INIT,
+            batch_waited: 0,
             session_chains: Vec::new(),
             out: Vec::new(),
             spare_prefills: Vec::new(),
@@ -550,6 +553,9 @@ impl State for Replica {
     #[inline]
     fn new_token_ratio(&self) -> f64 {
         self.new_token_ratio
+    }
+    fn batch_waited(&self) -> u32 {
+        self.batch_waited
     }
     fn last_stop(&self) -> (AdmitStop, bool) {
         match &self.planning {

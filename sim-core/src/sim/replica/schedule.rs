@@ -4,7 +4,7 @@
 //! start the step (or restart after an OOM, when over-commit has outgrown the GPU).
 
 use super::Replica;
-use crate::sim::plan::{IterationPlan, PlanContext};
+use crate::sim::plan::{BatchWait, IterationPlan, PlanContext};
 use crate::sim::requests::{Handle, Phase};
 use crate::sim::state::State;
 
@@ -29,6 +29,11 @@ impl Replica {
 
     /// Applies a plan; true when the scheduler should plan again.
     fn apply(&mut self, plan: &IterationPlan) -> bool {
+        match plan.batch_wait {
+            BatchWait::Held => self.batch_waited += 1,
+            BatchWait::Released => self.batch_waited = 0,
+            BatchWait::NotAsked => {}
+        }
         for p in &plan.preempted {
             self.preempt(p.h);
         }
