@@ -1,7 +1,8 @@
 //! Prints the step-time model's error on every calibration row, and with `--fit` searches the
 //! engine constants on both measurement sets together (`joint_fit`). With
 //! `--serving` it replays the closed-loop serving benchmarks of current engines instead and prints
-//! the error table per engine, model and TP degree (`--rows`: every row too).
+//! the error table per engine, model and TP degree (`--rows`: every row too; `--csv FILE`: the
+//! rows of another CSV of the same format instead).
 use lab_content::calibration::errors;
 use sim_core::scenario::EngineConfig;
 
@@ -12,9 +13,15 @@ fn score(e: &EngineConfig, rows: &dyn Fn(&str) -> bool) -> f64 {
 
 /// `--serving`: the closed-loop serving benchmarks replayed through the whole simulation, as a
 /// markdown table per engine, model and TP degree (`--rows` adds every row).
-fn serving(engine: &EngineConfig, every_row: bool) {
-    use lab_content::calibration::serving::errors;
-    let errs = errors(engine);
+fn serving(engine: &EngineConfig, every_row: bool, csv: Option<&str>) {
+    use lab_content::calibration::serving::{errors, errors_of, parse};
+    let errs = match csv {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("--csv {path}: {e}"));
+            errors_of(parse(&text), engine)
+        }
+        None => errors(engine),
+    };
     if every_row {
         for (r, p) in &errs {
             match p {
@@ -145,7 +152,9 @@ fn main() {
         best = best.gpu_only();
     }
     if std::env::args().any(|a| a == "--serving") {
-        serving(&best, std::env::args().any(|a| a == "--rows"));
+        // `--csv FILE`: rows of the same format held out of the calibration, replayed the same way
+        let csv = args.iter().position(|a| a == "--csv").and_then(|i| args.get(i + 1));
+        serving(&best, std::env::args().any(|a| a == "--rows"), csv.map(String::as_str));
         return;
     }
     if std::env::args().any(|a| a == "--fit") {

@@ -151,16 +151,72 @@ pub fn errors(engine: &EngineConfig) -> Vec<(Row, f64, f64)> {
 /// 1.0 and SGLang 0.5, from the aiconfigurator project's measured samples), replayed through the
 /// whole simulation with [`crate::bench`].
 pub mod serving {
-    use crate::bench::{Bench, Load};
+    use crate::bench::{Bench, Load, Spread};
     use sim_core::catalog::Dtype;
     use sim_core::scenario::{EngineConfig, Scenario};
     use sim_core::sim::BuiltinTraces;
 
     pub const DATA: &str = include_str!("../data/serving_benchmarks.csv");
 
-    /// Prompts each user sends in a replay: the first wave (every user's first prompt, sent
-    /// together at t = 0) is one in this many of the TTFTs averaged.
+    /// Prompts each user sends in a replay of an aiconfigurator row: the first wave (every
+    /// user's first prompt, sent together at t = 0) is one in this many of the TTFTs averaged.
     pub const PROMPTS_PER_USER: u64 = 8;
+
+    /// aiconfigurator's generator gives a server this many tokens per step beyond the batch and
+    /// the prompt (`max_num_tokens`, `--max-num-batched-tokens`).
+    pub const AIC_TOKENS_OVER_PROMPT: u32 = 1500;
+
+    /// Who measured a row (the `harness` column), and so how its client sent the prompts and
+    /// how its server was launched; the replay does the same.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub enum Harness {
+        /// A server as its engine ships (`llmsim bench`'s), fixed lengths, [`PROMPTS_PER_USER`]
+        /// prompts per user: a team's own runs (`llmsim fit` reads `vllm bench serve` results so).
+        Defaults,
+        /// aiconfigurator's own collection, on servers its generator launches
+        /// (`generator/rule_plugin/benchmark/*.rule`): fixed lengths, [`PROMPTS_PER_USER`]
+        /// prompts per user.
+        #[default]
+        Aiconfigurator,
+        /// SemiAnalysis's InferenceMAX (measured 2025-10-29): `bench_serving/benchmark_serving.py`
+        /// with `--random-range-ratio 0.8` (lengths from ⌊0.8 L⌋ to L in that copy of vLLM's
+        /// script), `--num-prompts` 10 × the concurrency, `--request-rate inf`, no warm-up; the
+        /// servers as its `benchmarks/70b_*` scripts launch them.
+        InferenceMax,
+    }
+
+    impl Harness {
+        pub const ALL: [Harness; 3] = [Harness::Defaults, Harness::Aiconfigurator, Harness::InferenceMax];
+
+        /// The name the `harness` column uses.
+        pub fn name(self) -> &'static str {
+            match self {
+                Harness::Defaults => "defaults",
+                Harness::Aiconfigurator => "aiconfigurator",
+                Harness::InferenceMax => "inferencemax",
+            }
+        }
+
+        pub fn parse(name: &str) -> Option<Harness> {
+            Self::ALL.into_iter().find(|h| h.name() == name.trim())
+        }
+
+        /// How its client spreads the lengths.
+        pub fn spread(self) -> Spread {
+            match self {
+                Harness::Defaults | Harness::Aiconfigurator => Spread::Fixed,
+                Harness::InferenceMax => Spread::Below(0.8),
+            }
+        }
+
+        /// Prompts it sends per user.
+        pub fn prompts_per_user(self) -> u64 {
+            match self {
+                Harness::Defaults | Harness::Aiconfigurator => PROMPTS_PER_USER,
+                Harness::InferenceMax => 10,
+            }
+        }
+    }
 
     /// One measurement: `concurrency` users with no think time, fixed lengths, mean TTFT and TPOT.
     #[derive(Clone, Debug, PartialEq)]
@@ -178,8 +234,10 @@ pub mod serving {
         /// An open-loop run's rate, requests/s (replayed on `vllm bench serve`'s schedule, burstiness 1,
         /// without a cap); `None` for closed-loop rows.
         pub request_rate: Option<f64>,
-        /// Prompts sent; `None`: `PROMPTS_PER_USER` per user.
+        /// Prompts sent; `None`: the harness's number per user.
         pub num_prompts: Option<u64>,
+        /// Who measured it (the `harness` column; aiconfigurator when there is none).
+        pub harness: Harness,
         pub ttft_ms: f64,
         pub tpot_ms: f64,
     }
@@ -188,7 +246,8 @@ pub mod serving {
         parse(DATA)
     }
 
-    /// Rows of a CSV in this format (header first); unreadable lines are skipped.
+    /// Rows of a CSV in this format (header first; `harness`, after `source`, may be left out);
+    /// unreadable lines are skipped.
     pub fn parse(text: &str) -> Vec<Row> {
         text.lines()
             .skip(1)
@@ -209,38 +268,81 @@ pub mod serving {
                     num_prompts: None,
                     ttft_ms: c.get(9)?.parse().ok()?,
                     tpot_ms: c.get(10)?.parse().ok()?,
+                    harness: match c.get(12).map(|h| h.trim()).filter(|h| !h.is_empty()) {
+                        Some(h) => Harness::parse(h)?,
+                        None => Harness::Aiconfigurator,
+                    },
                 })
             })
             .collect()
     }
 
-    /// The benchmark a row describes, on a vLLM-default server
-    /// ([`crate::bench::vllm_server_json`], long enough for the row's lengths) with `engine`'s
-    /// constants.
+    /// The benchmark a row describes: its engine's profile ([`crate::bench::server_json`], long
+    /// enough for the row's lengths) with `engine`'s constants, launched and loaded the way the
+    /// row's [`Harness`] launched and loaded the real server.
     pub fn bench(row: &Row, engine: &EngineConfig) -> Option<Bench> {
+        use crate::bench::Engine;
         let dtype = Dtype::parse(&row.dtype)?;
         sim_core::catalog::find_model(&row.model)?;
         sim_core::catalog::find_gpu(&row.gpu)?;
         // the row's engine's scheduler (docs/model.md); an engine the lab does not know runs as vLLM
-        let engine_of = crate::bench::Engine::parse(&row.backend).unwrap_or(crate::bench::Engine::Vllm);
+        let engine_of = Engine::parse(&row.backend).unwrap_or(Engine::Vllm);
         let json =
             crate::bench::server_json(engine_of, &row.model, &row.gpu, row.tp as u64, dtype.name(), row.isl + row.osl);
         let mut server = Scenario::from_json(&json.to_string()).ok()?;
         server.engine = engine.clone();
-        if engine_of == crate::bench::Engine::Trtllm {
-            // the server as the rows' producer launches TensorRT-LLM for aggregated serving
-            // (aiconfigurator, `generator/rule_plugin/benchmark/trtllm.rule`): a batch of the
-            // row's concurrency and `max_num_tokens` = batch + prompt + 1,500, up to a whole
-            // number of 32-token blocks
-            let batch = row.concurrency.max(1);
-            server.scheduler.max_num_seqs = batch;
-            server.scheduler.max_num_batched_tokens = (batch + row.isl + 1500).div_ceil(32) * 32;
+        let (c, isl, osl) = (row.concurrency.max(1), row.isl, row.osl);
+        let sch = &mut server.scheduler;
+        match (row.harness, engine_of) {
+            (Harness::Aiconfigurator, Engine::Trtllm) => {
+                // aiconfigurator's generator (`generator/rule_plugin/benchmark/trtllm.rule`): a
+                // batch of the row's concurrency and `max_num_tokens` = batch + prompt + 1,500, up
+                // to a whole number of 32-token blocks
+                sch.max_num_seqs = c;
+                sch.max_num_batched_tokens = (c + isl + AIC_TOKENS_OVER_PROMPT).div_ceil(32) * 32;
+            }
+            (Harness::Aiconfigurator, Engine::Vllm) => {
+                // its `vllm.rule` and `backend_config_mapping.yaml`: `--max-num-seqs` the batch,
+                // `--max-num-batched-tokens` batch + prompt + 1,500, `--max-model-len` ISL + OSL
+                // + 1,500
+                sch.max_num_seqs = c;
+                sch.max_num_batched_tokens = c + isl + AIC_TOKENS_OVER_PROMPT;
+                sch.max_model_len = isl + osl + AIC_TOKENS_OVER_PROMPT;
+            }
+            (Harness::InferenceMax, Engine::Trtllm) => {
+                // `benchmarks/70b_fp8_h200_trt_slurm.sh`: `--max_seq_len` and `--max_num_tokens`
+                // both MAX_MODEL_LEN (ISL + OSL), `max_batch_size` left at its default, KV in fp8
+                // without block reuse; for 1k/1k below TP 8, batch waiting of up to 20 steps
+                // until a step reaches 0.9 of the token budget
+                sch.max_num_batched_tokens = isl + osl;
+                sch.max_model_len = isl + osl;
+                sch.prefix_caching = false;
+                if isl == 1024 && osl == 1024 && row.tp < 8 {
+                    sch.batch_wait_iters = 20;
+                    sch.batch_wait_tokens_ratio = 0.9;
+                }
+            }
+            (Harness::InferenceMax, Engine::Vllm) => {
+                // its `vllm serve` line: `--max-num-seqs` the concurrency,
+                // `--max-num-batched-tokens 8192`, `--max-model-len` ISL + OSL, chunked prefill,
+                // `--async-scheduling` (steps planned while the one before runs),
+                // `--no-enable-prefix-caching`
+                sch.max_num_seqs = c;
+                sch.max_num_batched_tokens = 8192;
+                sch.max_model_len = isl + osl;
+                sch.chunked_prefill = true;
+                sch.overlap = true;
+                sch.prefix_caching = false;
+            }
+            // SGLang as its profile ships
+            (Harness::Defaults, _) | (_, Engine::Sglang) => {}
         }
         Some(Bench {
             server,
-            input_len: row.isl,
-            output_len: row.osl,
-            num_prompts: row.num_prompts.unwrap_or(row.concurrency.max(1) as u64 * PROMPTS_PER_USER),
+            input_len: isl,
+            output_len: osl,
+            spread: row.harness.spread(),
+            num_prompts: row.num_prompts.unwrap_or(c as u64 * row.harness.prompts_per_user()),
             load: match row.request_rate {
                 Some(r) => Load::rate(r, 1.0),
                 None => Load::MaxConcurrency(row.concurrency),
@@ -268,8 +370,12 @@ pub mod serving {
     /// Every row with the lab's prediction (`None`: not replayable) and the relative errors
     /// (prediction / measurement − 1) of TTFT and TPOT.
     pub fn errors(engine: &EngineConfig) -> Vec<(Row, Option<Replay>)> {
-        rows()
-            .into_iter()
+        errors_of(rows(), engine)
+    }
+
+    /// [`errors`] on other rows of the same format (measurements held out of the calibration).
+    pub fn errors_of(rows: Vec<Row>, engine: &EngineConfig) -> Vec<(Row, Option<Replay>)> {
+        rows.into_iter()
             .map(|r| {
                 let p = predict(&r, engine).map(|(ttft_ms, tpot_ms)| Replay {
                     ttft_ms,

@@ -307,5 +307,6 @@ fn vllm_result(text: &str, server: &Server) -> Result<Row, String> {
         num_prompts: num("completed").map(|c| c as u64),
         ttft_ms: need("mean_ttft_ms")?,
         tpot_ms: need("mean_tpot_ms")?,
+        harness: crate::calibration::serving::Harness::Defaults,
     })
 }

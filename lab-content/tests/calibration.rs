@@ -94,6 +94,51 @@ fn serving_benchmarks_are_read_and_replayed_as_closed_loop_benchmarks() {
     assert!(predict(&other, &engine).is_none());
 }
 
+/// Each row is replayed the way its harness ran it: aiconfigurator's own rows with fixed lengths
+/// on the servers its generator launches, InferenceMAX's with its client's spread of lengths, ten
+/// prompts a user and its launch scripts' servers (batch waiting on 1k/1k below TP 8 only).
+#[test]
+fn each_row_is_replayed_as_its_harness_ran_it() {
+    use lab_content::bench::Spread;
+    use lab_content::calibration::serving::{bench, parse, rows, Harness, AIC_TOKENS_OVER_PROMPT, PROMPTS_PER_USER};
+    let engine = EngineConfig::default();
+    let rows = rows();
+    let imax: Vec<_> = rows.iter().filter(|r| r.harness == Harness::InferenceMax).collect();
+    assert_eq!(imax.len(), 72, "the Llama-3.1-70B collection");
+    assert!(imax.iter().all(|r| r.model == "llama-3.1-70b" && r.backend == "trtllm"));
+    for r in &imax {
+        let b = bench(r, &engine).unwrap();
+        let s = &b.server.scheduler;
+        assert_eq!((b.spread, b.num_prompts), (Spread::Below(0.8), 10 * r.concurrency as u64));
+        assert_eq!((s.max_num_batched_tokens, s.max_model_len), (r.isl + r.osl, r.isl + r.osl));
+        let waits = r.isl == 1024 && r.osl == 1024 && r.tp < 8;
+        assert_eq!(s.batch_waits(), waits, "{r:?}");
+        if waits {
+            assert_eq!((s.batch_wait_iters, s.batch_wait_tokens_ratio), (20, 0.9));
+        }
+    }
+    let aic = rows.iter().find(|r| r.harness == Harness::Aiconfigurator && r.backend == "trtllm").unwrap();
+    let b = bench(aic, &engine).unwrap();
+    assert_eq!((b.spread, b.num_prompts), (Spread::Fixed, aic.concurrency as u64 * PROMPTS_PER_USER));
+    let want = (aic.concurrency + aic.isl + AIC_TOKENS_OVER_PROMPT).div_ceil(32) * 32;
+    assert_eq!((b.server.scheduler.max_num_seqs, b.server.scheduler.max_num_batched_tokens), (aic.concurrency, want));
+    assert!(!b.server.scheduler.batch_waits());
+    // the column may be left out (aiconfigurator's rows); a harness the lab does not know skips
+    // the row rather than guess its client
+    let head = "backend,version,model,gpu,dtype,tp,isl,osl,concurrency,ttft_ms,tpot_ms,source";
+    let line = "vllm,0.12.0,qwen3-32b,h100-sxm,bf16,2,1024,128,8,154.2,18.0,x";
+    let read = parse(&format!("{head},harness\n{line},inferencemax\n{line}\n{line},defaults\n{line},genai-perf\n"));
+    let harnesses: Vec<Harness> = read.iter().map(|r| r.harness).collect();
+    assert_eq!(harnesses, [Harness::InferenceMax, Harness::Aiconfigurator, Harness::Defaults]);
+    // vLLM under aiconfigurator's generator: the batch, batch + prompt + 1,500 tokens a step
+    let v = bench(&read[1], &engine).unwrap();
+    let s = &v.server.scheduler;
+    assert_eq!((s.max_num_seqs, s.max_num_batched_tokens, s.max_model_len), (8, 8 + 1024 + 1500, 1024 + 128 + 1500));
+    // and as vLLM ships on an H100 (8,192 tokens, 1,024 sequences) for a team's own runs
+    let d = bench(&read[2], &engine).unwrap();
+    assert_eq!((d.server.scheduler.max_num_seqs, d.server.scheduler.max_num_batched_tokens), (1024, 8192));
+}
+
 /// The closed-loop serving benchmarks of current engines (TensorRT-LLM 1.0, SGLang 0.5) with the
 /// default constants: the bounds docs/model.md states.
 #[test]
@@ -103,14 +148,14 @@ fn serving_benchmarks_within_their_bounds() {
     let replayed: Vec<(f64, f64)> = all.iter().filter_map(|(_, p)| p.map(|x| (x.ttft_error, x.tpot_error))).collect();
     let e = lab_content::fit::Errors::of(&replayed, all.len());
     assert!(e.replayed >= 500, "rows replayed: {}", e.replayed);
-    // bounds just above today's figures (docs/benchmarks.md, "Fidelity"): 8.5% and 21.6% for
-    // TPOT, 23.3% and 81.6% for TTFT; the issue's targets (TTFT 15% and 35%) are not reached
+    // bounds just above today's figures (docs/benchmarks.md, "Fidelity"): 8.7% and 21.5% for
+    // TPOT, 17.6% and 61.8% for TTFT; the issue's targets (TTFT 15% and 35%) are not reached
     // (docs/model.md: TensorRT-LLM's Llama-3.1-8B rows wait for a batch slot the rows do not
-    // record, its Llama-3.1-70B long rows measure users spread out)
+    // record)
     assert!(e.tpot_median_abs <= 0.09, "TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
     assert!(e.tpot_p90_abs <= 0.23, "TPOT p90 |error| {:.1}%", e.tpot_p90_abs * 100.0);
-    assert!(e.ttft_median_abs <= 0.25, "TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
-    assert!(e.ttft_p90_abs <= 0.85, "TTFT p90 |error| {:.1}%", e.ttft_p90_abs * 100.0);
+    assert!(e.ttft_median_abs <= 0.19, "TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
+    assert!(e.ttft_p90_abs <= 0.65, "TTFT p90 |error| {:.1}%", e.ttft_p90_abs * 100.0);
     // no engine is fitted at the other's expense
     for backend in ["trtllm", "sglang"] {
         let mine: Vec<(f64, f64)> = all
@@ -120,7 +165,7 @@ fn serving_benchmarks_within_their_bounds() {
             .collect();
         let e = lab_content::fit::Errors::of(&mine, mine.len());
         assert!(e.tpot_median.abs() <= 0.15, "{backend}: TPOT median error {:+.1}%", e.tpot_median * 100.0);
-        // 9.9% and 3.3% today; the issue asks 8% of each
+        // 10.0% and 3.3% today; the issue asks 8% of each
         let bound = if backend == "sglang" { 0.04 } else { 0.105 };
         assert!(e.tpot_median_abs <= bound, "{backend}: TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
         if backend == "sglang" {

@@ -20,6 +20,7 @@ fn row(tp: u32, isl: u32, osl: u32, concurrency: u32) -> Row {
         num_prompts: Some(2 * concurrency as u64),
         ttft_ms: 1.0,
         tpot_ms: 1.0,
+        harness: lab_content::calibration::serving::Harness::Defaults,
     }
 }
 

@@ -46,6 +46,7 @@ fn a_group_of_hand_made_errors_gives_their_median_and_p90() {
         num_prompts: None,
         ttft_ms: 1.0,
         tpot_ms: 1.0,
+        harness: serving::Harness::Aiconfigurator,
     };
     let replay =
         |tpot_error: f64| Some(serving::Replay { ttft_ms: 1.0, tpot_ms: 1.0, ttft_error: -tpot_error, tpot_error });
