@@ -130,6 +130,10 @@ fn each_row_is_replayed_as_its_harness_ran_it() {
     let read = parse(&format!("{head},harness\n{line},inferencemax\n{line}\n{line},defaults\n{line},genai-perf\n"));
     let harnesses: Vec<Harness> = read.iter().map(|r| r.harness).collect();
     assert_eq!(harnesses, [Harness::InferenceMax, Harness::Aiconfigurator, Harness::Defaults]);
+    // the held-out rows are read whole, each with a harness the lab knows
+    let held = parse(include_str!("../data/serving_holdout.csv"));
+    assert_eq!(held.len(), 727, "every held-out row is read");
+    assert_eq!(held.iter().filter(|r| r.harness == Harness::InferenceMax).count(), 369);
     // vLLM under aiconfigurator's generator: the batch, batch + prompt + 1,500 tokens a step
     let v = bench(&read[1], &engine).unwrap();
     let s = &v.server.scheduler;
