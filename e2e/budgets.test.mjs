@@ -189,7 +189,7 @@ describe('budgets', { timeout: 420_000 }, () => {
     console.log(`budgets: ${JSON.stringify(report, null, 2)}`);
   });
 
-  test('wasm size after wasm-opt, raw and gzip -9: the main module and those loaded on demand (issue target ≤ 400 KB gzip; ceiling 594 KiB)', () => {
+  test('wasm size after wasm-opt, raw and gzip -9: the main module and those loaded on demand (issue target ≤ 400 KB gzip; ceiling 596 KiB)', () => {
     const folders = readdirSync(DIST).filter((f) => /^wasm-[0-9a-f]{16}$/.test(f));
     assert.equal(folders.length, 1, `expected one dist/wasm-<hash>/, found ${folders.join(', ') || 'none'}`);
     const dir = join(DIST, folders[0]);
@@ -249,7 +249,9 @@ describe('budgets', { timeout: 420_000 }, () => {
     // 594 KiB with a tensor parallelism per pool of a prefill/decode split (each replica's own
     // memory plan and step model, their checks) and protocol v1 for embedding hosts (commands
     // read and obeyed, `state` and `resize` messages, `parent=`): 606,812 B by Node's gzip -9.
-    assert.ok(main.gzip_bytes <= 594 * 1024, `main module gzip ${main.gzip_bytes} B is over the 594 KiB ceiling (target 400,000 B)`);
+    // 596 KiB with TensorRT-LLM's batch waiting (two scheduler settings a file may set, their
+    // rows, the planner's hold and the replica's count): 608,462 B by Node's gzip -9.
+    assert.ok(main.gzip_bytes <= 596 * 1024, `main module gzip ${main.gzip_bytes} B is over the 596 KiB ceiling (target 400,000 B)`);
   });
 
   test('the page fetches only the first-frame and the main module; a tab fetches its own module when first opened', async () => {
