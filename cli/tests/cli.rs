@@ -431,33 +431,13 @@ fn bench_prints_vllm_bench_serve_names_and_agrees_with_its_table() {
 
 #[test]
 fn bench_spreads_lengths_as_vllms_random_range_ratio_does() {
-    let (code, out, err) = llmsim(&[
-        "bench",
-        "--model",
-        "llama-3-8b",
-        "--gpu",
-        "h100-sxm",
-        "--input-len",
-        "1000",
-        "--output-len",
-        "100",
-        "--random-range-ratio",
-        "0.2",
-        "--num-prompts",
-        "40",
-        "--max-concurrency",
-        "8",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = bench_json("vllm", 8, 40, &["--random-range-ratio", "0.2"]);
     let lens = |key: &str| -> Vec<u64> { v[key].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect() };
     let (inputs, outputs) = (lens("input_lens"), lens("output_lens"));
     assert_eq!(inputs.len(), 40);
-    // floor(1000 × 0.8) ..= ceil(1000 × 1.2), and 80 ..= 120
-    assert!(inputs.iter().all(|l| (800..=1200).contains(l)), "{inputs:?}");
-    assert!(outputs.iter().all(|l| (80..=120).contains(l)), "{outputs:?}");
+    // floor(1024 × 0.8) ..= ceil(1024 × 1.2), and floor(64 × 0.8) ..= ceil(64 × 1.2)
+    assert!(inputs.iter().all(|l| (819..=1229).contains(l)), "{inputs:?}");
+    assert!(outputs.iter().all(|l| (51..=77).contains(l)), "{outputs:?}");
     assert!(inputs.iter().any(|&l| l != inputs[0]), "{inputs:?}");
 }
 

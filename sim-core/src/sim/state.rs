@@ -51,9 +51,7 @@ pub(crate) trait State {
     /// taken (falls from 0.7 to 0.098 over 600 decode steps, back to 0.7 when idle).
     fn new_token_ratio(&self) -> f64;
     /// Batch waiting: steps in a row whose new prompts it held back so far.
-    fn batch_waited(&self) -> u32 {
-        0
-    }
+    fn batch_waited(&self) -> u32;
 
     /// KV units a running request holds now (without the cached blocks it shares).
     #[inline]
