@@ -1,8 +1,7 @@
 //! `llmsim fit`: the engine constants fitted to a team's own measurements (see `lab_content::fit`).
 
 use crate::Fail;
-use lab_content::fit::{fit, param, read, Errors, Server, PARAMS};
-use sim_core::scenario::EngineConfig;
+use lab_content::fit::{fit, param, read, start, Errors, Server, PARAMS};
 
 pub(crate) const USAGE: &str = "\
   llmsim fit FILE... [--gpu G] [--num-gpus N] [--dtype D] [--model M] [--params P,P,...]
@@ -84,8 +83,8 @@ pub(crate) fn cmd_fit(args: &[String]) -> Result<(), Fail> {
         let text = std::fs::read_to_string(f).map_err(|e| Fail(format!("cannot read {f}: {e}")))?;
         rows.extend(read(&text, &server).map_err(|m| Fail(format!("{f}: {m}")))?);
     }
-    let start = EngineConfig::default();
-    let fitted = fit(&rows, &start, &params, max_evals);
+    // from the constants of the engine the runs were measured on
+    let fitted = fit(&rows, &start(&rows), &params, max_evals);
     if fitted.after.replayed == 0 {
         return Err(Fail(
             "no measurement could be replayed: its model or GPU is not in the catalogue (`llmsim models`, `llmsim gpus`), or it does not fit"

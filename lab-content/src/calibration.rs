@@ -278,7 +278,9 @@ pub mod serving {
     }
 
     /// The benchmark a row describes: its engine's profile ([`crate::bench::server_json`], long
-    /// enough for the row's lengths) with `engine`'s constants, launched and loaded the way the
+    /// enough for the row's lengths) with its engine's constants
+    /// ([`sim_core::profile::Engine::constants`]) but
+    /// those `engine` sets away from the calibrated defaults, launched and loaded the way the
     /// row's [`Harness`] launched and loaded the real server.
     pub fn bench(row: &Row, engine: &EngineConfig) -> Option<Bench> {
         use crate::bench::Engine;
@@ -290,16 +292,23 @@ pub mod serving {
         let json =
             crate::bench::server_json(engine_of, &row.model, &row.gpu, row.tp as u64, dtype.name(), row.isl + row.osl);
         let mut server = Scenario::from_json(&json.to_string()).ok()?;
+        // `engine`'s constants where they differ from the calibrated defaults (a fit's trial, a
+        // team's fitted set), the row's engine's own elsewhere: as choosing the row's engine on
+        // a scenario with `engine`'s constants does
         server.engine = engine.clone();
+        server.engine.replace(&EngineConfig::default(), &engine_of.constants());
         let (c, isl, osl) = (row.concurrency.max(1), row.isl, row.osl);
         let sch = &mut server.scheduler;
         match (row.harness, engine_of) {
             (Harness::Aiconfigurator, Engine::Trtllm) => {
                 // aiconfigurator's generator (`generator/rule_plugin/benchmark/trtllm.rule`): a
                 // batch of the row's concurrency and `max_num_tokens` = batch + prompt + 1,500, up
-                // to a whole number of 32-token blocks
+                // to a whole number of 32-token blocks; its engine arguments for the rows'
+                // TensorRT-LLM (`templates/trtllm/dynamo/extra_engine_args.1.0.0rc3.yaml.j2`) turn
+                // the overlap scheduler off (`disable_overlap_scheduler` true unless asked)
                 sch.max_num_seqs = c;
                 sch.max_num_batched_tokens = (c + isl + AIC_TOKENS_OVER_PROMPT).div_ceil(32) * 32;
+                sch.overlap = false;
             }
             (Harness::Aiconfigurator, Engine::Vllm) => {
                 // its `vllm.rule` and `backend_config_mapping.yaml`: `--max-num-seqs` the batch,

@@ -27,13 +27,14 @@ macro_rules! param {
 }
 
 /// Every constant `llmsim fit` can fit, named as the scenario's `engine` block names it.
-pub const PARAMS: [Param; 14] = [
+pub const PARAMS: [Param; 15] = [
     param!(mfu, 0.05, 1.0),
     param!(mbu, 0.05, 1.0),
     param!(iteration_overhead_ms, 0.01, 50.0),
     param!(allreduce_latency_us, 0.1, 1000.0),
     param!(layer_launch_us, 0.01, 1000.0),
     param!(pcie_allreduce_latency_us, 0.1, 1000.0),
+    param!(eager_allreduce_us, 0.01, 1000.0),
     param!(fp8_efficiency, 0.1, 1.5),
     param!(roofline_sharpness, 1.0, 8.0),
     // the front end and timing variation (`sim_core::frontend`): they move TTFT, and TPOT little
@@ -109,6 +110,18 @@ pub fn errors(rows: &[Row], engine: &EngineConfig) -> Errors {
         .filter_map(|r| predict(r, engine).map(|(t, p)| (t / r.ttft_ms - 1.0, p / r.tpot_ms - 1.0)))
         .collect();
     Errors::of(&replayed, rows.len())
+}
+
+/// Where a fit of `rows` starts: the constants of the engine they were all measured on
+/// ([`sim_core::profile::Engine::constants`]; a row naming no engine the lab knows runs as
+/// vLLM), the calibrated defaults when they mix engines.
+pub fn start(rows: &[Row]) -> EngineConfig {
+    use sim_core::profile::Engine;
+    let engine = |r: &Row| Engine::parse(&r.backend).unwrap_or(Engine::Vllm);
+    match rows.first().map(engine) {
+        Some(e) if rows.iter().all(|r| engine(r) == e) => e.constants(),
+        _ => EngineConfig::default(),
+    }
 }
 
 /// A fit's outcome: the constants, and the error before and after.

@@ -152,14 +152,14 @@ fn serving_benchmarks_within_their_bounds() {
     let replayed: Vec<(f64, f64)> = all.iter().filter_map(|(_, p)| p.map(|x| (x.ttft_error, x.tpot_error))).collect();
     let e = lab_content::fit::Errors::of(&replayed, all.len());
     assert!(e.replayed >= 500, "rows replayed: {}", e.replayed);
-    // bounds just above today's figures (docs/benchmarks.md, "Fidelity"): 8.7% and 21.5% for
-    // TPOT, 17.6% and 61.8% for TTFT; the issue's targets (TTFT 15% and 35%) are not reached
+    // bounds just above today's figures (docs/benchmarks.md, "Fidelity"): 6.4% and 19.2% for
+    // TPOT, 16.3% and 55.4% for TTFT; the issue's targets (TTFT 15% and 35%) are not reached
     // (docs/model.md: TensorRT-LLM's Llama-3.1-8B rows wait for a batch slot the rows do not
     // record)
-    assert!(e.tpot_median_abs <= 0.09, "TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
-    assert!(e.tpot_p90_abs <= 0.23, "TPOT p90 |error| {:.1}%", e.tpot_p90_abs * 100.0);
-    assert!(e.ttft_median_abs <= 0.19, "TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
-    assert!(e.ttft_p90_abs <= 0.65, "TTFT p90 |error| {:.1}%", e.ttft_p90_abs * 100.0);
+    assert!(e.tpot_median_abs <= 0.07, "TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
+    assert!(e.tpot_p90_abs <= 0.20, "TPOT p90 |error| {:.1}%", e.tpot_p90_abs * 100.0);
+    assert!(e.ttft_median_abs <= 0.17, "TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
+    assert!(e.ttft_p90_abs <= 0.58, "TTFT p90 |error| {:.1}%", e.ttft_p90_abs * 100.0);
     // no engine is fitted at the other's expense
     for backend in ["trtllm", "sglang"] {
         let mine: Vec<(f64, f64)> = all
@@ -169,14 +169,47 @@ fn serving_benchmarks_within_their_bounds() {
             .collect();
         let e = lab_content::fit::Errors::of(&mine, mine.len());
         assert!(e.tpot_median.abs() <= 0.15, "{backend}: TPOT median error {:+.1}%", e.tpot_median * 100.0);
-        // 10.0% and 3.3% today; the issue asks 8% of each
-        let bound = if backend == "sglang" { 0.04 } else { 0.105 };
+        // 7.4% and 3.3% today; the issue asks 8% of each
+        let bound = if backend == "sglang" { 0.04 } else { 0.08 };
         assert!(e.tpot_median_abs <= bound, "{backend}: TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
         if backend == "sglang" {
             // its prefill-first waves: the TTFT the benchmark measured
             assert!(e.ttft_median_abs <= 0.15, "sglang TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
         }
     }
+}
+
+/// TensorRT-LLM's own constants (`Engine::constants`, fitted on the calibration rows) on its
+/// 270 held-out rows, which nothing was fitted to: aiconfigurator's Qwen3-235B-A22B samples and
+/// InferenceMAX's Llama-3.1-70B on B200. With vLLM's and SGLang's constants their median TTFT
+/// error was 28.3% and their TPOT error 13.0%; with its own, 16.2% and 12.0%.
+#[test]
+fn tensorrt_llm_constants_hold_on_its_held_out_rows() {
+    use lab_content::calibration::serving::{bench, parse};
+    use sim_core::sim::BuiltinTraces;
+    let trt: Vec<_> =
+        parse(include_str!("../data/serving_holdout.csv")).into_iter().filter(|r| r.backend == "trtllm").collect();
+    assert_eq!(trt.len(), 270);
+    // each row replayed with its engine's constants, or with vLLM's and SGLang's in their place
+    let median = |shared: bool| {
+        let e: Vec<(f64, f64)> = trt
+            .iter()
+            .filter_map(|r| {
+                let mut b = bench(r, &EngineConfig::default())?;
+                if shared {
+                    b.server.engine = EngineConfig::default();
+                }
+                let x = b.run(&BuiltinTraces).ok()?;
+                Some((x.ttft.mean / r.ttft_ms - 1.0, x.tpot.mean / r.tpot_ms - 1.0))
+            })
+            .collect();
+        let e = lab_content::fit::Errors::of(&e, trt.len());
+        (e.ttft_median_abs, e.tpot_median_abs)
+    };
+    let own = median(false);
+    assert!(own.0 <= 0.17 && own.1 <= 0.13, "TTFT {:.1}%, TPOT {:.1}%", own.0 * 100.0, own.1 * 100.0);
+    let shared = median(true);
+    assert!(shared.0 > own.0 + 0.05 && shared.1 > own.1, "shared {shared:?}, own {own:?}");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! those constants back; reading `vllm bench serve` results and CSV rows.
 
 use lab_content::calibration::serving::{predict, Row};
-use lab_content::fit::{catalogue_id, errors, fit, param, read, Server};
+use lab_content::fit::{catalogue_id, errors, fit, param, read, start, Server};
 use sim_core::scenario::EngineConfig;
 
 fn row(tp: u32, isl: u32, osl: u32, concurrency: u32) -> Row {
@@ -57,6 +57,26 @@ fn a_fit_recovers_the_constants_that_produced_the_measurements() {
     // constants not fitted stay where they started
     assert_eq!(f.engine.roofline_sharpness, EngineConfig::default().roofline_sharpness);
     assert_eq!(errors(&rows, &f.engine), f.after);
+}
+
+#[test]
+fn a_fit_starts_from_the_constants_of_the_engine_the_runs_were_measured_on() {
+    use sim_core::profile::Engine;
+    let on = |backend: &str| Row { backend: backend.into(), ..row(1, 128, 16, 1) };
+    assert_eq!(start(&[on("trtllm"), on("trtllm")]), Engine::Trtllm.constants());
+    assert_eq!(start(&[on("sglang")]), Engine::Sglang.constants());
+    // runs of several engines, or of one the lab does not know (run as vLLM), start from the defaults
+    assert_eq!(start(&[on("trtllm"), on("sglang")]), EngineConfig::default());
+    assert_eq!(start(&[on("lab")]), EngineConfig::default());
+    assert_eq!(start(&[]), EngineConfig::default());
+    // a TensorRT-LLM row replays with its engine's constants unless the fit's trial sets them
+    let mut r = on("trtllm");
+    r.concurrency = 4;
+    r.num_prompts = Some(8);
+    let own = predict(&r, &EngineConfig::default()).unwrap();
+    assert_eq!(predict(&r, &Engine::Trtllm.constants()).unwrap(), own);
+    let trial = EngineConfig { mbu: 0.5, ..Engine::Trtllm.constants() };
+    assert!(predict(&r, &trial).unwrap().1 > own.1, "a smaller share of the bandwidth decodes slower");
 }
 
 #[test]

@@ -27,8 +27,14 @@ fn diff(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
 }
 
 fn changed(a: &Scenario, b: &Scenario) -> Vec<String> {
+    // the engine constants in full (a file leaves them out at their defaults)
+    let json = |s: &Scenario| {
+        let mut v = serde_json::to_value(s).unwrap();
+        v["engine"] = serde_json::to_value(&s.engine).unwrap();
+        v
+    };
     let mut out = Vec::new();
-    diff(&serde_json::to_value(a).unwrap(), &serde_json::to_value(b).unwrap(), String::new(), &mut out);
+    diff(&json(a), &json(b), String::new(), &mut out);
     out
 }
 

@@ -4,11 +4,14 @@
 //! models vLLM, the engine whose metric definitions and scheduler the lab follows.
 //!
 //! The engine constants (`engine`: MFU, per-iteration cost, all-reduce latency, …) are one fitted
-//! set for all three profiles (docs/model.md): the serving benchmarks the lab is calibrated on
-//! give no grounds to tell the engines' kernels apart, only their schedulers.
+//! set for vLLM and SGLang; TensorRT-LLM's PyTorch runtime differs in three of them
+//! ([`Engine::constants`], docs/model.md): in its steps with prompt tokens, which run eagerly,
+//! each all-reduce costs host time to launch; its all-reduces are its own kernels and cost less
+//! on the GPU; its decode steps reach a smaller share of the memory bandwidth. A constant a
+//! scenario leaves out takes its profile's value, like a scheduler field.
 
 use crate::catalog::GpuSpec;
-use crate::scenario::{Admission, Batching, KvLayout, SchedulerDefaults};
+use crate::scenario::{Admission, Batching, EngineConfig, KvLayout, SchedulerDefaults};
 use serde::{Deserialize, Serialize};
 
 /// A serving engine the lab can imitate. Defined once here; the scenario's `engine_profile`,
@@ -35,6 +38,20 @@ pub enum Engine {
 /// TensorRT-LLM's token budget per step (`max_num_tokens`, `BuildConfig`'s default, which
 /// `trtllm-serve` takes); with chunked prefill off (its default) also the longest prompt.
 pub const TRTLLM_MAX_NUM_TOKENS: u32 = 8192;
+
+/// TensorRT-LLM's share of the memory bandwidth in its steps (`mbu`; vLLM's and SGLang's:
+/// [`crate::scenario::DEFAULT_MBU`]), fitted on its calibration rows (docs/model.md).
+pub const TRTLLM_MBU: f64 = 0.79;
+/// TensorRT-LLM's all-reduce latency over NVLink (`allreduce_latency_us`): its own all-reduce
+/// kernels (`AllReduce`, which can also do the residual add and the RMSNorm after it,
+/// `AllReduceFusionOp`); fitted on its calibration rows (docs/model.md).
+pub const TRTLLM_ALLREDUCE_US: f64 = 15.0;
+/// TensorRT-LLM's host cost of each all-reduce in a step with prompt tokens
+/// (`eager_allreduce_us`): its PyTorch runtime captures CUDA graphs of decode-only steps
+/// (`cuda_graph_config`) and runs the others eagerly, op by op (piecewise graphs of those steps,
+/// `torch_compile_config.enable_piecewise_cuda_graph`, are off by default), its all-reduces
+/// launched from Python each time; fitted on its calibration rows (docs/model.md).
+pub const TRTLLM_EAGER_ALLREDUCE_US: f64 = 180.0;
 
 /// SGLang's default prefill batch (`max_prefill_tokens` in its `server_args.py`).
 pub const SGLANG_MAX_PREFILL_TOKENS: u32 = 16_384;
@@ -180,6 +197,22 @@ impl Engine {
             },
             mixed_prefill: self == Engine::Trtllm,
             overlap: self != Engine::Vllm,
+        }
+    }
+
+    /// The engine constants this engine starts with: the calibrated defaults
+    /// ([`EngineConfig::default`]) for vLLM and SGLang; TensorRT-LLM's own share of the memory
+    /// bandwidth, all-reduce latency and host cost of an all-reduce in an eager step
+    /// ([`TRTLLM_MBU`], [`TRTLLM_ALLREDUCE_US`], [`TRTLLM_EAGER_ALLREDUCE_US`]).
+    pub fn constants(self) -> EngineConfig {
+        match self {
+            Engine::Vllm | Engine::Sglang => EngineConfig::default(),
+            Engine::Trtllm => EngineConfig {
+                mbu: TRTLLM_MBU,
+                allreduce_latency_us: TRTLLM_ALLREDUCE_US,
+                eager_allreduce_us: TRTLLM_EAGER_ALLREDUCE_US,
+                ..EngineConfig::default()
+            },
         }
     }
 

@@ -2,7 +2,8 @@
 //! the JSON path (with `{i}` for a class index), the kind (number with its allowed range, the
 //! editor's slider range and step; a choice among options; a toggle; text), the unit, whether a
 //! sweep may turn it, whether a lock can hold it ([`Lock`]), what it is when a file leaves it out
-//! ([`Omitted`]: the same for every engine profile, or the profile's own for the GPU), and the
+//! ([`Omitted`]: the same for every engine profile, or the profile's own for the GPU or its own
+//! engine constant), and the
 //! translation keys of its words, derived from the id by one rule ([`Keys`]).
 //!
 //! Scenario validation takes its ranges from the rows, so a field's message
@@ -17,7 +18,7 @@ mod write;
 
 use crate::message::Problem;
 use crate::metric::Unit;
-use crate::scenario::{FieldError, Scenario, SchedulerDefaults};
+use crate::scenario::{EngineConfig, FieldError, Scenario, SchedulerDefaults};
 use serde_json::Value as Json;
 
 pub use crate::fix::{Bound, Fix};
@@ -122,6 +123,9 @@ pub enum Omitted {
     /// The engine profile's: this field of the [`SchedulerDefaults`] that
     /// `crate::profile::Engine::defaults` gives for the profile, the GPU and the model's context.
     Profile(fn(&SchedulerDefaults) -> Value),
+    /// The engine profile's: this one of the constants `crate::profile::Engine::constants`
+    /// gives for the profile.
+    Constant(fn(&EngineConfig) -> Value),
     /// The same under every profile.
     Number(f64),
     Bool(bool),
@@ -130,11 +134,13 @@ pub enum Omitted {
 }
 
 impl Omitted {
-    /// The value a scenario gets under profile defaults `d` (`None`: [`Omitted::Unsaid`]).
-    pub fn value(&self, d: &SchedulerDefaults) -> Option<Value> {
+    /// The value a scenario gets under profile defaults `d` and constants `c` (`None`:
+    /// [`Omitted::Unsaid`]).
+    pub fn value(&self, d: &SchedulerDefaults, c: &EngineConfig) -> Option<Value> {
         Some(match self {
             Omitted::Unsaid => return None,
             Omitted::Profile(f) => f(d),
+            Omitted::Constant(f) => f(c),
             Omitted::Number(x) => Value::Number(*x),
             Omitted::Bool(b) => Value::Bool(*b),
             Omitted::Text(t) => Value::Text(t.to_string()),

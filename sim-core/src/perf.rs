@@ -156,6 +156,7 @@ pub struct StepModel {
     direct_link: bool,
     overhead: f64,
     layer_launch: f64,
+    eager_allreduce: f64,
     /// Decode-only iterations replay a captured CUDA graph (true for the engines the lab models).
     decode_graphs: bool,
     allreduce_latency: f64,
@@ -215,6 +216,7 @@ impl StepModel {
             direct_link: gpu.direct_link(),
             overhead: engine.iteration_overhead_ms * 1e-3,
             layer_launch: engine.layer_launch_us * 1e-6,
+            eager_allreduce: engine.eager_allreduce_us * 1e-6,
             decode_graphs: true,
             allreduce_latency: engine.allreduce_latency_us * 1e-6,
             pcie_allreduce_latency: engine.pcie_allreduce_latency_us * 1e-6,
@@ -310,7 +312,9 @@ impl StepModel {
         // Decode-only iterations replay a captured CUDA graph; an iteration with prompt tokens
         // launches every layer's kernels.
         let launches = w.prefill_tokens > 0 || !self.decode_graphs;
-        let overhead = self.overhead + if launches { self.layers * self.layer_launch } else { 0.0 };
+        // an iteration launched kernel by kernel also launches each of its all-reduces from the host
+        let eager = self.layer_launch + if self.tp > 1.0 { 2.0 * self.eager_allreduce } else { 0.0 };
+        let overhead = self.overhead + if launches { self.layers * eager } else { 0.0 };
         let total = linear + self.smooth_max(attn_compute, attn_memory) + comm + overhead;
         StepTime { linear_compute, linear_memory, attn_compute, attn_memory, comm, overhead, total }
     }
@@ -575,5 +579,24 @@ mod tests {
         let mut p = d;
         p.add_prefill_chunk(0, 16, true);
         assert!((s.step_time(&p).overhead - s.overhead - 32.0 * s.layer_launch).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_eager_iteration_launches_its_all_reduces_too() {
+        // 100 µs a layer and 40 µs an all-reduce launched from the host: with TP 2 a step with
+        // prompt tokens pays 32 × (100 + 2 × 40) µs = 5.76 ms besides the iteration's own cost;
+        // on one GPU there is no all-reduce, and a decode-only step replays its graph
+        let e = EngineConfig { layer_launch_us: 100.0, eager_allreduce_us: 40.0, ..EngineConfig::default() };
+        let m = find_model("llama-3-8b").unwrap();
+        let at = |tp: u32| {
+            StepModel::new(&m, &find_gpu("h100-sxm").unwrap(), tp, Dtype::Bf16, KvTraffic::uniform(131072.0), &e)
+        };
+        let d = BatchWork { decode_seqs: 4, decode_ctx_tokens: 4000, logit_tokens: 4, ..Default::default() };
+        let mut p = d;
+        p.add_prefill_chunk(0, 16, true);
+        let (one, two) = (at(1), at(2));
+        assert!((two.step_time(&p).overhead - two.overhead - 5.76e-3).abs() < 1e-12);
+        assert!((one.step_time(&p).overhead - one.overhead - 3.2e-3).abs() < 1e-12);
+        assert_eq!(two.step_time(&d).overhead, two.overhead);
     }
 }

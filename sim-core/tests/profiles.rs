@@ -52,6 +52,23 @@ fn fields_the_file_gives_win_over_the_profile() {
     assert_eq!(s.scheduler.max_model_len, SGLANG_MAX_PREFILL_TOKENS);
     let t = Scenario::from_json(&minimal("h100-sxm", Some("trtllm"), "")).unwrap();
     assert_eq!((t.scheduler.block_size, t.scheduler.max_num_batched_tokens), (32, 8192));
+    // the engine constants too: TensorRT-LLM's own where the file gives none, the file's where
+    // it does; vLLM's and SGLang's are the calibrated defaults
+    assert_eq!(t.engine, Engine::Trtllm.constants());
+    assert_ne!(t.engine, Engine::Vllm.constants());
+    assert_eq!(s.engine, Engine::Vllm.constants());
+    let json = minimal("h100-sxm", Some("trtllm"), r#""engine": { "mbu": 0.7, "step_jitter": 0 },"#);
+    let t = Scenario::from_json(&json).unwrap();
+    assert_eq!((t.engine.mbu, t.engine.step_jitter), (0.7, 0.0));
+    let trt = Engine::Trtllm.constants();
+    assert_eq!(
+        (t.engine.layer_launch_us, t.engine.allreduce_latency_us),
+        (trt.layer_launch_us, trt.allreduce_latency_us)
+    );
+    // and the field is named when it is not one
+    let bad = minimal("h100-sxm", Some("trtllm"), r#""engine": { "mbu": "fast" },"#);
+    let err = Scenario::from_json(&bad).unwrap_err().to_string();
+    assert!(err.contains("engine.mbu"), "{err}");
 }
 
 #[test]

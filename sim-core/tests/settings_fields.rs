@@ -136,7 +136,7 @@ fn a_field_a_file_leaves_out_is_what_its_row_says_under_every_profile() {
                 let d = defaults(e, gpu, model);
                 // a file that names the profile gives that field
                 for row in SETTINGS.iter().filter(|r| e == Engine::Vllm || r.id != "engine_profile") {
-                    let Some(want) = row.omitted.value(&d) else { continue };
+                    let Some(want) = row.omitted.value(&d, &e.constants()) else { continue };
                     assert_eq!(row.get(&s, 0), Some(want), "{} under {} on {gpu} with {model}", row.id, e.name());
                     checked += 1;
                 }
@@ -209,15 +209,18 @@ fn choosing_a_profile_sets_exactly_the_rows_it_governs_that_the_user_left() {
             let before = s.clone();
             settings::set(&mut s, "engine_profile", 0, &Value::Text(e.name().into())).unwrap();
             let d = defaults(e, gpu, "llama-3.1-8b");
-            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.")) {
+            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.") || r.path.starts_with("engine.")) {
                 match row.omitted {
                     Omitted::Profile(f) => assert_eq!(row.get(&s, 0), Some(f(&d)), "{} set by {}", row.id, e.name()),
+                    Omitted::Constant(f) => {
+                        assert_eq!(row.get(&s, 0), Some(f(&e.constants())), "{} set by {}", row.id, e.name())
+                    }
                     _ => assert_eq!(row.get(&s, 0), row.get(&before, 0), "{} is no profile's", row.id),
                 }
             }
             // every scheduler setting moved away from the value it has (set by the user): all stay
             let mut s = minimal(from, gpu, "llama-3.1-8b");
-            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.")) {
+            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.") || r.path.starts_with("engine.")) {
                 let now = row.get(&s, 0).unwrap();
                 row.set(&mut s, 0, &away(row, &now)).unwrap();
                 assert_ne!(row.get(&s, 0), Some(now), "{} moved", row.id);
@@ -225,7 +228,7 @@ fn choosing_a_profile_sets_exactly_the_rows_it_governs_that_the_user_left() {
             let before = s.clone();
             settings::set(&mut s, "engine_profile", 0, &Value::Text(e.name().into())).unwrap();
             assert_eq!(s.engine_profile, e);
-            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.")) {
+            for row in SETTINGS.iter().filter(|r| r.path.starts_with("scheduler.") || r.path.starts_with("engine.")) {
                 assert_eq!(row.get(&s, 0), row.get(&before, 0), "{}: the user's, kept by {}", row.id, e.name());
             }
         }

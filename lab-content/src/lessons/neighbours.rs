@@ -61,6 +61,7 @@ pub const LIMITS: &[(&str, &[&str])] = &[
     ("prefix-caching", &["next-model"]),
     ("disaggregation", &["load-0.7", "next-gpu", "next-model"]),
     ("quantization", &["next-gpu"]),
+    ("tp-vs-replicas", &["engine-trtllm"]),
     ("what-limits", &["default-caps", "next-model"]),
 ];
 
@@ -177,6 +178,10 @@ impl Neighbour {
                 "scheduler.admission",
                 "scheduler.mixed_prefill",
                 "scheduler.overlap",
+                // the constants the profiles set apart (`Engine::constants`)
+                "engine.mbu",
+                "engine.allreduce_latency_us",
+                "engine.eager_allreduce_us",
             ],
             Neighbour::DefaultCaps => &["scheduler.max_num_seqs", "scheduler.max_num_batched_tokens"],
             Neighbour::NextGpu => &["gpu", "gpu_usd_per_hour"],
@@ -212,6 +217,8 @@ impl Neighbour {
                     // page keeps the limits a user set; this neighbour decides which of the
                     // lesson's to keep below)
                     let context = s.model_spec().map_or(8192, |m| m.max_context);
+                    // and its engine constants, where the lesson left them at its own engine's
+                    s.engine.replace(&s.engine_profile.constants(), &e.constants());
                     s.engine_profile = e;
                     e.defaults(s.gpu_spec().ok().as_ref(), context).apply(&mut s.scheduler);
                     let c = &mut s.scheduler;

@@ -50,6 +50,7 @@ const SENTENCES: &[&str] = &[
     "tp_tokens_faster",
     "cost",
     "kv_pool",
+    "where",
 ];
 
 fn outcome(r: &[Summary]) -> Outcome {
@@ -87,6 +88,7 @@ fn outcome(r: &[Summary]) -> Outcome {
         ("tp_tokens_faster", replicas_more && tpot(th) < tpot(rh) && queue(th) > queue(rh)),
         ("cost", usd(th).is_finite() && usd(rh).is_finite() && usd(rh) < usd(th)),
         ("kv_pool", kv_pool(th) > kv_replicas),
+        ("where", true),
     ]);
     let quotes = [
         ("ttft_p50_tp_light_ms", 0, TTFT_P50, 1.0),

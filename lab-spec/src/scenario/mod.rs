@@ -26,10 +26,10 @@ pub use crate::profile::Engine;
 pub use classes::{Arrival, ClassConfig, LengthDist, PrefixConfig, Slo};
 pub use disagg::DisaggConfig;
 pub use engine::{
-    EngineConfig, DEFAULT_ALLREDUCE_US, DEFAULT_FP8_EFFICIENCY, DEFAULT_FRONTEND_CPU_MS, DEFAULT_FRONTEND_JITTER,
-    DEFAULT_LAYER_LAUNCH_US, DEFAULT_MBU, DEFAULT_MFU, DEFAULT_OVERHEAD_MS, DEFAULT_PCIE_ALLREDUCE_US,
-    DEFAULT_REQUEST_LATENCY_MS, DEFAULT_SHARPNESS, DEFAULT_STEP_JITTER, DEFAULT_STREAM_LATENCY_MS,
-    DEFAULT_TOKENIZE_US_PER_TOKEN,
+    EngineConfig, EngineFile, DEFAULT_ALLREDUCE_US, DEFAULT_EAGER_ALLREDUCE_US, DEFAULT_FP8_EFFICIENCY,
+    DEFAULT_FRONTEND_CPU_MS, DEFAULT_FRONTEND_JITTER, DEFAULT_LAYER_LAUNCH_US, DEFAULT_MBU, DEFAULT_MFU,
+    DEFAULT_OVERHEAD_MS, DEFAULT_PCIE_ALLREDUCE_US, DEFAULT_REQUEST_LATENCY_MS, DEFAULT_SHARPNESS, DEFAULT_STEP_JITTER,
+    DEFAULT_STREAM_LATENCY_MS, DEFAULT_TOKENIZE_US_PER_TOKEN,
 };
 pub use error::{FieldError, ScenarioError};
 pub use refs::{GpuRef, ModelRef};
@@ -76,7 +76,8 @@ pub struct Scenario {
     /// file leaves out (`crate::profile`); vLLM when not named.
     pub engine_profile: Engine,
     pub scheduler: SchedulerConfig,
-    /// Efficiency constants of the serving engine (see docs/model.md); defaults are calibrated.
+    /// Efficiency constants of the serving engine (see docs/model.md); a file's omitted ones are
+    /// its profile's ([`Engine::constants`]), calibrated.
     #[serde(skip_serializing_if = "EngineConfig::is_default")]
     pub engine: EngineConfig,
     /// Identical replicas of the engine, each on `num_gpus` GPUs, behind one router.
@@ -112,7 +113,8 @@ impl Scenario {
     /// Models engine `e`: its scheduler defaults ([`Engine::defaults`] for this model and GPU)
     /// replace the scheduler settings a profile governs that are still at the current
     /// profile's defaults; a limit the user set (one that differs from them) stays
-    /// ([`SchedulerDefaults::replace`]; the memory share the same way, [`Engine::memory_share`]),
+    /// ([`SchedulerDefaults::replace`]; the memory share the same way, [`Engine::memory_share`],
+    /// and the engine constants, [`Engine::constants`], [`EngineConfig::replace`]),
     /// as do the settings no profile governs (queue limits,
     /// isolation, OOM handling). The one place a change of engine decides what changes: the
     /// page's engine picker and every other caller come through here.
@@ -123,6 +125,7 @@ impl Scenario {
         if self.gpu_memory_utilization == self.engine_profile.memory_share(gpu.as_ref(), self.num_gpus) {
             self.gpu_memory_utilization = e.memory_share(gpu.as_ref(), self.num_gpus);
         }
+        self.engine.replace(&self.engine_profile.constants(), &e.constants());
         self.engine_profile = e;
         e.defaults(gpu.as_ref(), context).replace(&was, &mut self.scheduler);
     }

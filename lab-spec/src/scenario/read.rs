@@ -1,7 +1,7 @@
-//! Reading a scenario: the file's form ([`ScenarioFile`], the scheduler's profile fields
-//! optional), filled in from the engine profile, then validated.
+//! Reading a scenario: the file's form ([`ScenarioFile`], the scheduler's profile fields and the
+//! engine constants optional), filled in from the engine profile, then validated.
 
-use super::{ClassConfig, EngineConfig, GpuRef, ModelRef, Scenario, ScenarioError, SchedulerFile};
+use super::{ClassConfig, EngineFile, GpuRef, ModelRef, Scenario, ScenarioError, SchedulerFile};
 use super::{DisaggConfig, Engine, RouterConfig, SpeculativeConfig};
 use crate::catalog::{self, Dtype};
 use crate::message::Problem;
@@ -37,7 +37,7 @@ pub(super) struct ScenarioFile {
     #[serde(default)]
     scheduler: SchedulerFile,
     #[serde(default)]
-    engine: EngineConfig,
+    engine: EngineFile,
     #[serde(default = "default_num_gpus")]
     replicas: u32,
     #[serde(default)]
@@ -75,7 +75,7 @@ impl From<ScenarioFile> for Scenario {
             gpu_usd_per_hour: f.gpu_usd_per_hour,
             engine_profile: f.engine_profile,
             scheduler: f.scheduler.resolve(defaults),
-            engine: f.engine,
+            engine: f.engine.resolve(f.engine_profile.constants()),
             replicas: f.replicas,
             router: f.router,
             classes: f.classes,

@@ -83,9 +83,16 @@ const fn text(id: Id, path: &'static str) -> Setting {
 }
 
 /// An engine constant: set in files only (no lock holds it), the slider spans the allowed range,
-/// `default` when a file leaves it out.
-const fn engine(id: Id, path: &'static str, unit: Unit, min: f64, max: f64, default: f64) -> Setting {
-    let mut s = num(id, path, unit, min, max, (min, max)).no_lock().or(Omitted::Number(default));
+/// the profile's (`default` of its [`sc::EngineConfig`]) when a file leaves it out.
+const fn engine(
+    id: Id,
+    path: &'static str,
+    unit: Unit,
+    min: f64,
+    max: f64,
+    default: fn(&sc::EngineConfig) -> Value,
+) -> Setting {
+    let mut s = num(id, path, unit, min, max, (min, max)).no_lock().or(Omitted::Constant(default));
     s.file_only = true;
     s
 }
@@ -305,62 +312,43 @@ pub const SETTINGS: &[Setting] = &[
         .log()
         .switchable(64.0)
         .or(Omitted::Off),
-    engine(id!("mfu"), "engine.mfu", Unit::Share, 0.01, 1.0, sc::DEFAULT_MFU),
-    engine(id!("mbu"), "engine.mbu", Unit::Share, 0.01, 1.0, sc::DEFAULT_MBU),
-    engine(
-        id!("iteration_overhead_ms"),
-        "engine.iteration_overhead_ms",
-        Unit::Ms,
-        0.0,
-        1000.0,
-        sc::DEFAULT_OVERHEAD_MS,
-    ),
-    engine(id!("layer_launch_us"), "engine.layer_launch_us", Unit::None, 0.0, 10_000.0, sc::DEFAULT_LAYER_LAUNCH_US),
-    engine(
-        id!("allreduce_latency_us"),
-        "engine.allreduce_latency_us",
-        Unit::None,
-        0.0,
-        10_000.0,
-        sc::DEFAULT_ALLREDUCE_US,
-    ),
-    engine(
-        id!("pcie_allreduce_latency_us"),
-        "engine.pcie_allreduce_latency_us",
-        Unit::None,
-        0.0,
-        10_000.0,
-        sc::DEFAULT_PCIE_ALLREDUCE_US,
-    ),
-    engine(id!("fp8_efficiency"), "engine.fp8_efficiency", Unit::Share, 0.1, 1.0, sc::DEFAULT_FP8_EFFICIENCY),
-    engine(id!("roofline_sharpness"), "engine.roofline_sharpness", Unit::None, 1.0, 64.0, sc::DEFAULT_SHARPNESS),
-    engine(
-        id!("request_latency_ms"),
-        "engine.request_latency_ms",
-        Unit::Ms,
-        0.0,
-        10_000.0,
-        sc::DEFAULT_REQUEST_LATENCY_MS,
-    ),
-    engine(id!("frontend_cpu_ms"), "engine.frontend_cpu_ms", Unit::Ms, 0.0, 10_000.0, sc::DEFAULT_FRONTEND_CPU_MS),
-    engine(
-        id!("tokenize_us_per_token"),
-        "engine.tokenize_us_per_token",
-        Unit::None,
-        0.0,
-        1000.0,
-        sc::DEFAULT_TOKENIZE_US_PER_TOKEN,
-    ),
-    engine(
-        id!("stream_latency_ms"),
-        "engine.stream_latency_ms",
-        Unit::Ms,
-        0.0,
-        10_000.0,
-        sc::DEFAULT_STREAM_LATENCY_MS,
-    ),
-    engine(id!("frontend_jitter"), "engine.frontend_jitter", Unit::Share, 0.0, 1.0, sc::DEFAULT_FRONTEND_JITTER),
-    engine(id!("step_jitter"), "engine.step_jitter", Unit::Share, 0.0, 0.5, sc::DEFAULT_STEP_JITTER),
+    engine(id!("mfu"), "engine.mfu", Unit::Share, 0.01, 1.0, |c| Value::Number(c.mfu)),
+    engine(id!("mbu"), "engine.mbu", Unit::Share, 0.01, 1.0, |c| Value::Number(c.mbu)),
+    engine(id!("iteration_overhead_ms"), "engine.iteration_overhead_ms", Unit::Ms, 0.0, 1000.0, |c| {
+        Value::Number(c.iteration_overhead_ms)
+    }),
+    engine(id!("layer_launch_us"), "engine.layer_launch_us", Unit::None, 0.0, 10_000.0, |c| {
+        Value::Number(c.layer_launch_us)
+    }),
+    engine(id!("allreduce_latency_us"), "engine.allreduce_latency_us", Unit::None, 0.0, 10_000.0, |c| {
+        Value::Number(c.allreduce_latency_us)
+    }),
+    engine(id!("eager_allreduce_us"), "engine.eager_allreduce_us", Unit::None, 0.0, 10_000.0, |c| {
+        Value::Number(c.eager_allreduce_us)
+    }),
+    engine(id!("pcie_allreduce_latency_us"), "engine.pcie_allreduce_latency_us", Unit::None, 0.0, 10_000.0, |c| {
+        Value::Number(c.pcie_allreduce_latency_us)
+    }),
+    engine(id!("fp8_efficiency"), "engine.fp8_efficiency", Unit::Share, 0.1, 1.0, |c| Value::Number(c.fp8_efficiency)),
+    engine(id!("roofline_sharpness"), "engine.roofline_sharpness", Unit::None, 1.0, 64.0, |c| {
+        Value::Number(c.roofline_sharpness)
+    }),
+    engine(id!("request_latency_ms"), "engine.request_latency_ms", Unit::Ms, 0.0, 10_000.0, |c| {
+        Value::Number(c.request_latency_ms)
+    }),
+    engine(id!("frontend_cpu_ms"), "engine.frontend_cpu_ms", Unit::Ms, 0.0, 10_000.0, |c| {
+        Value::Number(c.frontend_cpu_ms)
+    }),
+    engine(id!("tokenize_us_per_token"), "engine.tokenize_us_per_token", Unit::None, 0.0, 1000.0, |c| {
+        Value::Number(c.tokenize_us_per_token)
+    }),
+    engine(id!("stream_latency_ms"), "engine.stream_latency_ms", Unit::Ms, 0.0, 10_000.0, |c| {
+        Value::Number(c.stream_latency_ms)
+    }),
+    engine(id!("frontend_jitter"), "engine.frontend_jitter", Unit::Share, 0.0, 1.0, |c| {
+        Value::Number(c.frontend_jitter)
+    }),
+    engine(id!("step_jitter"), "engine.step_jitter", Unit::Share, 0.0, 0.5, |c| Value::Number(c.step_jitter)),
     // each class (the lock list offers `classes`, adding and removing one, before them)
     text(id!("class_name"), "classes[{i}].name").lock_words(),
     select(id!("arrival_kind"), "classes[{i}].arrival.kind", || names(&Arrival::KINDS))

@@ -50,6 +50,7 @@ pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<
         "iteration_overhead_ms" => put(&mut s.engine.iteration_overhead_ms, json),
         "layer_launch_us" => put(&mut s.engine.layer_launch_us, json),
         "allreduce_latency_us" => put(&mut s.engine.allreduce_latency_us, json),
+        "eager_allreduce_us" => put(&mut s.engine.eager_allreduce_us, json),
         "pcie_allreduce_latency_us" => put(&mut s.engine.pcie_allreduce_latency_us, json),
         "fp8_efficiency" => put(&mut s.engine.fp8_efficiency, json),
         "roofline_sharpness" => put(&mut s.engine.roofline_sharpness, json),
