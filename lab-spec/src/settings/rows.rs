@@ -97,6 +97,28 @@ const fn engine(
     s
 }
 
+/// `constant!(mfu, Unit::Share, 0.01, 1.0)`: the engine constant `mfu`, its id, its path
+/// (`engine.mfu`) and the profile's value when a file leaves it out all from the field's name.
+macro_rules! constant {
+    ($field:ident, $unit:expr, $min:expr, $max:expr) => {
+        engine(
+            Id(
+                stringify!($field),
+                Keys {
+                    label: concat!("setting.", stringify!($field), ".label"),
+                    def: concat!("setting.", stringify!($field), ".def"),
+                    lock: concat!("setting.", stringify!($field), ".lock"),
+                },
+            ),
+            concat!("engine.", stringify!($field)),
+            $unit,
+            $min,
+            $max,
+            |c| Value::Number(c.$field),
+        )
+    };
+}
+
 /// A pool's tensor parallelism (disaggregation): `num_gpus`'s values; off, the pool takes
 /// `num_gpus` (so a file that leaves it out gets what its `num_gpus` says). Set in files only.
 const fn tp_of_pool(id: Id, path: &'static str) -> Setting {
@@ -312,43 +334,21 @@ pub const SETTINGS: &[Setting] = &[
         .log()
         .switchable(64.0)
         .or(Omitted::Off),
-    engine(id!("mfu"), "engine.mfu", Unit::Share, 0.01, 1.0, |c| Value::Number(c.mfu)),
-    engine(id!("mbu"), "engine.mbu", Unit::Share, 0.01, 1.0, |c| Value::Number(c.mbu)),
-    engine(id!("iteration_overhead_ms"), "engine.iteration_overhead_ms", Unit::Ms, 0.0, 1000.0, |c| {
-        Value::Number(c.iteration_overhead_ms)
-    }),
-    engine(id!("layer_launch_us"), "engine.layer_launch_us", Unit::None, 0.0, 10_000.0, |c| {
-        Value::Number(c.layer_launch_us)
-    }),
-    engine(id!("allreduce_latency_us"), "engine.allreduce_latency_us", Unit::None, 0.0, 10_000.0, |c| {
-        Value::Number(c.allreduce_latency_us)
-    }),
-    engine(id!("eager_allreduce_us"), "engine.eager_allreduce_us", Unit::None, 0.0, 10_000.0, |c| {
-        Value::Number(c.eager_allreduce_us)
-    }),
-    engine(id!("pcie_allreduce_latency_us"), "engine.pcie_allreduce_latency_us", Unit::None, 0.0, 10_000.0, |c| {
-        Value::Number(c.pcie_allreduce_latency_us)
-    }),
-    engine(id!("fp8_efficiency"), "engine.fp8_efficiency", Unit::Share, 0.1, 1.0, |c| Value::Number(c.fp8_efficiency)),
-    engine(id!("roofline_sharpness"), "engine.roofline_sharpness", Unit::None, 1.0, 64.0, |c| {
-        Value::Number(c.roofline_sharpness)
-    }),
-    engine(id!("request_latency_ms"), "engine.request_latency_ms", Unit::Ms, 0.0, 10_000.0, |c| {
-        Value::Number(c.request_latency_ms)
-    }),
-    engine(id!("frontend_cpu_ms"), "engine.frontend_cpu_ms", Unit::Ms, 0.0, 10_000.0, |c| {
-        Value::Number(c.frontend_cpu_ms)
-    }),
-    engine(id!("tokenize_us_per_token"), "engine.tokenize_us_per_token", Unit::None, 0.0, 1000.0, |c| {
-        Value::Number(c.tokenize_us_per_token)
-    }),
-    engine(id!("stream_latency_ms"), "engine.stream_latency_ms", Unit::Ms, 0.0, 10_000.0, |c| {
-        Value::Number(c.stream_latency_ms)
-    }),
-    engine(id!("frontend_jitter"), "engine.frontend_jitter", Unit::Share, 0.0, 1.0, |c| {
-        Value::Number(c.frontend_jitter)
-    }),
-    engine(id!("step_jitter"), "engine.step_jitter", Unit::Share, 0.0, 0.5, |c| Value::Number(c.step_jitter)),
+    constant!(mfu, Unit::Share, 0.01, 1.0),
+    constant!(mbu, Unit::Share, 0.01, 1.0),
+    constant!(iteration_overhead_ms, Unit::Ms, 0.0, 1000.0),
+    constant!(layer_launch_us, Unit::None, 0.0, 10_000.0),
+    constant!(allreduce_latency_us, Unit::None, 0.0, 10_000.0),
+    constant!(eager_allreduce_us, Unit::None, 0.0, 10_000.0),
+    constant!(pcie_allreduce_latency_us, Unit::None, 0.0, 10_000.0),
+    constant!(fp8_efficiency, Unit::Share, 0.1, 1.0),
+    constant!(roofline_sharpness, Unit::None, 1.0, 64.0),
+    constant!(request_latency_ms, Unit::Ms, 0.0, 10_000.0),
+    constant!(frontend_cpu_ms, Unit::Ms, 0.0, 10_000.0),
+    constant!(tokenize_us_per_token, Unit::None, 0.0, 1000.0),
+    constant!(stream_latency_ms, Unit::Ms, 0.0, 10_000.0),
+    constant!(frontend_jitter, Unit::Share, 0.0, 1.0),
+    constant!(step_jitter, Unit::Share, 0.0, 0.5),
     // each class (the lock list offers `classes`, adding and removing one, before them)
     text(id!("class_name"), "classes[{i}].name").lock_words(),
     select(id!("arrival_kind"), "classes[{i}].arrival.kind", || names(&Arrival::KINDS))
