@@ -166,10 +166,6 @@ pub mod serving {
     /// the prompt (`max_num_tokens`, `--max-num-batched-tokens`).
     pub const AIC_TOKENS_OVER_PROMPT: u32 = 1500;
 
-    /// InferenceMAX's TensorRT-LLM servers stream a chunk every this many tokens
-    /// (`stream_interval: 10` in its `benchmarks/70b_*_trt_*.sh`).
-    pub const INFERENCEMAX_STREAM_INTERVAL: u32 = 10;
-
     /// Who measured a row (the `harness` column), and so how its client sent the prompts and
     /// how its server was launched; the replay does the same.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -330,9 +326,6 @@ pub mod serving {
                 sch.max_num_batched_tokens = isl + osl;
                 sch.max_model_len = isl + osl;
                 sch.prefix_caching = false;
-                // `stream_interval: 10`: one streamed chunk per ten tokens of a sequence, so a
-                // tenth of the front end's work per step
-                server.engine.stream_us_per_chunk /= f64::from(INFERENCEMAX_STREAM_INTERVAL);
                 if isl == 1024 && osl == 1024 && row.tp < 8 {
                     sch.batch_wait_iters = 20;
                     sch.batch_wait_tokens_ratio = 0.9;

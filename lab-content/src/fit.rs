@@ -27,7 +27,7 @@ macro_rules! param {
 }
 
 /// Every constant `llmsim fit` can fit, named as the scenario's `engine` block names it.
-pub const PARAMS: [Param; 16] = [
+pub const PARAMS: [Param; 15] = [
     param!(mfu, 0.05, 1.0),
     param!(mbu, 0.05, 1.0),
     param!(iteration_overhead_ms, 0.01, 50.0),
@@ -42,7 +42,6 @@ pub const PARAMS: [Param; 16] = [
     param!(frontend_cpu_ms, 0.01, 100.0),
     param!(tokenize_us_per_token, 0.01, 100.0),
     param!(stream_latency_ms, 0.01, 100.0),
-    param!(stream_us_per_chunk, 0.01, 10_000.0),
     param!(frontend_jitter, 0.01, 1.0),
     param!(step_jitter, 0.001, 0.5),
 ];

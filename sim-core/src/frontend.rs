@@ -23,13 +23,6 @@ use crate::scenario::EngineConfig;
 use crate::sim::time::Micros;
 use crate::workload::{class_rng, ClassRng};
 use rand::{Rng, RngCore};
-use std::cell::Cell;
-use std::rc::Rc;
-
-/// The front-end process's clock: busy (with requests on their way in and, with
-/// `stream_us_per_chunk`, streamed chunks on their way out, in the order they came) until then.
-/// The front end and every replica's [`OutputStream`] share one.
-pub type FrontClock = Rc<Cell<Micros>>;
 
 /// Stream index of the front end's draws (apart from every class's and replica's).
 const FRONT_END_STREAM: usize = 0xF0_0000;
@@ -53,8 +46,8 @@ pub struct FrontEnd {
     stream_us: f64,
     jitter: f64,
     rng: ClassRng,
-    /// The front-end process works on one request (or chunk) at a time.
-    busy: FrontClock,
+    /// The front-end process works on one request at a time: busy until then.
+    busy_until: Micros,
 }
 
 /// One request's way through the front end.
@@ -67,9 +60,8 @@ pub struct Delays {
 }
 
 impl FrontEnd {
-    /// The front end of `engine`'s constants on `busy`; `None` when it adds nothing on the way
-    /// in or back (every delay 0).
-    pub fn new(engine: &EngineConfig, seed: u64, busy: FrontClock) -> Option<FrontEnd> {
+    /// The front end of `engine`'s constants; `None` when it adds nothing (every delay 0).
+    pub fn new(engine: &EngineConfig, seed: u64) -> Option<FrontEnd> {
         let f = FrontEnd {
             request_us: engine.request_latency_ms * 1000.0,
             cpu_us: engine.frontend_cpu_ms * 1000.0,
@@ -77,7 +69,7 @@ impl FrontEnd {
             stream_us: (engine.stream_latency_ms * 1000.0).round(),
             jitter: engine.frontend_jitter,
             rng: class_rng(seed, FRONT_END_STREAM, 1),
-            busy,
+            busy_until: 0,
         };
         (f.request_us > 0.0 || f.cpu_us > 0.0 || f.per_token_us > 0.0 || f.stream_us > 0.0).then_some(f)
     }
@@ -88,36 +80,10 @@ impl FrontEnd {
         let k = factor(&mut self.rng, self.jitter);
         // every term is at least 0: + 0.5 and truncation round it
         let work = ((self.cpu_us + self.per_token_us * input as f64) * k + 0.5) as Micros;
-        let done = now.max(self.busy.get()) + work;
-        self.busy.set(done);
+        let start = now.max(self.busy_until);
+        self.busy_until = start + work;
         let way = (self.request_us * k + 0.5) as Micros;
-        Delays { to_engine: done - now + way, to_client: self.stream_us.min(u32::MAX as f64) as u32 }
-    }
-}
-
-/// The front end's work on a replica's streamed chunks (`stream_us_per_chunk`), in the one
-/// front-end process: each step's chunks (one per sequence that emitted) wait for the work
-/// before them (chunks and requests on their way in), so once the front end has more to do
-/// than it can, the client sees every token late and new requests reach the engine late.
-pub struct OutputStream {
-    us_per_chunk: f64,
-    busy: FrontClock,
-}
-
-impl OutputStream {
-    /// A replica's, on the front end's clock `busy`; `None` when `stream_us_per_chunk` is 0.
-    pub fn new(engine: &EngineConfig, busy: FrontClock) -> Option<OutputStream> {
-        (engine.stream_us_per_chunk > 0.0).then_some(OutputStream { us_per_chunk: engine.stream_us_per_chunk, busy })
-    }
-
-    /// A step ending at `now` emitted `chunks`: how long after `now` the last of them (and so,
-    /// as the lab counts, each of them) leaves the front end.
-    #[inline]
-    pub fn emit(&mut self, now: Micros, chunks: u64) -> Micros {
-        let work = (self.us_per_chunk * chunks as f64 + 0.5) as Micros;
-        let done = now.max(self.busy.get()) + work;
-        self.busy.set(done);
-        done - now
+        Delays { to_engine: self.busy_until - now + way, to_client: self.stream_us.min(u32::MAX as f64) as u32 }
     }
 }
 
@@ -179,18 +145,18 @@ mod tests {
     fn without_jitter_a_lone_request_takes_the_constants() {
         // 1 ms of work + 1,000 tokens × 0.5 µs, then 2 ms on the way: 3.5 ms to the engine;
         // 1 ms back
-        let mut f = FrontEnd::new(&engine(2.0, 1.0, 0.5, 1.0, 0.0), 7, FrontClock::default()).unwrap();
+        let mut f = FrontEnd::new(&engine(2.0, 1.0, 0.5, 1.0, 0.0), 7).unwrap();
         for k in 0..10 {
             assert_eq!(f.draw(k * 1_000_000, 1000), Delays { to_engine: 3500, to_client: 1000 });
         }
-        assert!(FrontEnd::new(&engine(0.0, 0.0, 0.0, 0.0, 0.5), 7, FrontClock::default()).is_none());
+        assert!(FrontEnd::new(&engine(0.0, 0.0, 0.0, 0.0, 0.5), 7).is_none());
     }
 
     #[test]
     fn requests_sent_together_are_worked_on_one_at_a_time() {
         // 2 ms of work each, 1 ms on the way: sent together at t = 10 ms they reach the engine
         // 3, 5 and 7 ms later; one sent at 11 ms waits for all three (done at 16 ms)
-        let mut f = FrontEnd::new(&engine(1.0, 2.0, 0.0, 0.0, 0.0), 1, FrontClock::default()).unwrap();
+        let mut f = FrontEnd::new(&engine(1.0, 2.0, 0.0, 0.0, 0.0), 1).unwrap();
         let got: Vec<Micros> = (0..3).map(|_| f.draw(10_000, 100).to_engine).collect();
         assert_eq!(got, vec![3000, 5000, 7000]);
         assert_eq!(f.draw(11_000, 100).to_engine, 16_000 + 2000 + 1000 - 11_000);
@@ -201,7 +167,7 @@ mod tests {
     #[test]
     fn jitter_stays_within_its_band_and_keeps_the_mean() {
         // 4 ms of work, nothing else, each request long after the one before
-        let mut f = FrontEnd::new(&engine(0.0, 4.0, 0.0, 2.0, 0.5), 3, FrontClock::default()).unwrap();
+        let mut f = FrontEnd::new(&engine(0.0, 4.0, 0.0, 2.0, 0.5), 3).unwrap();
         let n = 100_000u64;
         let (mut sum, mut lo, mut hi) = (0.0, u64::MAX, 0);
         for i in 0..n {
@@ -215,36 +181,6 @@ mod tests {
         let mean = sum / n as f64;
         assert!((mean - 4000.0).abs() < 20.0, "mean {mean}");
         assert!((2000..2010).contains(&lo) && (5990..=6000).contains(&hi), "{lo}..{hi}");
-    }
-
-    #[test]
-    fn chunks_wait_for_the_chunks_before_them() {
-        let e = EngineConfig { stream_us_per_chunk: 100.0, ..EngineConfig::default() };
-        let mut s = OutputStream::new(&e, FrontClock::default()).unwrap();
-        // 8 chunks at t = 1 ms: sent 0.8 ms later
-        assert_eq!(s.emit(1_000, 8), 800);
-        // 8 more at 1.5 ms wait for the first 8 (done at 1.8 ms): 1.1 ms
-        assert_eq!(s.emit(1_500, 8), 1_100);
-        // long after, idle again
-        assert_eq!(s.emit(10_000, 2), 200);
-        // steps of 16 chunks every 1 ms against 1.6 ms of work: the lag grows 0.6 ms a step
-        let lags: Vec<Micros> = (0..4).map(|k| s.emit(20_000 + k * 1_000, 16)).collect();
-        assert_eq!(lags, vec![1_600, 2_200, 2_800, 3_400]);
-        assert!(OutputStream::new(&EngineConfig::default(), FrontClock::default()).is_none());
-    }
-
-    #[test]
-    fn requests_on_their_way_in_and_chunks_take_turns_in_the_one_process() {
-        // 2 ms a request, 0.1 ms a chunk, nothing else: a request sent while 30 chunks are
-        // being sent waits for them, and chunks emitted after it wait for it
-        let clock = FrontClock::default();
-        let mut f = FrontEnd::new(&engine(0.0, 2.0, 0.0, 0.0, 0.0), 1, clock.clone()).unwrap();
-        let e = EngineConfig { stream_us_per_chunk: 100.0, ..EngineConfig::default() };
-        let mut s = OutputStream::new(&e, clock.clone()).unwrap();
-        assert_eq!(s.emit(10_000, 30), 3_000);
-        assert_eq!(f.draw(11_000, 0).to_engine, 13_000 + 2_000 - 11_000);
-        assert_eq!(s.emit(12_000, 10), 15_000 + 1_000 - 12_000);
-        assert_eq!(clock.get(), 16_000);
     }
 
     #[test]

@@ -99,28 +99,3 @@ fn the_front_end_and_jitter_keep_a_run_a_function_of_its_seed() {
     other.seed += 1;
     assert_ne!(common::run(&s).all.ttft_ms, common::run(&other).all.ttft_ms);
 }
-
-#[test]
-fn a_front_end_slower_than_the_steps_caps_the_streamed_tokens() {
-    // 1 ms of front-end work per streamed chunk caps the run at 1,000 tokens/s, while the two
-    // GPUs emit several thousand: the tokens reach the clients late, and the users, who send
-    // again only when they see their last token, go at the front end's pace. By Little's law
-    // 64 users then take at least 64 × 512 tokens × 1 ms = 32.8 s a request, end to end, and
-    // little more while the front end is busy nearly all the time.
-    let mut s = bench(64);
-    s.engine = s.engine.gpu_only();
-    let free = common::run(&s);
-    s.engine.stream_us_per_chunk = 1000.0;
-    let capped = common::run(&s);
-    assert_eq!(capped.all.requests.completed, 512);
-    let little = 64.0 * 512.0 * 1.0;
-    assert!(free.all.e2e_ms.mean < 0.5 * little, "{}", free.all.e2e_ms.mean);
-    let e2e = capped.all.e2e_ms.mean;
-    assert!(e2e >= 0.98 * little && e2e <= 1.15 * little, "mean E2E {e2e} ms against {little} ms");
-    // and a client sees its tokens one 64-chunk round of the front end apart, about 64 ms
-    let tpot = capped.all.tpot_ms.mean;
-    assert!((tpot / 64.0 - 1.0).abs() < 0.15, "mean TPOT {tpot} ms");
-    // without the cap, nothing of it
-    s.engine.stream_us_per_chunk = 0.0;
-    assert_eq!(common::run(&s), free);
-}

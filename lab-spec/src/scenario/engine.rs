@@ -38,10 +38,6 @@ pub const DEFAULT_TOKENIZE_US_PER_TOKEN: f64 = 0.5;
 /// A token's way from the engine to the client: detokenizing, the front end's output queue,
 /// the streamed HTTP chunk.
 pub const DEFAULT_STREAM_LATENCY_MS: f64 = 2.0;
-/// The front end's work on each streamed chunk (one per sequence per step: detokenizing,
-/// building and writing it), one chunk at a time: none by default, for every engine (the
-/// calibration rows do not pin one value; docs/model.md, "The front end and timing variation").
-pub const DEFAULT_STREAM_US_PER_CHUNK: f64 = 0.0;
 /// Each request's front-end times vary by a factor drawn uniformly in `1 ± this`.
 pub const DEFAULT_FRONTEND_JITTER: f64 = 0.5;
 /// Each iteration's time varies by a factor drawn uniformly in `1 ± this`.
@@ -127,10 +123,6 @@ engine_constants! {
     tokenize_us_per_token = DEFAULT_TOKENIZE_US_PER_TOKEN;
     /// A token's way from the engine to the client (detokenizing, streaming).
     stream_latency_ms = DEFAULT_STREAM_LATENCY_MS;
-    /// The front end's work on each streamed chunk (one per sequence per step), one chunk at a
-    /// time: a replica's chunks wait for those before them, so the client sees tokens late
-    /// once the steps emit chunks faster than 1 / this.
-    stream_us_per_chunk = DEFAULT_STREAM_US_PER_CHUNK;
     /// Spread of a request's front-end times: each is multiplied by a factor uniform in
     /// `1 ± frontend_jitter` (0: every request takes exactly the times above).
     frontend_jitter = DEFAULT_FRONTEND_JITTER;
@@ -148,7 +140,6 @@ impl EngineConfig {
             frontend_cpu_ms: 0.0,
             tokenize_us_per_token: 0.0,
             stream_latency_ms: 0.0,
-            stream_us_per_chunk: 0.0,
             frontend_jitter: 0.0,
             step_jitter: 0.0,
             ..self

@@ -347,7 +347,6 @@ pub const SETTINGS: &[Setting] = &[
     constant!(frontend_cpu_ms, Unit::Ms, 0.0, 10_000.0),
     constant!(tokenize_us_per_token, Unit::None, 0.0, 1000.0),
     constant!(stream_latency_ms, Unit::Ms, 0.0, 10_000.0),
-    constant!(stream_us_per_chunk, Unit::None, 0.0, 100_000.0),
     constant!(frontend_jitter, Unit::Share, 0.0, 1.0),
     constant!(step_jitter, Unit::Share, 0.0, 0.5),
     // each class (the lock list offers `classes`, adding and removing one, before them)

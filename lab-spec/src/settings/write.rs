@@ -58,7 +58,6 @@ pub(super) fn write(s: &mut Scenario, id: &str, i: usize, json: Json) -> Option<
         "frontend_cpu_ms" => put(&mut s.engine.frontend_cpu_ms, json),
         "tokenize_us_per_token" => put(&mut s.engine.tokenize_us_per_token, json),
         "stream_latency_ms" => put(&mut s.engine.stream_latency_ms, json),
-        "stream_us_per_chunk" => put(&mut s.engine.stream_us_per_chunk, json),
         "frontend_jitter" => put(&mut s.engine.frontend_jitter, json),
         "step_jitter" => put(&mut s.engine.step_jitter, json),
         "draft_tokens" => put(&mut s.speculative.as_mut()?.draft_tokens, json),

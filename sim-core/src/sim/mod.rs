@@ -57,7 +57,7 @@ pub use view::{
 use crate::catalog::{GpuSpec, ModelSpec};
 use crate::cluster::{kv_share, Load, Policy, Reason, Router, RouterConfig};
 use crate::disagg::Links;
-use crate::frontend::{FrontClock, FrontEnd};
+use crate::frontend::FrontEnd;
 use crate::memory::HbmPlan;
 use crate::metrics::Summary;
 use crate::perf::StepModel;
@@ -266,15 +266,13 @@ impl Simulation {
         let caches = scenario.caches_prefixes() || traced && scenario.could_cache_prefixes();
         let sessions = has_sessions.then(|| Box::new(Sessions::new(scenario, trace_sessions)));
         let rec: SharedRecorder = Rc::new(RefCell::new(Recorder::new(scenario, &opts)));
-        // the one front-end process: requests on their way in, every replica's streamed chunks
-        let front_clock = FrontClock::default();
         let replicas: Vec<Replica> = (0..n)
             .map(|i| {
                 let (role, plan, step) = roles
                     .iter()
                     .find(|r| r.0.num_gpus == scenario.replica_num_gpus(i))
                     .expect("every replica's pool has its plan");
-                Replica::new(role, i, plan.clone(), step.clone(), rec.clone(), caches, front_clock.clone())
+                Replica::new(role, i, plan.clone(), step.clone(), rec.clone(), caches)
             })
             .collect();
         let occupancy: Vec<Occupancy> = replicas.iter().map(Replica::occupancy).collect();
@@ -300,7 +298,7 @@ impl Simulation {
             total_requests,
             sessions,
             closing: Vec::new(),
-            front: FrontEnd::new(&scenario.engine, scenario.seed, front_clock)
+            front: FrontEnd::new(&scenario.engine, scenario.seed)
                 .map(|delays| Box::new(Front { delays, on_the_way: Vec::new(), free: Vec::new() })),
             next_id: 0,
             sources,

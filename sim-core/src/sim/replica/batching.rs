@@ -62,7 +62,7 @@ impl Replica {
                 r.phase = Phase::Decode;
                 r.prefilled = r.prefill_target;
                 r.generated = 1;
-                r.first_token.get_or_insert(now + self.stream_lag);
+                r.first_token.get_or_insert(now);
                 r.static_done = r.output <= 1;
             }
             self.group.last_decode_end = now;

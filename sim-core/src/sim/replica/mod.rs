@@ -33,7 +33,7 @@ use super::state::State;
 use super::static_batch::StaticBatch;
 use super::time::Micros;
 use super::view::{AdmitStop, Pool, StepInfo};
-use crate::frontend::{FrontClock, OutputStream, StepJitter};
+use crate::frontend::StepJitter;
 use crate::memory::HbmPlan;
 use crate::metrics::{LatencyHist, Outcome};
 use crate::perf::StepModel;
@@ -116,11 +116,6 @@ pub(crate) struct Replica {
     spec: Option<Speculation>,
     /// Each iteration's time varied (`engine.step_jitter`), from the replica's own stream.
     jitter: Option<StepJitter>,
-    /// The front end's work on this replica's streamed chunks (`engine.stream_us_per_chunk`),
-    /// and, while a step's end is handled, how long after it its tokens reach the client
-    /// besides `stream_latency_ms` (0 otherwise).
-    stream: Option<OutputStream>,
-    stream_lag: Micros,
     /// SGLang's admission (`Admission::NewTokenRatio`): the share of the running sequences'
     /// remaining output counted as taken.
     new_token_ratio: f64,
@@ -137,8 +132,7 @@ pub(crate) struct Replica {
 
 impl Replica {
     /// Replica `index` of `scenario`'s cluster, recording into `rec`; with a prefix cache when
-    /// `caches` (`Scenario::caches_prefixes`, or a trace's conversations); its streamed chunks
-    /// on the front end's clock `front`.
+    /// `caches` (`Scenario::caches_prefixes`, or a trace's conversations).
     pub fn new(
         scenario: &Scenario,
         index: usize,
@@ -146,7 +140,6 @@ impl Replica {
         step_model: StepModel,
         rec: SharedRecorder,
         caches: bool,
-        front: FrontClock,
     ) -> Replica {
         let nclass = scenario.classes.len();
         let pool = KvPool::new(PoolConfig::from_scenario(scenario, &plan));
@@ -203,8 +196,6 @@ impl Replica {
             plan_observer: None,
             spec,
             jitter: StepJitter::new(&scenario.engine, scenario.seed, index),
-            stream: OutputStream::new(&scenario.engine, front),
-            stream_lag: 0,
             new_token_ratio: NEW_TOKEN_RATIO_INIT,
             batch_waited: 0,
             session_chains: Vec::new(),
@@ -346,9 +337,7 @@ impl Replica {
     fn end_request(&mut self, h: Handle, outcome: Outcome) {
         self.reqs.free(h);
         let r = &self.reqs[h];
-        // a request that completes at a step's end is heard of when its last chunk is sent
-        let lag = self.stream_lag;
-        self.rec.borrow_mut().ended(r, outcome, self.now + lag);
+        self.rec.borrow_mut().ended(r, outcome, self.now);
         let st = &mut self.stats;
         st.ended += 1;
         if outcome == Outcome::Completed {
@@ -361,7 +350,7 @@ impl Replica {
             class: r.class,
             session: r.session,
             completed: outcome == Outcome::Completed,
-            to_client: r.to_client.saturating_add(lag.min(u32::MAX as u64) as u32),
+            to_client: r.to_client,
         });
     }
 

@@ -62,13 +62,8 @@ impl Replica {
     pub(super) fn on_step_end(&mut self) {
         let Some(step) = self.step.take() else { return };
         self.step_ended = self.now;
-        if self.stream.is_some() {
-            let chunks = self.chunks_of(&step);
-            self.stream_lag = self.stream.as_mut().map_or(0, |s| s.emit(self.now, chunks));
-        }
         if self.static_batch.is_some() {
             self.static_step_end();
-            self.stream_lag = 0;
             self.try_start_step();
             return;
         }
@@ -94,28 +89,6 @@ impl Replica {
             }
         }
         self.spare_prefills = step.prefills;
-        self.stream_lag = 0;
-    }
-
-    /// The streamed chunks a step that ends now emits: one for each sequence that emitted a
-    /// token (its decode members, its prompts done), none from a prefill pool's prompts (their
-    /// first tokens are the decode pool's to send).
-    fn chunks_of(&self, step: &InFlightStep) -> u64 {
-        if let Some(b) = &self.static_batch {
-            return b.members.len() as u64;
-        }
-        let decode = if step.decode { self.last_step.decode_seqs } else { 0 };
-        if self.role == Pool::Prefill {
-            return decode;
-        }
-        let prompts = step
-            .prefills
-            .iter()
-            .filter(|&&(h, n)| {
-                self.reqs.get(h).is_some_and(|r| r.phase == Phase::Prefill && r.prefilled + n >= r.prefill_target)
-            })
-            .count();
-        decode + prompts as u64
     }
 
     /// Every decode member emitted a token: inter-token gaps, then the members that are done.
@@ -162,8 +135,7 @@ impl Replica {
             return;
         }
         r.generated += 1;
-        // as its client sees it, besides the way back: once the front end has sent it
-        r.first_token.get_or_insert(self.now + self.stream_lag);
+        r.first_token.get_or_insert(self.now);
         self.loose_tokens -= r.prefilled as u64;
         if r.generated >= r.output {
             let tokens = r.prefilled as u64;
