@@ -63,9 +63,14 @@ async function openHeld(lab, target, { viewport, init } = {}) {
   return { page, errors, release };
 }
 
+// the layout is parsed and its chooser (an inline script after it) has run: the page is no
+// longer loading, and a Chinese layout fetched by the chooser has replaced the English one
 const staticShown = (page) =>
   page.waitForFunction(
-    () => document.querySelector('[data-first-paint] h1') && !document.documentElement.classList.contains('first-paint-wait'),
+    () =>
+      document.readyState !== 'loading' &&
+      document.querySelector('[data-first-paint] h1') &&
+      !document.documentElement.classList.contains('first-paint-wait'),
     null,
     { timeout: 15_000 },
   );
