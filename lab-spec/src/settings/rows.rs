@@ -22,7 +22,7 @@ struct Id(&'static str, Keys);
 
 /// `id!("max_num_seqs")`: the id with its keys `setting.max_num_seqs.label`, `.def`, `.lock`.
 macro_rules! id {
-    ($id:literal) => {
+    ($id:expr) => {
         Id(
             $id,
             Keys {
@@ -101,21 +101,9 @@ const fn engine(
 /// (`engine.mfu`) and the profile's value when a file leaves it out all from the field's name.
 macro_rules! constant {
     ($field:ident, $unit:expr, $min:expr, $max:expr) => {
-        engine(
-            Id(
-                stringify!($field),
-                Keys {
-                    label: concat!("setting.", stringify!($field), ".label"),
-                    def: concat!("setting.", stringify!($field), ".def"),
-                    lock: concat!("setting.", stringify!($field), ".lock"),
-                },
-            ),
-            concat!("engine.", stringify!($field)),
-            $unit,
-            $min,
-            $max,
-            |c| Value::Number(c.$field),
-        )
+        engine(id!(stringify!($field)), concat!("engine.", stringify!($field)), $unit, $min, $max, |c| {
+            Value::Number(c.$field)
+        })
     };
 }
 
