@@ -158,9 +158,12 @@ pub mod serving {
 
     pub const DATA: &str = include_str!("../data/serving_benchmarks.csv");
 
-    /// Prompts each user sends in a replay of an aiconfigurator row: the first wave (every
+    /// Prompts each user sends in a replay of an aiconfigurator row, as aiconfigurator's client
+    /// measured them (`eval/benchmarks/genai_perf_runner.py`: `genai-perf --concurrency v
+    /// --request-count 10v`; its TensorRT-LLM TTFT model assumes the same, "requests 10x of
+    /// concurrency … to mitigate the impact of first round latency"): the first wave (every
     /// user's first prompt, sent together at t = 0) is one in this many of the TTFTs averaged.
-    pub const PROMPTS_PER_USER: u64 = 8;
+    pub const PROMPTS_PER_USER: u64 = 10;
 
     /// aiconfigurator's generator gives a server this many tokens per step beyond the batch and
     /// the prompt (`max_num_tokens`, `--max-num-batched-tokens`).
@@ -303,12 +306,14 @@ pub mod serving {
             (Harness::Aiconfigurator, Engine::Trtllm) => {
                 // aiconfigurator's generator (`generator/rule_plugin/benchmark/trtllm.rule`): a
                 // batch of the row's concurrency and `max_num_tokens` = batch + prompt + 1,500, up
-                // to a whole number of 32-token blocks; its engine arguments for the rows'
-                // TensorRT-LLM (`templates/trtllm/dynamo/extra_engine_args.1.0.0rc3.yaml.j2`) turn
-                // the overlap scheduler off (`disable_overlap_scheduler` true unless asked)
+                // to a whole number of 32-token blocks. The overlap scheduler: off on 1.0 (its
+                // engine arguments then, `templates/trtllm/dynamo/extra_engine_args.1.0.0rc3.yaml.j2`,
+                // write `disable_overlap_scheduler` true unless asked), on for later versions
+                // (measured on the generator's rules, `agg disable_overlap_scheduler = false`
+                // since 2025-12)
                 sch.max_num_seqs = c;
                 sch.max_num_batched_tokens = (c + isl + AIC_TOKENS_OVER_PROMPT).div_ceil(32) * 32;
-                sch.overlap = false;
+                sch.overlap = !row.version.starts_with("1.0.");
             }
             (Harness::Aiconfigurator, Engine::Vllm) => {
                 // its `vllm.rule` and `backend_config_mapping.yaml`: `--max-num-seqs` the batch,

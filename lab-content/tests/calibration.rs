@@ -119,7 +119,16 @@ fn each_row_is_replayed_as_its_harness_ran_it() {
     }
     let aic = rows.iter().find(|r| r.harness == Harness::Aiconfigurator && r.backend == "trtllm").unwrap();
     let b = bench(aic, &engine).unwrap();
-    assert_eq!((b.spread, b.num_prompts), (Spread::Fixed, aic.concurrency as u64 * PROMPTS_PER_USER));
+    // its client's `genai-perf --request-count 10v` at concurrency v
+    assert_eq!((b.spread, b.num_prompts), (Spread::Fixed, 10 * aic.concurrency as u64));
+    assert_eq!(PROMPTS_PER_USER, 10);
+    // the overlap scheduler as each version's arguments set it: off on 1.0.0rc3 (its engine
+    // arguments' default), on for the 1.2 rows (the generator's rules of their time)
+    for r in rows.iter().filter(|r| r.harness == Harness::Aiconfigurator && r.backend == "trtllm") {
+        let on = bench(r, &engine).unwrap().server.scheduler.overlap;
+        assert_eq!(on, r.version.starts_with("1.2."), "{} {}", r.version, r.model);
+    }
+    assert_eq!(rows.iter().filter(|r| r.version.starts_with("1.2.")).count(), 4);
     let want = (aic.concurrency + aic.isl + AIC_TOKENS_OVER_PROMPT).div_ceil(32) * 32;
     assert_eq!((b.server.scheduler.max_num_seqs, b.server.scheduler.max_num_batched_tokens), (aic.concurrency, want));
     assert!(!b.server.scheduler.batch_waits());
@@ -152,14 +161,14 @@ fn serving_benchmarks_within_their_bounds() {
     let replayed: Vec<(f64, f64)> = all.iter().filter_map(|(_, p)| p.map(|x| (x.ttft_error, x.tpot_error))).collect();
     let e = lab_content::fit::Errors::of(&replayed, all.len());
     assert!(e.replayed >= 500, "rows replayed: {}", e.replayed);
-    // bounds just above today's figures (docs/benchmarks.md, "Fidelity"): 6.4% and 19.2% for
-    // TPOT, 16.3% and 55.4% for TTFT; the issue's targets (TTFT 15% and 35%) are not reached
+    // bounds just above today's figures (docs/benchmarks.md, "Fidelity"): 6.3% and 19.1% for
+    // TPOT, 16.8% and 59.7% for TTFT; the issue's targets (TTFT 15% and 35%) are not reached
     // (docs/model.md: TensorRT-LLM's Llama-3.1-8B rows wait for a batch slot the rows do not
     // record)
     assert!(e.tpot_median_abs <= 0.07, "TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
     assert!(e.tpot_p90_abs <= 0.20, "TPOT p90 |error| {:.1}%", e.tpot_p90_abs * 100.0);
     assert!(e.ttft_median_abs <= 0.17, "TTFT median |error| {:.1}%", e.ttft_median_abs * 100.0);
-    assert!(e.ttft_p90_abs <= 0.58, "TTFT p90 |error| {:.1}%", e.ttft_p90_abs * 100.0);
+    assert!(e.ttft_p90_abs <= 0.61, "TTFT p90 |error| {:.1}%", e.ttft_p90_abs * 100.0);
     // no engine is fitted at the other's expense
     for backend in ["trtllm", "sglang"] {
         let mine: Vec<(f64, f64)> = all
@@ -169,7 +178,7 @@ fn serving_benchmarks_within_their_bounds() {
             .collect();
         let e = lab_content::fit::Errors::of(&mine, mine.len());
         assert!(e.tpot_median.abs() <= 0.15, "{backend}: TPOT median error {:+.1}%", e.tpot_median * 100.0);
-        // 7.4% and 3.3% today; the issue asks 8% of each
+        // 7.5% and 3.4% today; the issue asks 8% of each
         let bound = if backend == "sglang" { 0.04 } else { 0.08 };
         assert!(e.tpot_median_abs <= bound, "{backend}: TPOT median |error| {:.1}%", e.tpot_median_abs * 100.0);
         if backend == "sglang" {
@@ -182,7 +191,7 @@ fn serving_benchmarks_within_their_bounds() {
 /// TensorRT-LLM's own constants (`Engine::constants`, fitted on the calibration rows) on its
 /// 270 held-out rows, which nothing was fitted to: aiconfigurator's Qwen3-235B-A22B samples and
 /// InferenceMAX's Llama-3.1-70B on B200. With vLLM's and SGLang's constants their median TTFT
-/// error was 28.3% and their TPOT error 13.0%; with its own, 16.2% and 12.0%.
+/// error was 28.3% and their TPOT error 13.0%; with its own, 17.4% and 12.0%.
 #[test]
 fn tensorrt_llm_constants_hold_on_its_held_out_rows() {
     use lab_content::calibration::serving::{bench, parse};
@@ -207,7 +216,7 @@ fn tensorrt_llm_constants_hold_on_its_held_out_rows() {
         (e.ttft_median_abs, e.tpot_median_abs)
     };
     let own = median(false);
-    assert!(own.0 <= 0.17 && own.1 <= 0.13, "TTFT {:.1}%, TPOT {:.1}%", own.0 * 100.0, own.1 * 100.0);
+    assert!(own.0 <= 0.18 && own.1 <= 0.13, "TTFT {:.1}%, TPOT {:.1}%", own.0 * 100.0, own.1 * 100.0);
     let shared = median(true);
     assert!(shared.0 > own.0 + 0.05 && shared.1 > own.1, "shared {shared:?}, own {own:?}");
 }
