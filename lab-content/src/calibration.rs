@@ -308,9 +308,9 @@ pub mod serving {
                 // batch of the row's concurrency and `max_num_tokens` = batch + prompt + 1,500, up
                 // to a whole number of 32-token blocks. The overlap scheduler: off on 1.0 (its
                 // engine arguments then, `templates/trtllm/dynamo/extra_engine_args.1.0.0rc3.yaml.j2`,
-                // write `disable_overlap_scheduler` true unless asked), on for later versions
-                // (measured on the generator's rules, `agg disable_overlap_scheduler = false`
-                // since 2025-12)
+                // write `disable_overlap_scheduler` true unless asked), on for any other version,
+                // a row without one too (the generator's rules since 2025-12: `agg
+                // disable_overlap_scheduler = false`)
                 sch.max_num_seqs = c;
                 sch.max_num_batched_tokens = (c + isl + AIC_TOKENS_OVER_PROMPT).div_ceil(32) * 32;
                 sch.overlap = !row.version.starts_with("1.0.");

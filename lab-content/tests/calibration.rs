@@ -100,7 +100,7 @@ fn serving_benchmarks_are_read_and_replayed_as_closed_loop_benchmarks() {
 #[test]
 fn each_row_is_replayed_as_its_harness_ran_it() {
     use lab_content::bench::Spread;
-    use lab_content::calibration::serving::{bench, parse, rows, Harness, AIC_TOKENS_OVER_PROMPT, PROMPTS_PER_USER};
+    use lab_content::calibration::serving::{bench, parse, rows, Harness, AIC_TOKENS_OVER_PROMPT};
     let engine = EngineConfig::default();
     let rows = rows();
     let imax: Vec<_> = rows.iter().filter(|r| r.harness == Harness::InferenceMax).collect();
@@ -121,7 +121,6 @@ fn each_row_is_replayed_as_its_harness_ran_it() {
     let b = bench(aic, &engine).unwrap();
     // its client's `genai-perf --request-count 10v` at concurrency v
     assert_eq!((b.spread, b.num_prompts), (Spread::Fixed, 10 * aic.concurrency as u64));
-    assert_eq!(PROMPTS_PER_USER, 10);
     // the overlap scheduler as each version's arguments set it: off on 1.0.0rc3 (its engine
     // arguments' default), on for the 1.2 rows (the generator's rules of their time)
     for r in rows.iter().filter(|r| r.harness == Harness::Aiconfigurator && r.backend == "trtllm") {
